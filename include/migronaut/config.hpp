@@ -1,0 +1,67 @@
+// Configuration: what a run connects to, where its migrations live, and how its lock behaves.
+// Resolution order (highest wins): flags > MIGRONAUT_* environment > migronaut.config.json >
+// defaults. Each layer sets only the keys it defines.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+namespace migronaut {
+
+enum class OnLockLost { kAbort, kWarn };
+enum class OnOutOfOrder { kWarn, kError, kAllow };
+enum class OnLockHeld { kThrow, kWait };
+
+struct Config {
+  std::string uri;      // mongodb://, postgres://, postgresql:// or sqlite:path
+  std::string db_name;  // MongoDB database; optional elsewhere
+  std::filesystem::path migrations_dir = "migrations";
+  std::string migrations_table = "_migronaut_migrations";  // `migrationsCollection`
+  std::string lock_table = "_migronaut_locks";             // `lockCollection`
+  std::int64_t lock_ttl_seconds = 60;
+  bool strict = false;
+  std::optional<bool> use_transaction;  // unset: true on SQL, false on MongoDB
+  bool sequential = false;
+  std::filesystem::path template_path;
+  std::optional<std::int64_t> timeout_ms;  // per migration
+  std::string environment = "production";
+  OnLockLost on_lock_lost = OnLockLost::kAbort;
+  OnOutOfOrder on_out_of_order = OnOutOfOrder::kWarn;
+  OnLockHeld on_lock_held = OnLockHeld::kThrow;
+  std::optional<std::int64_t> lock_wait_timeout_ms;  // unset: max(90 s, 1.5 × holder TTL)
+  std::int64_t lock_poll_interval_ms = 500;
+  std::string executed_by;  // MIGRONAUT_USER, else the OS user
+
+  std::int64_t lock_ttl_ms() const { return lock_ttl_seconds * 1000; }
+};
+
+// Where `load_config` reads its layers from.
+struct ConfigSources {
+  std::filesystem::path cwd = std::filesystem::current_path();
+  std::optional<std::filesystem::path> config_file;  // --config; else ./migronaut.config.json
+  std::optional<std::filesystem::path> env_file;     // --env-file; else `envFile`, else ./.env
+  bool load_env_file = true;                         // --no-env
+  // The process environment (name → value). Values from the .env file never override these.
+  std::map<std::string, std::string> environment;
+  // The flags layer, keyed like the config file (`uri`, `dbName`, `migrationsDir`, …).
+  nlohmann::json flags = nlohmann::json::object();
+  // `create` and `init` need no database.
+  bool require_uri = true;
+};
+
+// The process environment as a map, for ConfigSources::environment.
+std::map<std::string, std::string> process_environment();
+
+// Resolves every layer and validates the result. Throws ConfigInvalidError naming the key or
+// the variable at fault; never coerces a value that does not parse.
+Config load_config(const ConfigSources& sources);
+
+// A config with `uri` and the defaults, for code that builds its configuration itself.
+// Validates like load_config.
+Config config_from_json(const nlohmann::json& document);
+
+}  // namespace migronaut

@@ -1,0 +1,37 @@
+// A Clock for tests. In auto-advance mode a sleep returns at once with time moved to its
+// deadline (single-threaded code such as the lock wait); otherwise sleepers block until a test
+// calls advance() (threads such as the heartbeat).
+#pragma once
+
+#include <condition_variable>
+#include <mutex>
+#include <vector>
+
+#include "core/clock.hpp"
+
+namespace migronaut {
+
+class FakeClock : public Clock {
+ public:
+  explicit FakeClock(bool auto_advance = false) : auto_advance_(auto_advance) {}
+
+  TimePoint now() override;
+  bool sleep_until(TimePoint deadline, std::stop_token stop) override;
+
+  void advance(Duration by);
+  // Blocks until `count` threads are asleep in sleep_until (or have slept that often in
+  // auto-advance mode), so a test advances time only once the code under test is waiting.
+  void wait_for_sleepers(int count);
+  // Every sleep requested so far, as durations from the time it was requested.
+  std::vector<Duration> sleeps() const;
+
+ private:
+  mutable std::mutex mutex_;
+  std::condition_variable_any changed_;
+  TimePoint now_{};
+  bool auto_advance_;
+  int sleepers_ = 0;
+  std::vector<Duration> sleeps_;
+};
+
+}  // namespace migronaut

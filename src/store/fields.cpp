@@ -1,0 +1,44 @@
+#include "store/store.hpp"
+
+namespace migronaut {
+namespace {
+
+struct FieldNames {
+  std::string_view mongo;
+  std::string_view sql;
+};
+
+FieldNames names(Field field) {
+  switch (field) {
+    case Field::kBatch: return {"batch", "batch"};
+    case Field::kStatus: return {"status", "status"};
+    case Field::kAppliedAt: return {"appliedAt", "applied_at"};
+    case Field::kFirstAppliedAt: return {"firstAppliedAt", "first_applied_at"};
+    case Field::kRevertedAt: return {"revertedAt", "reverted_at"};
+    case Field::kFailedAt: return {"failedAt", "failed_at"};
+    case Field::kError: return {"error", "error"};
+    case Field::kFailedChecksum: return {"failedChecksum", "failed_checksum"};
+    case Field::kDuration: return {"duration", "duration"};
+    case Field::kChecksum: return {"checksum", "checksum"};
+    case Field::kEnvironment: return {"environment", "environment"};
+    case Field::kExecutedBy: return {"executedBy", "executed_by"};
+    case Field::kRunId: return {"runId", "run_id"};
+    case Field::kDescription: return {"description", "description"};
+    case Field::kOrigin: return {"origin", "origin"};
+    case Field::kRequestedBy: return {"requestedBy", "requested_by"};
+    case Field::kReason: return {"reason", "reason"};
+  }
+  return {"", ""};
+}
+
+}  // namespace
+
+std::string_view field_name(Field field) { return names(field).mongo; }
+std::string_view column_name(Field field) { return names(field).sql; }
+
+bool is_time_field(Field field) {
+  return field == Field::kAppliedAt || field == Field::kFirstAppliedAt ||
+         field == Field::kRevertedAt || field == Field::kFailedAt;
+}
+
+}  // namespace migronaut

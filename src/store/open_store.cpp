@@ -1,0 +1,20 @@
+#include "store/backends.hpp"
+#include "migronaut/errors.hpp"
+
+namespace migronaut {
+
+std::unique_ptr<Store> open_store(const Config& config) {
+  const std::string_view uri = config.uri;
+  if (uri.starts_with("sqlite:")) return open_sqlite_store(config);
+  if (uri.starts_with("postgres://") || uri.starts_with("postgresql://")) {
+    return open_postgres_store(config);
+  }
+  if (uri.starts_with("mongodb://") || uri.starts_with("mongodb+srv://")) {
+    return open_mongo_store(config);
+  }
+  throw ConfigInvalidError(
+      "uri must start with sqlite:, postgres://, postgresql://, mongodb:// or mongodb+srv://",
+      {{"key", "uri"}});
+}
+
+}  // namespace migronaut

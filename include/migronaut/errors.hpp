@@ -93,4 +93,8 @@ using LockReleaseFailedError = CodedError<ErrorCode::kLockReleaseFailed>;
 using MigrationOutOfOrderError = CodedError<ErrorCode::kMigrationOutOfOrder>;
 using MigrationBlockedError = CodedError<ErrorCode::kMigrationBlocked>;
 
+// Throws `error` as its coded type (LockLostError for kLockLost, …), so a caller catching the
+// specific type sees an error that was stored or copied as a plain Error.
+[[noreturn]] void throw_typed(const Error& error);
+
 }  // namespace migronaut

@@ -22,5 +22,7 @@ struct LockInfo {
 
 // {"lockedAt", "ttlMs", "runId", "pid", "host", "executedBy", "migration", "step", "total"}
 void to_json(nlohmann::json& out, const LockInfo& info);
+// Reads what to_json wrote; missing keys keep their defaults.
+void from_json(const nlohmann::json& in, LockInfo& info);
 
 }  // namespace migronaut

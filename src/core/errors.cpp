@@ -40,4 +40,42 @@ nlohmann::json Error::to_json() const {
   return {{"code", code_name()}, {"message", what()}, {"context", context_}};
 }
 
+namespace {
+
+template <ErrorCode C>
+[[noreturn]] void throw_as(const Error& error) {
+  throw CodedError<C>(error.what(), error.context());
+}
+
+}  // namespace
+
+void throw_typed(const Error& error) {
+  switch (error.code()) {
+    case ErrorCode::kUnclassified: throw_as<ErrorCode::kUnclassified>(error);
+    case ErrorCode::kPendingMigrations: throw_as<ErrorCode::kPendingMigrations>(error);
+    case ErrorCode::kLockAlreadyHeld: throw_as<ErrorCode::kLockAlreadyHeld>(error);
+    case ErrorCode::kChecksumMismatch: throw_as<ErrorCode::kChecksumMismatch>(error);
+    case ErrorCode::kConnectionFailed: throw_as<ErrorCode::kConnectionFailed>(error);
+    case ErrorCode::kConfigInvalid: throw_as<ErrorCode::kConfigInvalid>(error);
+    case ErrorCode::kMigrationExecutionFailed: throw_as<ErrorCode::kMigrationExecutionFailed>(error);
+    case ErrorCode::kMigrationFileNotFound: throw_as<ErrorCode::kMigrationFileNotFound>(error);
+    case ErrorCode::kNotApplied: throw_as<ErrorCode::kNotApplied>(error);
+    case ErrorCode::kLockLost: throw_as<ErrorCode::kLockLost>(error);
+    case ErrorCode::kRunAborted: throw_as<ErrorCode::kRunAborted>(error);
+    case ErrorCode::kHookFailed: throw_as<ErrorCode::kHookFailed>(error);
+    case ErrorCode::kMigrationIrreversible: throw_as<ErrorCode::kMigrationIrreversible>(error);
+    case ErrorCode::kMigrationTimeout: throw_as<ErrorCode::kMigrationTimeout>(error);
+    case ErrorCode::kTransactionsUnsupported: throw_as<ErrorCode::kTransactionsUnsupported>(error);
+    case ErrorCode::kConfigFileExists: throw_as<ErrorCode::kConfigFileExists>(error);
+    case ErrorCode::kMigrationFileExists: throw_as<ErrorCode::kMigrationFileExists>(error);
+    case ErrorCode::kMigrationInvalidName: throw_as<ErrorCode::kMigrationInvalidName>(error);
+    case ErrorCode::kMigrationInvalidFormat: throw_as<ErrorCode::kMigrationInvalidFormat>(error);
+    case ErrorCode::kLockReleaseFailed: throw_as<ErrorCode::kLockReleaseFailed>(error);
+    case ErrorCode::kAuditFailed: throw_as<ErrorCode::kAuditFailed>(error);
+    case ErrorCode::kMigrationOutOfOrder: throw_as<ErrorCode::kMigrationOutOfOrder>(error);
+    case ErrorCode::kMigrationBlocked: throw_as<ErrorCode::kMigrationBlocked>(error);
+  }
+  throw_as<ErrorCode::kUnclassified>(error);
+}
+
 }  // namespace migronaut

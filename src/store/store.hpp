@@ -90,8 +90,9 @@ std::string_view column_name(Field field);  // "applied_at"
 // Time fields hold ms since the epoch (int64 in SQL, BSON date in MongoDB).
 bool is_time_field(Field field);
 
-struct ServerNow {};  // the database's current time
-using FieldValue = std::variant<std::int64_t, std::string, ServerNow>;
+struct ServerNow {};    // the database's current time
+struct WorkElapsed {};  // ms the execution's work took, as the store measures it (execute only)
+using FieldValue = std::variant<std::int64_t, std::string, ServerNow, WorkElapsed>;
 
 // One upsert of the record named `name`, built by the engine (src/core/changelog.cpp), which
 // alone decides what each status transition writes. A store translates it literally.

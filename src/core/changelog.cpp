@@ -1,0 +1,89 @@
+#include "core/changelog.hpp"
+
+namespace migronaut {
+namespace {
+
+std::string status(RecordStatus value) { return std::string(record_status_name(value)); }
+
+void who(RecordWrite& write, const RecordStamp& stamp) {
+  write.set.emplace_back(Field::kRunId, stamp.run_id);
+  write.set.emplace_back(Field::kExecutedBy, stamp.executed_by);
+  write.set.emplace_back(Field::kEnvironment, stamp.environment);
+}
+
+// requestedBy and reason describe an apply: a later apply that says nothing clears them.
+void who_and_why(RecordWrite& write, const RecordStamp& stamp) {
+  who(write, stamp);
+  for (auto [field, value] : {std::pair{Field::kRequestedBy, &stamp.requested_by},
+                              std::pair{Field::kReason, &stamp.reason}}) {
+    if (value->empty()) {
+      write.unset.push_back(field);
+    } else {
+      write.set.emplace_back(field, *value);
+    }
+  }
+}
+
+}  // namespace
+
+RecordWrite applied_record(const Migration& migration, std::int64_t batch,
+                           const RecordStamp& stamp, std::string_view origin) {
+  RecordWrite write;
+  write.name = migration.name;
+  write.set = {{Field::kStatus, status(RecordStatus::kApplied)},
+               {Field::kBatch, batch},
+               {Field::kAppliedAt, ServerNow{}},
+               {Field::kChecksum, migration.checksum},
+               {Field::kDescription, migration.description},
+               {Field::kDuration, origin.empty() ? FieldValue{WorkElapsed{}} : std::int64_t{0}}};
+  if (origin.empty()) {
+    write.unset.push_back(Field::kOrigin);
+  } else {
+    write.set.emplace_back(Field::kOrigin, std::string(origin));
+  }
+  who_and_why(write, stamp);
+  write.set_on_insert = {{Field::kFirstAppliedAt, ServerNow{}}};
+  write.unset.insert(write.unset.end(),
+                     {Field::kRevertedAt, Field::kFailedAt, Field::kError, Field::kFailedChecksum});
+  return write;
+}
+
+RecordWrite applying_record(const Migration& migration, std::int64_t batch,
+                            const RecordStamp& stamp) {
+  RecordWrite write;
+  write.name = migration.name;
+  write.set = {{Field::kStatus, status(RecordStatus::kApplying)},
+               {Field::kBatch, batch},
+               {Field::kChecksum, migration.checksum},
+               {Field::kDescription, migration.description}};
+  who_and_why(write, stamp);
+  write.skip_if_applied = true;
+  return write;
+}
+
+RecordWrite reverted_record(const std::string& name, const RecordStamp& stamp) {
+  RecordWrite write;
+  write.name = name;
+  write.set = {{Field::kStatus, status(RecordStatus::kReverted)},
+               {Field::kRevertedAt, ServerNow{}}};
+  who(write, stamp);
+  return write;
+}
+
+RecordWrite failed_record(const Migration& migration, std::int64_t batch,
+                          const std::string& error, const RecordStamp& stamp) {
+  RecordWrite write;
+  write.name = migration.name;
+  write.set = {{Field::kStatus, status(RecordStatus::kFailed)},
+               {Field::kFailedAt, ServerNow{}},
+               {Field::kError, error},
+               {Field::kFailedChecksum, migration.checksum},
+               {Field::kDescription, migration.description}};
+  who(write, stamp);
+  // The batch a failure would have joined keeps batch numbers monotonic across retries.
+  write.set_on_insert = {{Field::kBatch, batch}};
+  write.skip_if_applied = true;
+  return write;
+}
+
+}  // namespace migronaut

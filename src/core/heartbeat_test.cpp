@@ -1,0 +1,135 @@
+#include "core/heartbeat.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <future>
+#include <latch>
+
+#include "core/fake_clock.hpp"
+
+namespace migronaut {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Waits (in real time, bounded) for a condition set by the heartbeat thread.
+template <typename Predicate>
+bool eventually(Predicate predicate) {
+  for (int i = 0; i < 5000 && !predicate(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return predicate();
+}
+
+class HeartbeatTest : public ::testing::Test {
+ protected:
+  FakeClock clock;
+  std::atomic<int> renewals = 0;
+  std::atomic<int> losses = 0;
+  std::string lost_reason;
+  std::mutex reason_mutex;
+
+  std::function<void(const std::string&)> on_lost() {
+    return [this](const std::string& reason) {
+      std::lock_guard lock(reason_mutex);
+      lost_reason = reason;
+      ++losses;
+    };
+  }
+  // Advances the fake clock once the heartbeat sleeps, so no tick is missed.
+  void advance(milliseconds by) {
+    clock.wait_for_sleepers(1);
+    clock.advance(by);
+  }
+};
+
+TEST(HeartbeatTiming, RenewsEveryHalfTtlAndGivesUpBeforeTheTtl) {
+  EXPECT_EQ(Heartbeat::interval_for(milliseconds(60'000)), milliseconds(30'000));
+  EXPECT_EQ(Heartbeat::deadline_for(milliseconds(60'000)), milliseconds(55'000));
+  EXPECT_EQ(Heartbeat::deadline_for(milliseconds(200)), milliseconds(150));
+  EXPECT_EQ(Heartbeat::interval_for(milliseconds(1)), milliseconds(1));
+}
+
+TEST_F(HeartbeatTest, RenewsAtEachInterval) {
+  Heartbeat heartbeat(clock, milliseconds(1000), [&] { ++renewals; return true; }, on_lost(),
+                      nullptr);
+  advance(milliseconds(499));
+  EXPECT_EQ(renewals, 0);
+  advance(milliseconds(1));
+  ASSERT_TRUE(eventually([&] { return renewals == 1; }));
+  advance(milliseconds(500));
+  ASSERT_TRUE(eventually([&] { return renewals == 2; }));
+  // Successful renewals keep re-arming the deadline: far past one TTL, still held.
+  for (int expected = 3; expected <= 12; ++expected) {
+    advance(milliseconds(500));
+    ASSERT_TRUE(eventually([&] { return renewals == expected; }));
+  }
+  EXPECT_EQ(losses, 0);
+}
+
+TEST_F(HeartbeatTest, ARenewalThatMatchesNothingLosesTheLockAtOnce) {
+  Heartbeat heartbeat(clock, milliseconds(1000), [&] { ++renewals; return false; }, on_lost(),
+                      nullptr);
+  advance(milliseconds(500));
+  ASSERT_TRUE(eventually([&] { return losses == 1; }));
+  EXPECT_EQ(lost_reason, "another run reclaimed it");
+  clock.advance(milliseconds(5000));
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(renewals, 1);  // the heartbeat ended
+  EXPECT_EQ(losses, 1);
+}
+
+TEST_F(HeartbeatTest, FailingRenewalsLoseTheLockAtTheDeadline) {
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&]() -> bool {
+        ++renewals;
+        throw std::runtime_error("connection reset");
+      },
+      on_lost(), nullptr);
+  advance(milliseconds(500));  // the first renewal fails: only warned about
+  ASSERT_TRUE(eventually([&] { return renewals == 1; }));
+  advance(milliseconds(249));
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(losses, 0);
+  advance(milliseconds(1));  // 750 ms = TTL − min(interval/2, 5 s)
+  ASSERT_TRUE(eventually([&] { return losses == 1; }));
+  EXPECT_EQ(lost_reason, "no successful renewal within the TTL");
+}
+
+TEST_F(HeartbeatTest, NudgeRenewsWithoutWaitingForTheInterval) {
+  Heartbeat heartbeat(clock, milliseconds(60'000), [&] { ++renewals; return true; }, on_lost(),
+                      nullptr);
+  clock.wait_for_sleepers(1);
+  heartbeat.nudge();
+  ASSERT_TRUE(eventually([&] { return renewals == 1; }));
+  heartbeat.nudge();
+  ASSERT_TRUE(eventually([&] { return renewals == 2; }));
+}
+
+TEST_F(HeartbeatTest, StopWaitsForTheRenewalInFlight) {
+  std::latch renewing(1);
+  std::promise<void> finish;
+  std::atomic<bool> renewal_done = false;
+  auto finished = finish.get_future().share();
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&] {
+        renewing.count_down();
+        finished.wait();
+        renewal_done = true;
+        return true;
+      },
+      on_lost(), nullptr);
+  heartbeat.nudge();
+  renewing.wait();
+  auto stopped = std::async(std::launch::async, [&] { heartbeat.stop(); });
+  EXPECT_EQ(stopped.wait_for(milliseconds(50)), std::future_status::timeout);
+  finish.set_value();
+  stopped.get();
+  EXPECT_TRUE(renewal_done);
+}
+
+}  // namespace
+}  // namespace migronaut

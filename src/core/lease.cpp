@@ -1,0 +1,91 @@
+#include "core/lease.hpp"
+
+#include <unistd.h>
+
+#include "core/ids.hpp"
+#include "fmt/format.h"
+
+namespace migronaut {
+namespace {
+
+std::string host_name() {
+  char name[256] = {};
+  return gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : std::string("unknown");
+}
+
+}  // namespace
+
+std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOptions& options) {
+  const LockClaim claim{.owner = options.run_id,
+                        .nonce = new_nonce(),
+                        .ttl_ms = options.ttl.count(),
+                        .pid = static_cast<std::int64_t>(getpid()),
+                        .host = host_name(),
+                        .executed_by = options.executed_by};
+  const auto started = options.clock->now();
+  const AcquireResult result = store.try_acquire(claim);
+  if (!result.acquired) {
+    nlohmann::json context = {{"ttlMs", options.ttl.count()}};
+    if (result.holder) context["holder"] = *result.holder;
+    throw LockAlreadyHeldError("Migration lock is already held", context);
+  }
+  const auto acquire_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.clock->now() - started);
+  std::unique_ptr<Lease> lease(
+      new Lease(store, stop, options, LockToken{claim.owner, claim.nonce}));
+  if (options.emit) {
+    options.emit({"lock:acquired",
+                  {{"owner", claim.owner},
+                   {"ttlMs", options.ttl.count()},
+                   {"acquireMs", acquire_ms.count()},
+                   {"skipped", false}}});
+  }
+  return lease;
+}
+
+Lease::Lease(Store& store, RunStop& stop, const LeaseOptions& options, LockToken token)
+    : store_(store), stop_(stop), options_(options), token_(std::move(token)) {
+  heartbeat_ = std::make_unique<Heartbeat>(
+      *options_.clock, options_.ttl,
+      [this] {
+        LockProgress progress;
+        {
+          std::lock_guard lock(progress_mutex_);
+          progress = progress_;
+        }
+        return store_.renew(token_, progress);
+      },
+      [this](const std::string& reason) { lost(reason); }, options_.logger);
+}
+
+Lease::~Lease() { heartbeat_->stop(); }
+
+void Lease::set_progress(const std::string& migration, std::int64_t step, std::int64_t total) {
+  {
+    std::lock_guard lock(progress_mutex_);
+    progress_ = LockProgress{migration, step, total};
+  }
+  heartbeat_->nudge();
+}
+
+void Lease::lost(const std::string& reason) {
+  if (options_.logger) options_.logger->warn("Lost the migration lock: " + reason);
+  if (options_.emit) options_.emit({"lock:lost", {{"reason", reason}}});
+  if (options_.on_lock_lost == OnLockLost::kAbort) {
+    stop_.request(LockLostError("Lost the migration lock mid-run",
+                                {{"reason", reason}, {"aborted", true}}));
+  }
+}
+
+void Lease::release() {
+  heartbeat_->stop();
+  try {
+    store_.release(token_);
+  } catch (const std::exception& e) {
+    throw LockReleaseFailedError(fmt::format("Failed to release the migration lock: {}", e.what()),
+                                 {{"error", e.what()}});
+  }
+  if (options_.emit) options_.emit({"lock:released", {{"early", false}, {"skipped", false}}});
+}
+
+}  // namespace migronaut

@@ -1,0 +1,169 @@
+#include "core/lock_wait.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "migronaut/errors.hpp"
+
+namespace migronaut {
+namespace {
+
+constexpr double kJitterRatio = 0.25;  // N instances booting together stop polling in lockstep
+constexpr double kTtlPatienceFactor = 1.5;
+constexpr std::int64_t kPollsPerBudget = 4;  // enough polls to see a live heartbeat move
+
+double thread_random01() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
+}
+
+template <typename T>
+std::optional<T> json_number(const nlohmann::json& object, const char* key) {
+  if (!object.is_object()) return std::nullopt;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<T>();
+}
+
+// A reporting callback must never change how the wait ends.
+template <typename Callback, typename Arg>
+void notify(const Callback& callback, const Arg& arg) {
+  if (!callback) return;
+  try {
+    callback(arg);
+  } catch (...) {
+  }
+}
+
+}  // namespace
+
+void validate_lock_wait_options(const LockWaitOptions& options) {
+  // A zero or negative interval would turn the wait into a busy loop against the lock record;
+  // an oversized one exceeds what the original accepts, so configs stay portable.
+  if (options.timeout && (*options.timeout <= milliseconds::zero() ||
+                          *options.timeout > kMaxLockWaitMs)) {
+    throw ConfigInvalidError(
+        "lockWaitTimeoutMs must be a positive number of milliseconds, at most 2147483647",
+        {{"key", "lockWaitTimeoutMs"}, {"value", options.timeout->count()}});
+  }
+  if (options.poll_interval <= milliseconds::zero() || options.poll_interval > kMaxLockWaitMs) {
+    throw ConfigInvalidError(
+        "lockPollIntervalMs must be a positive number of milliseconds, at most 2147483647",
+        {{"key", "lockPollIntervalMs"}, {"value", options.poll_interval.count()}});
+  }
+}
+
+milliseconds lock_wait_budget(std::optional<milliseconds> timeout,
+                              std::optional<std::int64_t> holder_ttl_ms) {
+  if (timeout) return *timeout;
+  if (!holder_ttl_ms || *holder_ttl_ms <= 0) return kDefaultLockWaitTimeout;
+  const auto patient = milliseconds(std::llround(*holder_ttl_ms * kTtlPatienceFactor));
+  return std::max(kDefaultLockWaitTimeout, patient);
+}
+
+milliseconds lock_wait_backoff(milliseconds base, int attempt, milliseconds budget,
+                               double random01) {
+  const milliseconds cap =
+      std::max(base, std::min(kMaxLockPollInterval, milliseconds(budget.count() / kPollsPerBudget)));
+  const int exponent = std::clamp(attempt - 1, 0, 30);
+  // Saturate instead of overflowing: once doubling passes the cap, the cap is the answer.
+  const milliseconds grown =
+      base.count() > (cap.count() >> exponent) ? cap : milliseconds(base.count() << exponent);
+  const double spread = static_cast<double>(grown.count()) * kJitterRatio;
+  const double jittered = static_cast<double>(grown.count()) - spread + random01 * spread * 2;
+  return std::clamp(milliseconds(std::llround(jittered)), milliseconds(1), kMaxLockWaitMs);
+}
+
+LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
+                              const LockWaitOptions& options) {
+  validate_lock_wait_options(options);
+  Clock& clock = *options.clock;
+  const auto random01 = options.random01 ? options.random01 : thread_random01;
+
+  LockWaitResult result;
+  // The clock starts at the first refusal: a slow first attempt must not eat the budget.
+  std::optional<Clock::TimePoint> first_refusal;
+  std::optional<Clock::TimePoint> deadline;
+  // The holder's lockedAt at the last refusal; its heartbeat moves it every TTL/2, so a change
+  // is proof of a live, progressing holder.
+  std::optional<std::int64_t> last_holder_locked_at;
+  bool warned_short_budget = false;
+
+  const auto waited = [&] {
+    return first_refusal ? std::chrono::duration_cast<milliseconds>(clock.now() - *first_refusal)
+                         : milliseconds::zero();
+  };
+  const auto settle = [&](WaitOutcome outcome) {
+    if (result.waited) notify(options.on_settle, LockWaitSettle{waited(), result.attempts, outcome});
+  };
+  const auto aborted = [&] {
+    settle(WaitOutcome::kAborted);
+    return RunAbortedError("Lock wait aborted",
+                           {{"attempts", result.attempts}, {"waitedMs", waited().count()}});
+  };
+
+  for (;;) {
+    if (options.stop.stop_requested()) throw aborted();
+    try {
+      ++result.attempts;
+      attempt(result.attempts);
+      result.waited_for = waited();
+      settle(WaitOutcome::kAcquired);
+      return result;
+    } catch (LockAlreadyHeldError& refusal) {
+      if (options.on_lock_held != OnLockHeld::kWait) throw;
+      const auto now = clock.now();
+      if (!first_refusal) first_refusal = now;
+
+      const nlohmann::json& context = refusal.context();
+      const nlohmann::json holder = context.value("holder", nlohmann::json::object());
+      auto holder_ttl = json_number<std::int64_t>(holder, "ttlMs");
+      if (!holder_ttl || *holder_ttl <= 0) holder_ttl = json_number<std::int64_t>(context, "ttlMs");
+      const milliseconds budget = lock_wait_budget(options.timeout, holder_ttl);
+
+      if (!warned_short_budget && options.timeout && holder_ttl &&
+          options.timeout->count() * 2 <= *holder_ttl) {
+        warned_short_budget = true;
+        if (options.logger) {
+          options.logger->warn(
+              "lockWaitTimeoutMs is no longer than the holder's heartbeat interval: a healthy "
+              "holder may look stalled and the wait give up");
+        }
+      }
+
+      const auto holder_locked_at = json_number<std::int64_t>(holder, "lockedAt");
+      const bool holder_advanced = holder_locked_at && last_holder_locked_at &&
+                                   *holder_locked_at > *last_holder_locked_at;
+      if (!deadline || holder_advanced) deadline = now + budget;
+      if (holder_locked_at) last_holder_locked_at = holder_locked_at;
+
+      const milliseconds delay =
+          lock_wait_backoff(options.poll_interval, result.attempts, budget, random01());
+      if (now + delay > *deadline) {
+        settle(WaitOutcome::kTimeout);
+        refusal.context()["attempts"] = result.attempts;
+        refusal.context()["waitedMs"] = waited().count();
+        refusal.context()["timedOut"] = true;
+        throw;
+      }
+      if (!result.waited && options.logger) {
+        options.logger->info(
+            "Migration lock held by another process — waiting for it to release…");
+      }
+      result.waited = true;
+      LockWaitProgress progress{result.attempts, waited(), delay, std::nullopt};
+      if (!holder.empty()) progress.holder = holder.get<LockInfo>();
+      notify(options.on_wait, progress);
+
+      if (options.sleep) {
+        options.sleep(delay, options.stop);
+      } else {
+        clock.sleep_for(delay, options.stop);
+      }
+      if (options.stop.stop_requested()) throw aborted();
+    }
+  }
+}
+
+}  // namespace migronaut

@@ -1,0 +1,90 @@
+// Waiting for the lock (DESIGN §6, the seed's lock-wait module): run an attempt; while it is
+// refused with LockAlreadyHeldError and the policy is to wait, sleep with backoff and try
+// again. Each attempt is a whole locked run. The budget bounds *stall* time: it re-arms
+// whenever the holder's heartbeat visibly advances, so a long, healthy migration never times
+// its peers out, while a dead holder is given up on (or reclaimed once its TTL passes).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <stop_token>
+
+#include "core/clock.hpp"
+#include "migronaut/config.hpp"
+#include "migronaut/lock.hpp"
+#include "migronaut/migration.hpp"
+
+namespace migronaut {
+
+using std::chrono::milliseconds;
+
+inline constexpr milliseconds kDefaultLockWaitTimeout{90'000};
+inline constexpr milliseconds kDefaultLockPollInterval{500};
+// The longest sleep between polls: a hundred waiters do not hammer the lock record, and a
+// released lock is still noticed within seconds.
+inline constexpr milliseconds kMaxLockPollInterval{5'000};
+// The largest interval accepted (the original's timer limit, kept for compatible configs).
+inline constexpr milliseconds kMaxLockWaitMs{2'147'483'647};
+
+// Before each sleep.
+struct LockWaitProgress {
+  int attempts = 0;
+  milliseconds waited{0};
+  milliseconds next_delay{0};
+  std::optional<LockInfo> holder;
+};
+
+enum class WaitOutcome { kAcquired, kTimeout, kAborted };
+
+// Once, at the end of a wait that happened.
+struct LockWaitSettle {
+  milliseconds waited{0};
+  int attempts = 0;
+  WaitOutcome outcome = WaitOutcome::kAcquired;
+};
+
+struct LockWaitOptions {
+  OnLockHeld on_lock_held = OnLockHeld::kThrow;
+  std::optional<milliseconds> timeout;  // unset: max(90 s, 1.5 × holder's TTL)
+  milliseconds poll_interval = kDefaultLockPollInterval;
+  std::stop_token stop;  // checked before each attempt; ends a sleep early
+  std::function<void(const LockWaitProgress&)> on_wait;
+  std::function<void(const LockWaitSettle&)> on_settle;
+  Logger* logger = nullptr;
+  Clock* clock = &Clock::real();
+  // Sleeps up to `delay`; returns early when a release is announced (PostgreSQL NOTIFY) or
+  // `stop` is requested. Unset: the clock's sleep.
+  std::function<void(milliseconds delay, std::stop_token stop)> sleep;
+  // Uniform in [0, 1): the jitter source. Unset: a per-thread Mersenne Twister.
+  std::function<double()> random01;
+};
+
+struct LockWaitResult {
+  bool waited = false;
+  milliseconds waited_for{0};
+  int attempts = 0;
+};
+
+// Throws ConfigInvalidError for a zero, negative or oversized timeout or poll interval.
+void validate_lock_wait_options(const LockWaitOptions& options);
+
+// The budget for one refusal: the caller's, else max(90 s, 1.5 × `holder_ttl_ms`) — the TTL
+// from the holder's record, else our own, since a waiter must outlast the holder's heartbeat
+// and the window after which a dead holder can be reclaimed.
+milliseconds lock_wait_budget(std::optional<milliseconds> timeout,
+                              std::optional<std::int64_t> holder_ttl_ms);
+
+// The sleep before poll number `attempt` (1-based): base × 2^(attempt−1), capped at
+// max(base, min(5 s, budget/4)), jittered by ±25% with `random01`.
+milliseconds lock_wait_backoff(milliseconds base, int attempt, milliseconds budget,
+                               double random01);
+
+// Runs `attempt(n)` until it does not throw LockAlreadyHeldError, or the wait gives up
+// (the last refusal is rethrown with attempts, waitedMs and timedOut in its context) or is
+// stopped (RunAbortedError). Any other error propagates at once.
+LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
+                              const LockWaitOptions& options);
+
+}  // namespace migronaut

@@ -1,0 +1,211 @@
+#include "core/lock_wait.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/fake_clock.hpp"
+#include "migronaut/errors.hpp"
+
+namespace migronaut {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// A refusal as the lease reports it: the holder's lockedAt and TTL, and our own TTL.
+LockAlreadyHeldError refusal(std::int64_t locked_at_ms, std::int64_t holder_ttl_ms = 60'000) {
+  return LockAlreadyHeldError("Migration lock is already held",
+                              {{"holder", {{"lockedAt", locked_at_ms}, {"ttlMs", holder_ttl_ms},
+                                           {"runId", "peer"}, {"migration", "0002-b.sql"},
+                                           {"step", 2}, {"total", 5}}},
+                               {"ttlMs", 60'000}});
+}
+
+class LockWaitTest : public ::testing::Test {
+ protected:
+  FakeClock clock{/*auto_advance=*/true};
+  LockWaitOptions options() {
+    LockWaitOptions o;
+    o.on_lock_held = OnLockHeld::kWait;
+    o.clock = &clock;
+    o.random01 = [] { return 0.5; };  // no jitter unless a test asks for it
+    return o;
+  }
+  milliseconds slept() {
+    milliseconds total{0};
+    for (auto d : clock.sleeps()) total += std::chrono::duration_cast<milliseconds>(d);
+    return total;
+  }
+};
+
+TEST(LockWaitBudget, DefaultsToNinetySecondsOrOneAndAHalfHolderTtls) {
+  EXPECT_EQ(lock_wait_budget(std::nullopt, std::nullopt), seconds(90));
+  EXPECT_EQ(lock_wait_budget(std::nullopt, 60'000), seconds(90));
+  EXPECT_EQ(lock_wait_budget(std::nullopt, 100'000), seconds(150));
+  EXPECT_EQ(lock_wait_budget(milliseconds(1234), 100'000), milliseconds(1234));
+}
+
+TEST(LockWaitBackoff, DoublesFromTheBaseUpToFiveSeconds) {
+  const milliseconds base(500), budget(90'000);
+  std::vector<std::int64_t> delays;
+  for (int attempt = 1; attempt <= 7; ++attempt) {
+    delays.push_back(lock_wait_backoff(base, attempt, budget, 0.5).count());
+  }
+  EXPECT_EQ(delays, (std::vector<std::int64_t>{500, 1000, 2000, 4000, 5000, 5000, 5000}));
+  EXPECT_EQ(lock_wait_backoff(base, 1000, budget, 0.5), milliseconds(5000));  // no overflow
+}
+
+TEST(LockWaitBackoff, CapsAtAQuarterOfTheBudgetButNeverBelowTheBase) {
+  EXPECT_EQ(lock_wait_backoff(milliseconds(500), 10, milliseconds(4000), 0.5), milliseconds(1000));
+  EXPECT_EQ(lock_wait_backoff(milliseconds(2000), 10, milliseconds(4000), 0.5), milliseconds(2000));
+}
+
+TEST(LockWaitBackoff, JittersByAtMostAQuarter) {
+  EXPECT_EQ(lock_wait_backoff(milliseconds(1000), 1, seconds(90), 0.0), milliseconds(750));
+  EXPECT_EQ(lock_wait_backoff(milliseconds(1000), 1, seconds(90), 0.999999), milliseconds(1250));
+  for (double r = 0.0; r < 1.0; r += 0.01) {
+    const auto delay = lock_wait_backoff(milliseconds(4000), 3, seconds(90), r);
+    EXPECT_GE(delay, milliseconds(3750));
+    EXPECT_LE(delay, milliseconds(6250));
+  }
+}
+
+TEST_F(LockWaitTest, GivesUpOnAStalledHolderWithinTheBudget) {
+  auto o = options();
+  o.timeout = seconds(10);
+  int attempts = 0;
+  try {
+    with_lock_wait([&](int) { ++attempts; throw refusal(1'000); }, o);
+    FAIL() << "expected the wait to time out";
+  } catch (const LockAlreadyHeldError& e) {
+    EXPECT_TRUE(e.context().at("timedOut").get<bool>());
+    EXPECT_EQ(e.context().at("attempts").get<int>(), attempts);
+    EXPECT_LE(e.context().at("waitedMs").get<std::int64_t>(), 10'000);
+    EXPECT_EQ(e.context().at("holder").at("runId"), "peer");
+  }
+  EXPECT_GT(attempts, 2);
+  EXPECT_LE(slept(), seconds(10));
+}
+
+TEST_F(LockWaitTest, KeepsWaitingWhileTheHolderHeartbeatAdvances) {
+  auto o = options();
+  o.timeout = seconds(10);
+  std::int64_t locked_at = 1'000;
+  const auto result = with_lock_wait(
+      [&](int attempt) {
+        if (attempt < 30) throw refusal(locked_at += 5'000);  // a live, progressing holder
+      },
+      o);
+  EXPECT_TRUE(result.waited);
+  EXPECT_EQ(result.attempts, 30);
+  EXPECT_GT(result.waited_for, seconds(60));  // far past the 10 s budget: it re-armed
+}
+
+TEST_F(LockWaitTest, TheClockStartsAtTheFirstRefusal) {
+  auto o = options();
+  const auto result = with_lock_wait(
+      [&](int attempt) {
+        if (attempt == 1) {
+          clock.advance(seconds(200));  // a slow first attempt
+          throw refusal(1'000);
+        }
+      },
+      o);
+  EXPECT_EQ(result.waited_for, milliseconds(500));  // only the one sleep
+}
+
+TEST_F(LockWaitTest, ThrowPolicyRethrowsTheFirstRefusal) {
+  auto o = options();
+  o.on_lock_held = OnLockHeld::kThrow;
+  EXPECT_THROW(with_lock_wait([](int) { throw refusal(1); }, o), LockAlreadyHeldError);
+  EXPECT_TRUE(clock.sleeps().empty());
+}
+
+TEST_F(LockWaitTest, OtherErrorsAreNotWaitedOut) {
+  int attempts = 0;
+  EXPECT_THROW(with_lock_wait(
+                   [&](int) {
+                     ++attempts;
+                     throw ConnectionFailedError("down");
+                   },
+                   options()),
+               ConnectionFailedError);
+  EXPECT_EQ(attempts, 1);
+}
+
+TEST_F(LockWaitTest, AStopBeforeAnAttemptAborts) {
+  auto o = options();
+  std::stop_source stop;
+  stop.request_stop();
+  o.stop = stop.get_token();
+  int attempts = 0;
+  EXPECT_THROW(with_lock_wait([&](int) { ++attempts; }, o), RunAbortedError);
+  EXPECT_EQ(attempts, 0);
+}
+
+TEST_F(LockWaitTest, AStopDuringASleepAbortsAndSettlesOnce) {
+  auto o = options();
+  std::stop_source stop;
+  o.stop = stop.get_token();
+  o.sleep = [&](milliseconds, std::stop_token) { stop.request_stop(); };
+  std::vector<WaitOutcome> settled;
+  o.on_settle = [&](const LockWaitSettle& s) { settled.push_back(s.outcome); };
+  try {
+    with_lock_wait([](int) { throw refusal(1); }, o);
+    FAIL() << "expected an abort";
+  } catch (const RunAbortedError& e) {
+    EXPECT_EQ(e.context().at("attempts").get<int>(), 1);
+  }
+  EXPECT_EQ(settled, std::vector<WaitOutcome>{WaitOutcome::kAborted});
+}
+
+TEST_F(LockWaitTest, ReportsProgressAndIgnoresThrowingCallbacks) {
+  auto o = options();
+  std::vector<LockWaitProgress> seen;
+  o.on_wait = [&](const LockWaitProgress& p) {
+    seen.push_back(p);
+    throw std::runtime_error("a broken progress reporter");
+  };
+  std::vector<LockWaitSettle> settled;
+  o.on_settle = [&](const LockWaitSettle& s) {
+    settled.push_back(s);
+    throw std::runtime_error("also broken");
+  };
+  const auto result = with_lock_wait(
+      [](int attempt) {
+        if (attempt < 3) throw refusal(1);
+      },
+      o);
+  EXPECT_EQ(result.attempts, 3);
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].next_delay, milliseconds(500));
+  EXPECT_EQ(seen[1].next_delay, milliseconds(1000));
+  ASSERT_TRUE(seen[1].holder.has_value());
+  EXPECT_EQ(seen[1].holder->migration, "0002-b.sql");
+  EXPECT_EQ(seen[1].holder->step, 2);
+  ASSERT_EQ(settled.size(), 1u);
+  EXPECT_EQ(settled[0].outcome, WaitOutcome::kAcquired);
+  EXPECT_EQ(settled[0].attempts, 3);
+}
+
+TEST_F(LockWaitTest, NoWaitMeansNoSettle) {
+  int settles = 0;
+  auto o = options();
+  o.on_settle = [&](const LockWaitSettle&) { ++settles; };
+  const auto result = with_lock_wait([](int) {}, o);
+  EXPECT_FALSE(result.waited);
+  EXPECT_EQ(settles, 0);
+}
+
+TEST_F(LockWaitTest, RejectsZeroNegativeAndOversizedOptions) {
+  for (auto bad : {milliseconds(0), milliseconds(-5), milliseconds(3'000'000'000LL)}) {
+    auto o = options();
+    o.timeout = bad;
+    EXPECT_THROW(with_lock_wait([](int) {}, o), ConfigInvalidError) << bad.count();
+    o = options();
+    o.poll_interval = bad;
+    EXPECT_THROW(with_lock_wait([](int) {}, o), ConfigInvalidError) << bad.count();
+  }
+}
+
+}  // namespace
+}  // namespace migronaut

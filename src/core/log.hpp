@@ -1,0 +1,24 @@
+// The library's default Logger: spdlog, whose default sink is stderr.
+#pragma once
+
+#include <memory>
+
+#include "migronaut/migration.hpp"
+
+namespace spdlog {
+class logger;
+}
+
+namespace migronaut {
+
+class SpdlogLogger : public Logger {
+ public:
+  // Null: spdlog's default logger.
+  explicit SpdlogLogger(std::shared_ptr<spdlog::logger> logger = nullptr);
+  void log(Level level, std::string_view message) override;
+
+ private:
+  std::shared_ptr<spdlog::logger> logger_;
+};
+
+}  // namespace migronaut

@@ -1,0 +1,404 @@
+#include "migronaut/migrator.hpp"
+
+#include <mutex>
+
+#include "core/changelog.hpp"
+#include "core/ids.hpp"
+#include "core/lease.hpp"
+#include "core/lock_wait.hpp"
+#include "core/log.hpp"
+#include "core/plan.hpp"
+#include "core/redact.hpp"
+#include "core/runner.hpp"
+#include "fmt/format.h"
+#include "store/store.hpp"
+
+namespace migronaut {
+
+using std::chrono::milliseconds;
+
+struct Migrator::Impl {
+  Config config;
+  MigratorOptions options;
+  std::shared_ptr<Logger> logger;
+  std::unique_ptr<Store> store;
+  // The lock's own connection: the heartbeat renews on it while a migration runs on `store`.
+  std::unique_ptr<Store> lock_store;
+
+  std::mutex stop_mutex;
+  RunStop* current_run = nullptr;
+  std::optional<std::string> pending_stop;  // a stop that came before the run reached its lock
+
+  Impl(Config c, MigratorOptions o)
+      : config(std::move(c)),
+        options(std::move(o)),
+        logger(options.logger ? options.logger : std::make_shared<SpdlogLogger>()) {}
+
+  Store& connected() {
+    if (!store) store = open_store(config);
+    return *store;
+  }
+  Store& lock_connection() {
+    if (!lock_store) lock_store = open_store(config);
+    return *lock_store;
+  }
+
+  void emit(const Event& event) {
+    for (const EventListener& listener : options.listeners) {
+      try {
+        listener(event);
+      } catch (...) {
+        // A listener reports; it never breaks a run.
+      }
+    }
+  }
+
+  std::vector<Migration> load() {
+    return load_migrations(config.migrations_dir, connected().script_extension(),
+                           options.migrations);
+  }
+
+  Plan read_plan(const std::vector<Migration>& migrations) {
+    return make_plan(migrations, connected().read_changelog());
+  }
+
+  void warn_about(const UpSelection& selection) {
+    for (const PlanEntry* entry : selection.drifted) {
+      logger->warn(fmt::format("{} changed since it was applied (checksum mismatch): skipped",
+                               entry->name));
+    }
+    if (config.on_out_of_order == OnOutOfOrder::kWarn) {
+      for (const PlanEntry* entry : selection.out_of_order) {
+        logger->warn(fmt::format("{} is applied out of order: it sorts before the newest "
+                                 "applied migration",
+                                 entry->name));
+      }
+    }
+  }
+
+  RecordStamp stamp(const std::string& run_id, const std::string& requested_by = "",
+                    const std::string& reason = "") const {
+    return RecordStamp{run_id, config.environment, config.executed_by, requested_by, reason};
+  }
+
+  // One run under the lock (or, with no_lock, without it): run:start/run:end, beforeAll and
+  // afterAll (always), the lease and its release. `work` appends to the results as it goes.
+  using Work = std::function<void(RunStop&, Lease*, const std::string& run_id,
+                                  std::vector<RunResult>& results)>;
+  std::vector<RunResult> locked_run(const char* command, Direction direction, bool no_lock,
+                                    const Work& work);
+};
+
+std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction direction,
+                                                  bool no_lock, const Work& work) {
+  RunStop stop;
+  {
+    std::lock_guard lock(stop_mutex);
+    if (pending_stop) stop.request(RunAbortedError(*pending_stop));
+    current_run = &stop;
+  }
+  struct ClearCurrent {
+    Impl& impl;
+    ~ClearCurrent() {
+      std::lock_guard lock(impl.stop_mutex);
+      impl.current_run = nullptr;
+      impl.pending_stop.reset();
+    }
+  } clear_current{*this};
+
+  const std::string run_id = new_run_id();
+  const auto emit_fn = [this](const Event& event) { emit(event); };
+  const auto started = Clock::real().now();
+  emit({"run:start", {{"runId", run_id}, {"command", command},
+                      {"direction", direction_name(direction)}}});
+
+  connected().ensure_schema();
+  std::unique_ptr<Lease> lease;
+  if (no_lock) {
+    logger->warn("Running WITHOUT the migration lock (--no-lock): for development only");
+    emit({"lock:acquired", {{"owner", run_id}, {"skipped", true}}});
+  } else {
+    if (stop.requested()) stop.throw_reason(nlohmann::json::array());
+    lease = Lease::acquire(lock_connection(), stop,
+                           LeaseOptions{.run_id = run_id,
+                                        .ttl = milliseconds(config.lock_ttl_ms()),
+                                        .executed_by = config.executed_by,
+                                        .on_lock_lost = config.on_lock_lost,
+                                        .logger = logger.get(),
+                                        .emit = emit_fn});
+  }
+
+  std::vector<RunResult> results;
+  const HookInfo info{run_id, direction, 0, 0};
+  const auto end = [&](bool success, const std::string& error) {
+    const auto duration =
+        std::chrono::duration_cast<milliseconds>(Clock::real().now() - started).count();
+    nlohmann::json data = {{"runId", run_id},      {"command", command},
+                           {"success", success},   {"durationMs", duration},
+                           {"results", results}};
+    if (!error.empty()) data["error"] = error;
+    emit({"run:end", data});
+  };
+
+  try {
+    if (options.hooks.before_all) call_hook("beforeAll", [&] { options.hooks.before_all(info); });
+    work(stop, lease.get(), run_id, results);
+    if (options.hooks.after_all) {
+      call_hook("afterAll", [&] { options.hooks.after_all(info, true, results); });
+    }
+  } catch (Error& error) {
+    if (options.hooks.after_all) {
+      try {
+        options.hooks.after_all(info, false, results);
+      } catch (const std::exception& e) {
+        logger->warn(fmt::format("afterAll hook failed: {}", redact(e.what())));
+      }
+    }
+    // A release failure never hides the run's own error.
+    if (lease) {
+      try {
+        lease->release();
+      } catch (const std::exception& e) {
+        logger->warn(fmt::format("Failed to release the migration lock: {}", e.what()));
+      }
+    }
+    if (!error.context().contains("results")) error.context()["results"] = results;
+    end(false, error.what());
+    throw;
+  }
+  if (lease) {
+    try {
+      lease->release();
+    } catch (Error& error) {
+      // Everything applied; only the clean-up failed (the record heals through its TTL).
+      error.context()["results"] = results;
+      end(false, error.what());
+      throw;
+    }
+  } else {
+    emit({"lock:released", {{"early", false}, {"skipped", true}}});
+  }
+  logger->info(fmt::format("Done: {} migration(s) in {} ms", results.size(),
+                           std::chrono::duration_cast<milliseconds>(Clock::real().now() - started)
+                               .count()));
+  end(true, "");
+  return results;
+}
+
+Migrator::Migrator(Config config, MigratorOptions options)
+    : impl_(std::make_unique<Impl>(std::move(config), std::move(options))) {}
+
+Migrator::~Migrator() = default;
+
+const Config& Migrator::config() const { return impl_->config; }
+
+void Migrator::connect() { impl_->connected(); }
+
+void Migrator::disconnect() {
+  impl_->lock_store.reset();
+  impl_->store.reset();
+}
+
+void Migrator::stop(const std::string& reason) {
+  std::lock_guard lock(impl_->stop_mutex);
+  if (impl_->current_run != nullptr) {
+    impl_->current_run->request(RunAbortedError(reason));
+  } else {
+    impl_->pending_stop = reason;
+  }
+}
+
+std::vector<RunResult> Migrator::up(const UpOptions& options) {
+  const std::vector<Migration> migrations = impl_->load();
+  {
+    // The boot check: one read, and no lock when nothing is pending.
+    const Plan plan = impl_->read_plan(migrations);
+    const UpSelection selection = select_up(plan, options, impl_->config);
+    if (selection.targets.empty()) {
+      impl_->warn_about(selection);
+      return {};
+    }
+  }
+  return impl_->locked_run(
+      "up", Direction::kUp, options.no_lock,
+      [&](RunStop& stop, Lease* lease, const std::string& run_id,
+          std::vector<RunResult>& results) {
+        // Under the lock, read again: a peer may have applied some while we waited.
+        const Plan plan = impl_->read_plan(migrations);
+        const UpSelection selection = select_up(plan, options, impl_->config);
+        impl_->warn_about(selection);
+        Runner runner({.store = impl_->connected(),
+                       .config = impl_->config,
+                       .stop = stop,
+                       .lease = lease,
+                       .stamp = impl_->stamp(run_id, options.requested_by, options.reason),
+                       .logger = *impl_->logger,
+                       .hooks = impl_->options.hooks,
+                       .emit = [this](const Event& e) { impl_->emit(e); }});
+        runner.run(Direction::kUp, selection.targets, plan.next_batch, results);
+      });
+}
+
+std::vector<RunResult> Migrator::down(const DownOptions& options) {
+  const std::vector<Migration> migrations = impl_->load();
+  // Validate the selection before taking the lock, so bad input fails without touching it.
+  if (select_down(impl_->read_plan(migrations), options).empty()) return {};
+  return impl_->locked_run(
+      "down", Direction::kDown, options.no_lock,
+      [&](RunStop& stop, Lease* lease, const std::string& run_id,
+          std::vector<RunResult>& results) {
+        const Plan plan = impl_->read_plan(migrations);
+        Runner runner({.store = impl_->connected(),
+                       .config = impl_->config,
+                       .stop = stop,
+                       .lease = lease,
+                       .stamp = impl_->stamp(run_id, options.requested_by, options.reason),
+                       .logger = *impl_->logger,
+                       .hooks = impl_->options.hooks,
+                       .emit = [this](const Event& e) { impl_->emit(e); }});
+        runner.run(Direction::kDown, select_down(plan, options), 0, results);
+      });
+}
+
+std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
+  const std::vector<Migration> migrations = impl_->load();
+  DownOptions down_options;
+  down_options.file = file;
+  if (!file) down_options.steps = 1;
+  if (select_down(impl_->read_plan(migrations), down_options).empty()) {
+    throw NotAppliedError("Nothing is applied: nothing to redo");
+  }
+  // Both directions under one lock, the target resolved inside it.
+  return impl_->locked_run(
+      "redo", Direction::kDown, false,
+      [&](RunStop& stop, Lease* lease, const std::string& run_id,
+          std::vector<RunResult>& results) {
+        Runner runner({.store = impl_->connected(),
+                       .config = impl_->config,
+                       .stop = stop,
+                       .lease = lease,
+                       .stamp = impl_->stamp(run_id),
+                       .logger = *impl_->logger,
+                       .hooks = impl_->options.hooks,
+                       .emit = [this](const Event& e) { impl_->emit(e); }});
+        const Plan before = impl_->read_plan(migrations);
+        const std::vector<const PlanEntry*> targets = select_down(before, down_options);
+        runner.run(Direction::kDown, targets, 0, results);
+        const Plan after = impl_->read_plan(migrations);
+        UpOptions again_options;
+        again_options.file = targets.front()->name;
+        const UpSelection again = select_up(after, again_options, impl_->config);
+        runner.run(Direction::kUp, again.targets, after.next_batch, results);
+      });
+}
+
+std::vector<StatusRow> Migrator::status() {
+  const std::vector<Migration> migrations = impl_->load();
+  const Plan plan = impl_->read_plan(migrations);
+  std::vector<StatusRow> rows;
+  rows.reserve(plan.entries.size());
+  for (const PlanEntry& entry : plan.entries) rows.push_back(status_row(entry));
+  return rows;
+}
+
+std::vector<StatusRow> Migrator::dry_run_up(const UpOptions& options) {
+  const std::vector<Migration> migrations = impl_->load();
+  const Plan plan = impl_->read_plan(migrations);
+  std::vector<StatusRow> rows;
+  for (const PlanEntry* entry : select_up(plan, options, impl_->config).targets) {
+    rows.push_back(status_row(*entry));
+  }
+  return rows;
+}
+
+std::vector<StatusRow> Migrator::dry_run_down(const DownOptions& options) {
+  const std::vector<Migration> migrations = impl_->load();
+  const Plan plan = impl_->read_plan(migrations);
+  std::vector<StatusRow> rows;
+  for (const PlanEntry* entry : select_down(plan, options)) rows.push_back(status_row(*entry));
+  return rows;
+}
+
+BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
+  const std::vector<Migration> migrations = impl_->load();
+  BaselineResult outcome;
+  impl_->locked_run("baseline", Direction::kUp, false,
+                    [&](RunStop&, Lease*, const std::string& run_id, std::vector<RunResult>&) {
+                      const Plan plan = impl_->read_plan(migrations);
+                      outcome.batch = plan.next_batch;
+                      if (to) {
+                        UpOptions up_to;
+                        up_to.to = to;
+                        select_up(plan, up_to, impl_->config);  // validates `to`
+                      }
+                      for (const PlanEntry& entry : plan.entries) {
+                        if (to && entry.name > *to) break;
+                        if (entry.migration == nullptr) continue;
+                        if (!entry.pending()) {
+                          outcome.skipped.push_back(entry.name);
+                          continue;
+                        }
+                        impl_->connected().write_record(applied_record(
+                            *entry.migration, outcome.batch, impl_->stamp(run_id), "baseline"));
+                        outcome.baselined.push_back(entry.name);
+                      }
+                    });
+  return outcome;
+}
+
+std::optional<LockInfo> Migrator::lock_info() { return impl_->connected().read_lock(); }
+
+std::optional<LockInfo> Migrator::force_unlock() { return impl_->connected().force_release(); }
+
+RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOptions& options) {
+  Migrator migrator(config, options.migrator);
+  std::stop_callback stop_run(options.stop, [&] { migrator.stop("stop requested"); });
+  Migrator::Impl& impl = *migrator.impl_;
+
+  LockWaitOptions wait;
+  wait.on_lock_held = options.on_lock_held.value_or(config.on_lock_held);
+  wait.timeout = options.lock_wait_timeout;
+  if (!wait.timeout && config.lock_wait_timeout_ms) {
+    wait.timeout = milliseconds(*config.lock_wait_timeout_ms);
+  }
+  wait.poll_interval =
+      options.lock_poll_interval.value_or(milliseconds(config.lock_poll_interval_ms));
+  wait.stop = options.stop;
+  wait.logger = impl.logger.get();
+  if (options.on_wait) {
+    wait.on_wait = [&](const LockWaitProgress& progress) {
+      options.on_wait(LockWaitReport{progress.attempts, progress.waited, progress.next_delay,
+                                     progress.holder});
+    };
+  }
+  // Where the database announces releases, a release ends the sleep at once; polling stays
+  // the source of truth either way.
+  wait.sleep = [&](milliseconds delay, std::stop_token stop) {
+    Store& lock = impl.lock_connection();
+    if (lock.can_push_release()) {
+      lock.wait_for_release(delay, stop);
+    } else {
+      Clock::real().sleep_for(delay, stop);
+    }
+  };
+
+  RunMigrationsResult result;
+  const LockWaitResult waited =
+      with_lock_wait([&](int) { result.applied = migrator.up(options.up); }, wait);
+  result.up_to_date = result.applied.empty();
+  result.waited = waited.waited;
+  result.waited_for = waited.waited_for;
+  result.attempts = waited.attempts;
+  return result;
+}
+
+std::vector<std::string> pending_migrations(const Config& config, const MigratorOptions& options) {
+  Migrator migrator(config, options);
+  std::vector<std::string> names;
+  for (const StatusRow& row : migrator.status()) {
+    if (row.state != "applied" && row.state != "missing") names.push_back(row.name);
+  }
+  return names;
+}
+
+}  // namespace migronaut

@@ -1,0 +1,57 @@
+// The plan: the migrations on hand matched against the changelog, and the selections `up`,
+// `down` and `redo` make from it. Pure functions of their inputs: no store, no clock.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "migronaut/changelog.hpp"
+#include "migronaut/config.hpp"
+#include "migronaut/migrator.hpp"
+#include "source/migration_set.hpp"
+
+namespace migronaut {
+
+enum class MigrationState { kPending, kApplied, kFailed, kReverted, kInterrupted, kMissing };
+
+struct PlanEntry {
+  std::string name;
+  const Migration* migration = nullptr;  // null for a record whose migration is gone
+  std::optional<ChangelogRecord> record;
+  MigrationState state = MigrationState::kPending;
+  bool drifted = false;       // applied, but the migration's checksum changed since
+  bool out_of_order = false;  // pending, sorting before the newest applied migration
+  bool invalid_name = false;  // a record name that is not a bare file name
+
+  bool pending() const { return state != MigrationState::kApplied && state != MigrationState::kMissing; }
+};
+
+struct Plan {
+  std::vector<PlanEntry> entries;  // by name
+  std::int64_t next_batch = 1;     // highest batch ever used + 1: rolled-back numbers stay used
+};
+
+// `migrations` must outlive the plan.
+Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRecord> records);
+
+StatusRow status_row(const PlanEntry& entry);
+
+struct UpSelection {
+  std::vector<const PlanEntry*> targets;  // in execution order
+  std::vector<const PlanEntry*> drifted;  // applied with a changed checksum: warned and skipped
+  std::vector<const PlanEntry*> out_of_order;
+};
+// Throws MigrationFileNotFoundError (unknown file or `to`), ChecksumMismatchError (drift with
+// `strict`), MigrationOutOfOrderError (late arrivals with onOutOfOrder: error; a single-file up
+// is exempt), ConfigInvalidError (file and `to` together).
+UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& config);
+
+// Newest first. Checks every target before anything runs: NotAppliedError,
+// MigrationIrreversibleError (no down section, or a baseline record),
+// MigrationFileNotFoundError (the migration is gone), MigrationInvalidNameError (a tampered
+// record name), ConfigInvalidError (conflicting options).
+std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options);
+
+}  // namespace migronaut

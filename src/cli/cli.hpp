@@ -1,0 +1,78 @@
+// What every command shares: the global flags, the output channels and the graceful stop.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+
+#include "cli/output.hpp"
+#include "migronaut/config.hpp"
+#include "migronaut/migrator.hpp"
+
+namespace migronaut::cli {
+
+struct GlobalFlags {
+  std::optional<std::string> uri;
+  std::optional<std::string> db;
+  std::optional<std::string> dir;
+  std::optional<std::string> config_file;
+  std::optional<std::string> env_file;
+  bool no_env = false;
+  bool verbose = false;
+  bool quiet = false;
+  bool no_color = false;
+  bool json = false;
+};
+
+class Context {
+ public:
+  Context(const GlobalFlags& flags, Output& output, std::stop_token stop)
+      : flags_(flags), output_(output), stop_(std::move(stop)) {}
+
+  const GlobalFlags& flags() const { return flags_; }
+  Output& out() { return output_; }
+  std::stop_token stop() const { return stop_; }
+
+  // The resolved configuration; `extra` adds flag-layer keys of the command (e.g. the lock wait
+  // options of `up --wait`). `require_uri` false for commands that need no database.
+  Config config(const nlohmann::json& extra = nlohmann::json::object(), bool require_uri = true);
+  // Migrator options wired to this CLI: its logger, and events rendered as progress lines.
+  MigratorOptions migrator_options();
+
+ private:
+  const GlobalFlags& flags_;
+  Output& output_;
+  std::stop_token stop_;
+};
+
+// A command: its subcommand (with its own options bound) and what running it does. `run`
+// returns the exit status of a run that did not fail (status --check returns 2 when pending);
+// failures are migronaut::Errors, which main() turns into their exit codes.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int(Context&)> run;
+  // A first SIGINT/SIGTERM lets a run finish its migration in flight (exit 11); commands that
+  // change nothing just exit.
+  bool graceful_stop = false;
+};
+
+Command add_init(CLI::App& app);
+Command add_create(CLI::App& app);
+Command add_up(CLI::App& app);
+Command add_down(CLI::App& app);
+Command add_redo(CLI::App& app);
+Command add_status(CLI::App& app);
+Command add_list(CLI::App& app);
+Command add_dry_run(CLI::App& app);
+Command add_baseline(CLI::App& app);
+Command add_lock(CLI::App& app);
+Command add_unlock(CLI::App& app);
+Command add_wait(CLI::App& app);
+
+// Asks y/N on the terminal; with --json (non-interactive) a destructive command needs --yes.
+bool confirm(Context& context, const std::string& question, bool yes);
+
+}  // namespace migronaut::cli

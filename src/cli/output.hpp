@@ -1,0 +1,58 @@
+// The CLI's two channels: human lines on stderr (colored on a terminal), and with --json one
+// JSON document on stdout. Everything shown is redacted and stripped of terminal controls,
+// since much of it comes from the database.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "migronaut/migration.hpp"
+
+namespace migronaut::cli {
+
+enum class Color { kNone, kGreen, kYellow, kRed, kDim, kBold };
+
+class Output {
+ public:
+  Output(bool json, bool quiet, bool verbose, bool no_color_flag);
+
+  bool json_mode() const { return json_; }
+  bool verbose() const { return verbose_; }
+  bool terminal() const { return terminal_; }
+
+  void info(std::string_view line);
+  void success(std::string_view line);
+  void warn(std::string_view line);
+  void error(std::string_view line);
+  void debug(std::string_view line);
+  // A line that is rewritten in place on a terminal (the lock-wait progress); no-op elsewhere.
+  void live(std::string_view line);
+  void clear_live();
+
+  // The one JSON document of a --json run.
+  void document(const nlohmann::json& value);
+
+  std::string paint(Color color, std::string_view text) const;
+  // The Logger handed to the library: lines at or above the chosen level, on stderr.
+  std::shared_ptr<Logger> logger();
+
+ private:
+  void line(Logger::Level level, Color color, std::string_view prefix, std::string_view text);
+
+  bool json_;
+  bool quiet_;
+  bool verbose_;
+  bool terminal_;
+  bool color_;
+  bool live_shown_ = false;
+  std::mutex mutex_;  // heartbeat and signal threads print too
+};
+
+// Whether color is on: --no-color, then MIGRONAUT_FORCE_COLOR, MIGRONAUT_NO_COLOR, FORCE_COLOR,
+// NO_COLOR, TERM=dumb, and finally whether stderr is a terminal.
+bool color_enabled(bool no_color_flag, bool stderr_is_terminal);
+
+}  // namespace migronaut::cli

@@ -16,7 +16,8 @@ class StoreHarness {
   virtual ~StoreHarness() = default;
   // Called before each test: a clean, empty database (no lock, no changelog, no test tables).
   virtual void reset() = 0;
-  // A new, independent connection to that database (the suite opens several to race them).
+  // A new, independent connection to that database (the suite opens several to race them),
+  // with the default table/collection names of Config (the suite checks them by name).
   virtual std::unique_ptr<Store> open() = 0;
   // A script in the store's language that creates an object (table/collection) `name`.
   virtual Script create_object_script(const std::string& name) = 0;

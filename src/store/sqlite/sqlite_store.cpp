@@ -1,11 +1,564 @@
-// Placeholder until the sqlite store lands; replaced by its real implementation.
+// The SQLite store: one sqlite3 connection to a database file (`sqlite:path/to.db`, relative to
+// the process's working directory). Every timestamp comes from SQLite's own clock, so two
+// processes on one machine judge the lock by the same time source.
+#include <sqlite3.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
 #include "migronaut/errors.hpp"
 #include "store/backends.hpp"
 
 namespace migronaut {
+namespace {
 
-std::unique_ptr<Store> open_sqlite_store(const Config&) {
-  throw ConfigInvalidError("the sqlite store is not built yet");
+constexpr std::string_view kLockId = "migronaut_lock";
+// Millisecond precision needs julianday(); unixepoch() only gives whole seconds on 3.40.
+constexpr std::string_view kNowMs =
+    "CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)";
+// Long enough to outwait another process's lock statement or short migration, short enough that
+// a stuck writer surfaces as an error.
+constexpr int kBusyTimeoutMs = 10'000;
+constexpr std::string_view kLockColumns =
+    "locked_at, ttl_ms, owner, pid, host, executed_by, migration, step, total";
+
+std::string quote_identifier(std::string_view name) {
+  std::string quoted = "\"";
+  for (char c : name) {
+    if (c == '"') quoted += '"';
+    quoted += c;
+  }
+  quoted += '"';
+  return quoted;
+}
+
+bool is_integer_field(Field field) {
+  return is_time_field(field) || field == Field::kBatch || field == Field::kDuration;
+}
+
+// Errors that mean the database itself is unavailable rather than a statement being wrong.
+bool is_connection_error(int code) {
+  switch (code & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_FULL:
+    case SQLITE_READONLY:
+    case SQLITE_PROTOCOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+[[noreturn]] void throw_sqlite_error(sqlite3* db, int code, std::string_view operation) {
+  const std::string error = sqlite3_errmsg(db);
+  const nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
+  const std::string message = "sqlite: " + std::string(operation) + " failed: " + error;
+  if (is_connection_error(code)) throw ConnectionFailedError(message, context);
+  throw Error(ErrorCode::kUnclassified, message, context);
+}
+
+struct DbCloser {
+  void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
+};
+using DbHandle = std::unique_ptr<sqlite3, DbCloser>;
+
+// A prepared statement with positional binding: bind() appends to the next placeholder.
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql, std::string_view operation)
+      : db_(db), operation_(operation) {
+    const int rc =
+        sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
+    if (rc != SQLITE_OK) throw_sqlite_error(db, rc, operation);
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  Statement& bind(std::int64_t value) {
+    check(sqlite3_bind_int64(stmt_, ++bound_, value));
+    return *this;
+  }
+  Statement& bind(std::string_view value) {
+    check(sqlite3_bind_text(stmt_, ++bound_, value.data(), static_cast<int>(value.size()),
+                            SQLITE_TRANSIENT));
+    return *this;
+  }
+
+  // Advances one row; false when done.
+  bool step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throw_sqlite_error(db_, rc, operation_);
+  }
+  void run() {
+    while (step()) {
+    }
+  }
+
+  bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
+  std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+  std::string text(int column) const {
+    const auto* data = sqlite3_column_text(stmt_, column);
+    if (data == nullptr) return {};
+    return {reinterpret_cast<const char*>(data),
+            static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column))};
+  }
+
+ private:
+  void check(int rc) {
+    if (rc != SQLITE_OK) throw_sqlite_error(db_, rc, operation_);
+  }
+
+  sqlite3* db_;
+  std::string_view operation_;
+  sqlite3_stmt* stmt_ = nullptr;
+  int bound_ = 0;
+};
+
+void exec(sqlite3* db, const std::string& sql, std::string_view operation) {
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) throw_sqlite_error(db, rc, operation);
+}
+
+// Rolls back an open transaction; errors are ignored because the caller is already failing and
+// SQLite may have rolled back by itself (interrupts, some I/O errors). A late interrupt() can
+// hit the ROLLBACK itself, hence the retries.
+void rollback(sqlite3* db) {
+  for (int attempt = 0; attempt < 3 && sqlite3_get_autocommit(db) == 0; ++attempt) {
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  }
+}
+
+// Commits on commit(); rolls back when left without it (an exception on the way).
+class Transaction {
+ public:
+  explicit Transaction(sqlite3* db) : db_(db) { exec(db, "BEGIN IMMEDIATE", "begin"); }
+  ~Transaction() {
+    if (open_) rollback(db_);
+  }
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void commit() {
+    exec(db_, "COMMIT", "commit");
+    open_ = false;
+  }
+
+ private:
+  sqlite3* db_;
+  bool open_ = true;
+};
+
+LockInfo read_lock_row(const Statement& row) {
+  LockInfo info;
+  info.locked_at_ms = row.integer(0);
+  info.ttl_ms = row.integer(1);
+  info.run_id = row.text(2);
+  info.pid = row.integer(3);
+  info.host = row.text(4);
+  info.executed_by = row.text(5);
+  info.migration = row.text(6);
+  info.step = row.integer(7);
+  info.total = row.integer(8);
+  return info;
+}
+
+void assign_field(ChangelogRecord& record, Field field, const Statement& row, int column) {
+  auto time = [&]() -> std::optional<std::int64_t> {
+    if (row.is_null(column)) return std::nullopt;
+    return row.integer(column);
+  };
+  switch (field) {
+    case Field::kBatch:
+      record.batch = row.integer(column);
+      return;
+    case Field::kStatus: {
+      const std::string status = row.text(column);
+      const auto parsed = parse_record_status(status);
+      if (!parsed) {
+        throw Error(ErrorCode::kUnclassified,
+                    "changelog record '" + record.name + "' has an unknown status '" + status + "'",
+                    {{"name", record.name}, {"status", status}});
+      }
+      record.status = *parsed;
+      return;
+    }
+    case Field::kAppliedAt:
+      record.applied_at_ms = time();
+      return;
+    case Field::kFirstAppliedAt:
+      record.first_applied_at_ms = time();
+      return;
+    case Field::kRevertedAt:
+      record.reverted_at_ms = time();
+      return;
+    case Field::kFailedAt:
+      record.failed_at_ms = time();
+      return;
+    case Field::kError:
+      record.error = row.text(column);
+      return;
+    case Field::kFailedChecksum:
+      record.failed_checksum = row.text(column);
+      return;
+    case Field::kDuration:
+      record.duration_ms = row.integer(column);
+      return;
+    case Field::kChecksum:
+      record.checksum = row.text(column);
+      return;
+    case Field::kEnvironment:
+      record.environment = row.text(column);
+      return;
+    case Field::kExecutedBy:
+      record.executed_by = row.text(column);
+      return;
+    case Field::kRunId:
+      record.run_id = row.text(column);
+      return;
+    case Field::kDescription:
+      record.description = row.text(column);
+      return;
+    case Field::kOrigin:
+      record.origin = row.text(column);
+      return;
+    case Field::kRequestedBy:
+      record.requested_by = row.text(column);
+      return;
+    case Field::kReason:
+      record.reason = row.text(column);
+      return;
+  }
+}
+
+std::string field_list() {
+  std::string columns;
+  for (Field field : kAllFields) {
+    columns += ", ";
+    columns += column_name(field);
+  }
+  return columns;
+}
+
+class SqliteStore final : public Store {
+ public:
+  SqliteStore(DbHandle db, const Config& config)
+      : db_(std::move(db)),
+        lock_table_name_(config.lock_table),
+        lock_table_(quote_identifier(config.lock_table)),
+        changelog_table_name_(config.migrations_table),
+        changelog_table_(quote_identifier(config.migrations_table)) {}
+
+  std::string_view kind() const override { return "sqlite"; }
+  std::string_view script_extension() const override { return ".sql"; }
+  bool transactions_by_default() const override { return true; }
+
+  void ensure_schema() override {
+    if (schema_ready_) return;
+    std::string sql = "CREATE TABLE IF NOT EXISTS " + lock_table_ +
+                      " (id TEXT PRIMARY KEY, locked_at INTEGER NOT NULL,"
+                      " ttl_ms INTEGER NOT NULL, owner TEXT NOT NULL, nonce TEXT NOT NULL,"
+                      " pid INTEGER NOT NULL DEFAULT 0, host TEXT NOT NULL DEFAULT '',"
+                      " executed_by TEXT NOT NULL DEFAULT '', migration TEXT NOT NULL DEFAULT '',"
+                      " step INTEGER NOT NULL DEFAULT 0, total INTEGER NOT NULL DEFAULT 0);";
+    sql += "CREATE TABLE IF NOT EXISTS " + changelog_table_ + " (name TEXT PRIMARY KEY";
+    for (Field field : kAllFields) {
+      sql += ", ";
+      sql += column_name(field);
+      sql += is_integer_field(field) ? " INTEGER" : " TEXT";
+    }
+    sql += ");";
+    sql += "CREATE INDEX IF NOT EXISTS " +
+           quote_identifier(changelog_table_name_ + "_status_batch") + " ON " + changelog_table_ +
+           " (status, batch);";
+    exec(db_.get(), sql, "ensure_schema");
+    schema_ready_ = true;
+  }
+
+  AcquireResult try_acquire(const LockClaim& claim) override {
+    try {
+      Transaction transaction(db_.get());
+      Statement upsert(
+          db_.get(),
+          "INSERT INTO " + lock_table_ +
+              " (id, locked_at, ttl_ms, owner, nonce, pid, host, executed_by, migration, step,"
+              " total) VALUES (?, " +
+              std::string(kNowMs) +
+              ", ?, ?, ?, ?, ?, ?, '', 0, 0) ON CONFLICT(id) DO UPDATE SET"
+              " locked_at = excluded.locked_at, ttl_ms = excluded.ttl_ms,"
+              " owner = excluded.owner, nonce = excluded.nonce, pid = excluded.pid,"
+              " host = excluded.host, executed_by = excluded.executed_by, migration = '',"
+              " step = 0, total = 0 WHERE " +
+              lock_table_ + ".locked_at < excluded.locked_at - max(" + lock_table_ +
+              ".ttl_ms, excluded.ttl_ms)",
+          "acquire lock");
+      upsert.bind(kLockId).bind(claim.ttl_ms).bind(claim.owner).bind(claim.nonce);
+      upsert.bind(claim.pid).bind(claim.host).bind(claim.executed_by).run();
+      if (sqlite3_changes(db_.get()) == 1) {
+        transaction.commit();
+        return {true, std::nullopt};
+      }
+      AcquireResult refused{false, select_lock()};
+      transaction.commit();
+      return refused;
+    } catch (const ConnectionFailedError& e) {
+      // Another connection kept the database busy past the timeout (a long transactional
+      // migration). WAL still lets us read: if the lock has a holder, that is a refusal, not
+      // an outage.
+      if ((e.context().value("code", 0) & 0xff) != SQLITE_BUSY) throw;
+      auto holder = select_lock();
+      if (!holder) throw;
+      return {false, std::move(holder)};
+    }
+  }
+
+  bool renew(const LockToken& token, const LockProgress& progress) override {
+    if (!lock_table_exists()) return false;
+    Statement update(db_.get(),
+                     "UPDATE " + lock_table_ + " SET locked_at = " + std::string(kNowMs) +
+                         ", migration = ?, step = ?, total = ?"
+                         " WHERE id = ? AND owner = ? AND nonce = ?",
+                     "renew lock");
+    update.bind(progress.migration).bind(progress.step).bind(progress.total);
+    update.bind(kLockId).bind(token.owner).bind(token.nonce).run();
+    return sqlite3_changes(db_.get()) == 1;
+  }
+
+  void release(const LockToken& token) override {
+    if (!lock_table_exists()) return;
+    Statement remove(db_.get(),
+                     "DELETE FROM " + lock_table_ + " WHERE id = ? AND owner = ? AND nonce = ?",
+                     "release lock");
+    remove.bind(kLockId).bind(token.owner).bind(token.nonce).run();
+  }
+
+  std::optional<LockInfo> read_lock() override {
+    if (!lock_table_exists()) return std::nullopt;
+    return select_lock();
+  }
+
+  std::optional<LockInfo> force_release() override {
+    if (!lock_table_exists()) return std::nullopt;
+    Statement remove(
+        db_.get(),
+        "DELETE FROM " + lock_table_ + " WHERE id = ? RETURNING " + std::string(kLockColumns),
+        "force release lock");
+    remove.bind(kLockId);
+    std::optional<LockInfo> holder;
+    if (remove.step()) holder = read_lock_row(remove);
+    remove.run();
+    return holder;
+  }
+
+  std::vector<ChangelogRecord> read_changelog() override {
+    std::vector<ChangelogRecord> records;
+    if (!schema_ready_) {
+      const auto [changelog, lock] = existing_tables();
+      if (!changelog) return records;
+      schema_ready_ = lock;
+    }
+    Statement select(db_.get(),
+                     "SELECT name" + field_list() + " FROM " + changelog_table_ + " ORDER BY name",
+                     "read changelog");
+    while (select.step()) {
+      ChangelogRecord& record = records.emplace_back();
+      record.name = select.text(0);
+      int column = 1;
+      for (Field field : kAllFields) assign_field(record, field, select, column++);
+    }
+    return records;
+  }
+
+  void write_record(const RecordWrite& write) override {
+    std::string columns = "name";
+    std::string values = "?";
+    std::vector<const FieldValue*> bound;
+    auto add_value = [&](Field field, const FieldValue& value) {
+      columns += ", ";
+      columns += column_name(field);
+      if (std::holds_alternative<ServerNow>(value)) {
+        values += ", " + std::string(kNowMs);
+      } else {
+        values += ", ?";
+        bound.push_back(&value);
+      }
+    };
+    for (const auto& [field, value] : write.set) add_value(field, value);
+    for (const auto& [field, value] : write.set_on_insert) add_value(field, value);
+
+    std::string updates;
+    auto add_update = [&](std::string assignment) {
+      if (!updates.empty()) updates += ", ";
+      updates += assignment;
+    };
+    for (const auto& [field, value] : write.set) {
+      const std::string column(column_name(field));
+      add_update(column + " = excluded." + column);
+    }
+    for (Field field : write.unset) add_update(std::string(column_name(field)) + " = NULL");
+
+    std::string sql = "INSERT INTO " + changelog_table_ + " (" + columns + ") VALUES (" + values +
+                      ") ON CONFLICT(name) DO ";
+    if (updates.empty()) {
+      sql += "NOTHING";
+    } else {
+      sql += "UPDATE SET " + updates;
+      if (write.skip_if_applied) sql += " WHERE " + changelog_table_ + ".status IS NOT 'applied'";
+    }
+    Statement upsert(db_.get(), sql, "write changelog record");
+    upsert.bind(write.name);
+    for (const FieldValue* value : bound) {
+      std::visit(
+          [&](const auto& v) {
+            if constexpr (!std::is_same_v<std::decay_t<decltype(v)>, ServerNow>) upsert.bind(v);
+          },
+          *value);
+    }
+    upsert.run();
+  }
+
+  void execute(const Execution& execution) override {
+    if (!execution.transactional) {
+      run_work(execution);
+      if (execution.record != nullptr) write_record(*execution.record);
+      return;
+    }
+    Transaction transaction(db_.get());
+    run_work(execution);
+    if (sqlite3_get_autocommit(db_.get()) != 0) {
+      throw MigrationExecutionFailedError(
+          "the migration ended the transaction it runs in (COMMIT or ROLLBACK in a "
+          "transactional migration)",
+          {{"error", "transaction ended by the migration"}});
+    }
+    if (execution.record != nullptr) write_record(*execution.record);
+    if (execution.fence != nullptr && !holds_lock(*execution.fence)) {
+      throw LockLostError("the lock no longer belongs to this run; the migration was rolled back",
+                          {{"runId", execution.fence->owner}});
+    }
+    transaction.commit();
+  }
+
+  void interrupt() override { sqlite3_interrupt(db_.get()); }
+
+  std::int64_t now_ms() override {
+    Statement select(db_.get(), "SELECT " + std::string(kNowMs), "read clock");
+    select.step();
+    return select.integer(0);
+  }
+
+ private:
+  // Runs the script or the C++ body; any failure becomes MigrationExecutionFailedError except
+  // migronaut's own errors, which keep their type.
+  void run_work(const Execution& execution) {
+    auto failed = [](const std::string& error) {
+      return MigrationExecutionFailedError("migration failed: " + error, {{"error", error}});
+    };
+    if (const auto* script = std::get_if<Script>(execution.work)) {
+      char* message = nullptr;
+      const int rc = sqlite3_exec(db_.get(), script->text.c_str(), nullptr, nullptr, &message);
+      if (rc != SQLITE_OK) {
+        const std::string error = message != nullptr ? message : sqlite3_errstr(rc);
+        sqlite3_free(message);
+        throw failed(error);
+      }
+      return;
+    }
+    if (execution.context == nullptr) {
+      throw std::logic_error("a C++ migration body needs an execution context");
+    }
+    execution.context->handle.sqlite = db_.get();
+    try {
+      std::get<MigrationBody> (*execution.work)(*execution.context);
+    } catch (const Error&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw failed(e.what());
+    }
+  }
+
+  bool holds_lock(const LockToken& token) {
+    Statement select(db_.get(),
+                     "SELECT 1 FROM " + lock_table_ + " WHERE id = ? AND owner = ? AND nonce = ?",
+                     "check lock");
+    select.bind(kLockId).bind(token.owner).bind(token.nonce);
+    return select.step();
+  }
+
+  std::optional<LockInfo> select_lock() {
+    Statement select(
+        db_.get(), "SELECT " + std::string(kLockColumns) + " FROM " + lock_table_ + " WHERE id = ?",
+        "read lock");
+    select.bind(kLockId);
+    if (!select.step()) return std::nullopt;
+    return read_lock_row(select);
+  }
+
+  struct ExistingTables {
+    bool changelog = false;
+    bool lock = false;
+  };
+  ExistingTables existing_tables() {
+    Statement select(db_.get(),
+                     "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)",
+                     "inspect schema");
+    select.bind(changelog_table_name_).bind(lock_table_name_);
+    ExistingTables found;
+    while (select.step()) {
+      const std::string name = select.text(0);
+      if (name == changelog_table_name_) found.changelog = true;
+      if (name == lock_table_name_) found.lock = true;
+    }
+    return found;
+  }
+
+  // Read-only lock commands on a database that never had a lock read as "nothing held" and
+  // create nothing.
+  bool lock_table_exists() {
+    if (!schema_ready_ && !lock_table_seen_) lock_table_seen_ = existing_tables().lock;
+    return schema_ready_ || lock_table_seen_;
+  }
+
+  DbHandle db_;
+  std::string lock_table_name_;
+  std::string lock_table_;
+  std::string changelog_table_name_;
+  std::string changelog_table_;
+  bool schema_ready_ = false;  // both tables known to exist
+  bool lock_table_seen_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> open_sqlite_store(const Config& config) {
+  const std::string path = config.uri.substr(std::string_view("sqlite:").size());
+  if (path.empty()) {
+    throw ConfigInvalidError("uri: sqlite: needs a database file path, e.g. sqlite:app.db",
+                             {{"key", "uri"}});
+  }
+  sqlite3* raw = nullptr;
+  const int rc =
+      sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  DbHandle db(raw);
+  auto fail = [&](int code) -> ConnectionFailedError {
+    const std::string error = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(code);
+    return ConnectionFailedError("cannot open sqlite database '" + path + "': " + error,
+                                 {{"path", path}, {"error", error}});
+  };
+  if (rc != SQLITE_OK) throw fail(rc);
+  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  // WAL lets readers (status, waiters reading the holder) work while another process writes.
+  const int wal = sqlite3_exec(raw, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+  if (wal != SQLITE_OK) throw fail(wal);
+  return std::make_unique<SqliteStore>(std::move(db), config);
 }
 
 }  // namespace migronaut

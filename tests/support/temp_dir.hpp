@@ -1,0 +1,24 @@
+// A fresh directory under the system temp dir, removed with everything in it on destruction.
+#pragma once
+
+#include <filesystem>
+#include <string_view>
+
+namespace migronaut::testing {
+
+class TempDir {
+ public:
+  explicit TempDir(std::string_view prefix = "migronaut-test");
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+  // `name` inside the directory (not created).
+  std::filesystem::path file(std::string_view name) const { return path_ / name; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace migronaut::testing

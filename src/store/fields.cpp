@@ -36,6 +36,15 @@ FieldNames names(Field field) {
 std::string_view field_name(Field field) { return names(field).mongo; }
 std::string_view column_name(Field field) { return names(field).sql; }
 
+RecordWrite resolve_elapsed(RecordWrite write, std::int64_t elapsed_ms) {
+  for (auto* fields : {&write.set, &write.set_on_insert}) {
+    for (auto& [field, value] : *fields) {
+      if (std::holds_alternative<WorkElapsed>(value)) value = elapsed_ms;
+    }
+  }
+  return write;
+}
+
 bool is_time_field(Field field) {
   return field == Field::kAppliedAt || field == Field::kFirstAppliedAt ||
          field == Field::kRevertedAt || field == Field::kFailedAt;

@@ -94,6 +94,11 @@ struct ServerNow {};    // the database's current time
 struct WorkElapsed {};  // ms the execution's work took, as the store measures it (execute only)
 using FieldValue = std::variant<std::int64_t, std::string, ServerNow, WorkElapsed>;
 
+// `write` with every WorkElapsed replaced by `elapsed_ms`, for stores that time the work
+// themselves before writing the record.
+struct RecordWrite;
+RecordWrite resolve_elapsed(RecordWrite write, std::int64_t elapsed_ms);
+
 // One upsert of the record named `name`, built by the engine (src/core/changelog.cpp), which
 // alone decides what each status transition writes. A store translates it literally.
 struct RecordWrite {

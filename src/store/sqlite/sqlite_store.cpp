@@ -3,6 +3,7 @@
 // processes on one machine judge the lock by the same time source.
 #include <sqlite3.h>
 
+#include <chrono>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -418,7 +419,13 @@ class SqliteStore final : public Store {
     for (const FieldValue* value : bound) {
       std::visit(
           [&](const auto& v) {
-            if constexpr (!std::is_same_v<std::decay_t<decltype(v)>, ServerNow>) upsert.bind(v);
+            using T = std::decay_t<decltype(v)>;
+            if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::string>) {
+              upsert.bind(v);
+            } else {
+              // ServerNow is inlined above; WorkElapsed is resolved by execute().
+              throw std::logic_error("changelog write with an unresolved WorkElapsed value");
+            }
           },
           *value);
     }
@@ -426,9 +433,15 @@ class SqliteStore final : public Store {
   }
 
   void execute(const Execution& execution) override {
+    const auto started = std::chrono::steady_clock::now();
+    const auto elapsed_ms = [&] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::steady_clock::now() - started)
+          .count();
+    };
     if (!execution.transactional) {
       run_work(execution);
-      if (execution.record != nullptr) write_record(*execution.record);
+      if (execution.record != nullptr) write_record(resolve_elapsed(*execution.record, elapsed_ms()));
       return;
     }
     Transaction transaction(db_.get());
@@ -439,7 +452,7 @@ class SqliteStore final : public Store {
           "transactional migration)",
           {{"error", "transaction ended by the migration"}});
     }
-    if (execution.record != nullptr) write_record(*execution.record);
+    if (execution.record != nullptr) write_record(resolve_elapsed(*execution.record, elapsed_ms()));
     if (execution.fence != nullptr && !holds_lock(*execution.fence)) {
       throw LockLostError("the lock no longer belongs to this run; the migration was rolled back",
                           {{"runId", execution.fence->owner}});

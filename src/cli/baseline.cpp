@@ -1,0 +1,36 @@
+// `migronaut baseline [--to f] [--yes]`: marks migrations applied without running them, for a
+// database that already has their effects. The records are forward-only.
+#include "cli/run_output.hpp"
+#include "fmt/format.h"
+
+namespace migronaut::cli {
+
+Command add_baseline(CLI::App& app) {
+  auto* sub = app.add_subcommand("baseline", "Mark pending migrations applied without running them");
+  auto to = std::make_shared<std::string>();
+  auto yes = std::make_shared<bool>(false);
+  sub->add_option("--to", *to, "Only up to and including this migration");
+  sub->add_flag("-y,--yes", *yes, "Do not ask for confirmation");
+  return {sub,
+          [to, yes](Context& context) {
+            const Config config = context.config();
+            if (!confirm(context, "Mark migrations applied WITHOUT running them?", *yes)) {
+              throw RunAbortedError("baseline cancelled");
+            }
+            StoppableMigrator migrator(context, config);
+            const BaselineResult result =
+                migrator->baseline(to->empty() ? std::nullopt : std::optional(*to));
+            Output& out = context.out();
+            out.success(fmt::format("{} baselined in batch {}, {} already applied",
+                                    result.baselined.size(), result.batch, result.skipped.size()));
+            if (out.json_mode()) {
+              out.document({{"baselined", result.baselined},
+                            {"skipped", result.skipped},
+                            {"batch", result.batch}});
+            }
+            return 0;
+          },
+          /*graceful_stop=*/true};
+}
+
+}  // namespace migronaut::cli

@@ -1,0 +1,57 @@
+// `migronaut down [file] [--steps n | --batch n | --to f]`: reverts the last batch by default.
+#include "cli/format.hpp"
+#include "cli/run_output.hpp"
+#include "fmt/format.h"
+
+namespace migronaut::cli {
+
+namespace {
+
+struct DownFlags {
+  std::string file;
+  std::string steps;
+  std::string batch;
+  std::string to;
+  bool no_lock = false;
+  std::string reason;
+};
+
+// --steps and --batch take positive integers; anything else is CONFIG_INVALID, not coerced.
+std::optional<std::int64_t> positive(const std::string& text, const char* flag) {
+  if (text.empty()) return std::nullopt;
+  const nlohmann::json number = flag_number(text);
+  if (!number.is_number_integer() || number.get<std::int64_t>() <= 0) {
+    throw ConfigInvalidError(fmt::format("{} must be a positive integer", flag),
+                             {{"option", flag}, {"value", text}});
+  }
+  return number.get<std::int64_t>();
+}
+
+}  // namespace
+
+Command add_down(CLI::App& app) {
+  auto* sub = app.add_subcommand("down", "Revert migrations (the last batch by default)");
+  auto flags = std::make_shared<DownFlags>();
+  sub->add_option("file", flags->file, "Revert only this migration");
+  sub->add_option("--steps", flags->steps, "Revert the last n applied migrations");
+  sub->add_option("--batch", flags->batch, "Revert this batch");
+  sub->add_option("--to", flags->to, "Revert everything applied after this migration");
+  sub->add_flag("--no-lock", flags->no_lock, "Take no lock (development only)");
+  sub->add_option("--reason", flags->reason, "Why: stamped on the changelog records");
+  return {sub,
+          [flags](Context& context) {
+            DownOptions options;
+            if (!flags->file.empty()) options.file = flags->file;
+            if (!flags->to.empty()) options.to = flags->to;
+            options.steps = positive(flags->steps, "--steps");
+            options.batch = positive(flags->batch, "--batch");
+            options.no_lock = flags->no_lock;
+            options.reason = flags->reason;
+            StoppableMigrator migrator(context, context.config());
+            report_results(context.out(), "reverted", migrator->down(options));
+            return 0;
+          },
+          /*graceful_stop=*/true};
+}
+
+}  // namespace migronaut::cli

@@ -1,0 +1,24 @@
+#include "cli/run_output.hpp"
+
+#include <map>
+
+#include "fmt/format.h"
+
+namespace migronaut::cli {
+
+void report_results(Output& out, const std::string& key, const std::vector<RunResult>& results) {
+  if (results.empty()) {
+    out.success("Nothing to do");
+  } else {
+    std::map<std::string, int> counts;
+    for (const RunResult& result : results) ++counts[result.status];
+    std::string summary;
+    for (const auto& [status, count] : counts) {
+      summary += fmt::format("{}{} {}", summary.empty() ? "" : ", ", count, status);
+    }
+    out.success(summary);
+  }
+  if (out.json_mode()) out.document({{key, results}});
+}
+
+}  // namespace migronaut::cli

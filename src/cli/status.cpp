@@ -1,0 +1,86 @@
+// `migronaut status [--check]` and `migronaut list [--pending|--applied]`: read-only views of
+// the plan. No lock, no writes.
+#include "cli/cli.hpp"
+#include "cli/format.hpp"
+#include "fmt/format.h"
+
+namespace migronaut::cli {
+namespace {
+
+bool is_pending(const StatusRow& row) { return row.state != "applied" && row.state != "missing"; }
+
+void print_table(Output& out, const std::vector<StatusRow>& rows) {
+  if (rows.empty()) {
+    out.info("No migrations");
+    return;
+  }
+  std::size_t width = 4;
+  for (const StatusRow& row : rows) width = std::max(width, row.name.size());
+  out.info(out.paint(Color::kBold, fmt::format("{:<{}}  {:<11}  {:>5}  {:<20}  {}", "name", width,
+                                               "state", "batch", "applied at", "notes")));
+  for (const StatusRow& row : rows) {
+    const bool applied = row.state == "applied";
+    std::string notes;
+    if (row.checksum_ok == false) notes += "changed since applied; ";
+    if (row.out_of_order) notes += "out of order; ";
+    if (row.invalid_name) notes += "invalid name; ";
+    if (row.record && !row.record->error.empty() && row.state == "failed") {
+      notes += "error: " + row.record->error + "; ";
+    }
+    if (!row.description.empty()) notes += row.description;
+    const std::string batch = row.record && row.record->batch > 0 && applied
+                                  ? std::to_string(row.record->batch)
+                                  : "";
+    const std::string at = row.record && row.record->applied_at_ms && applied
+                               ? format_time(*row.record->applied_at_ms)
+                               : "";
+    const Color color = applied                ? Color::kGreen
+                        : row.state == "failed" ? Color::kRed
+                                                : Color::kYellow;
+    out.info(fmt::format("{:<{}}  {}  {:>5}  {:<20}  {}", row.name, width,
+                         out.paint(color, fmt::format("{:<11}", row.state)), batch, at, notes));
+  }
+}
+
+}  // namespace
+
+Command add_status(CLI::App& app) {
+  auto* sub = app.add_subcommand("status", "Show applied and pending migrations");
+  auto check = std::make_shared<bool>(false);
+  sub->add_flag("--check", *check, "Exit 2 when anything is pending");
+  return {sub, [check](Context& context) {
+            Migrator migrator(context.config(), context.migrator_options());
+            const std::vector<StatusRow> rows = migrator.status();
+            const auto pending = std::count_if(rows.begin(), rows.end(), is_pending);
+            Output& out = context.out();
+            print_table(out, rows);
+            out.info(fmt::format("{} applied, {} pending", rows.size() - pending, pending));
+            if (out.json_mode()) out.document({{"migrations", rows}, {"pending", pending}});
+            return *check && pending > 0 ? exit_status(ErrorCode::kPendingMigrations) : 0;
+          }};
+}
+
+Command add_list(CLI::App& app) {
+  auto* sub = app.add_subcommand("list", "List migrations, optionally only pending or applied");
+  auto pending_only = std::make_shared<bool>(false);
+  auto applied_only = std::make_shared<bool>(false);
+  sub->add_flag("--pending", *pending_only, "Only pending migrations");
+  sub->add_flag("--applied", *applied_only, "Only applied migrations");
+  return {sub, [pending_only, applied_only](Context& context) {
+            if (*pending_only && *applied_only) {
+              throw ConfigInvalidError("list takes --pending or --applied, not both");
+            }
+            Migrator migrator(context.config(), context.migrator_options());
+            std::vector<StatusRow> rows;
+            for (StatusRow& row : migrator.status()) {
+              if (*pending_only && !is_pending(row)) continue;
+              if (*applied_only && row.state != "applied") continue;
+              rows.push_back(std::move(row));
+            }
+            print_table(context.out(), rows);
+            if (context.out().json_mode()) context.out().document({{"migrations", rows}});
+            return 0;
+          }};
+}
+
+}  // namespace migronaut::cli

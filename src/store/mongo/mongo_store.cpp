@@ -315,7 +315,7 @@ class MongoStore final : public Store {
   void require_transactions() {
     bson_error_t error;
     mongoc_server_description_t* server =
-        mongoc_client_select_server(client_.get(), true, primary_.get(), &error);
+        mongoc_client_select_server(client_.get(), true, nullptr, &error);
     if (server == nullptr) fail(error, "server selection", nullptr);
     const std::string type = mongoc_server_description_type(server);
     mongoc_server_description_destroy(server);

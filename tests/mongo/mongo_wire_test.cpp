@@ -411,6 +411,21 @@ TEST(MongoWire, ATransientTransactionErrorRunsTheWholeTransactionAgain) {
                           "commitTransaction"));
 }
 
+TEST(MongoWire, ATransactionThatDoesNotCommitIsAnExecutionFailure) {
+  MockMongo server("commit-fails");
+  auto store = open_store(config_for(server));
+  const Work work = script(R"([{"create": "users"}])");
+  const RecordWrite record = applied_write();
+
+  try {
+    store->execute({.work = &work, .transactional = true, .record = &record});
+    FAIL() << "expected MigrationExecutionFailedError";
+  } catch (const MigrationExecutionFailedError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("commit refused by the test"));
+  }
+  EXPECT_THAT(names(server.operations()), ElementsAre("create", "update", "commitTransaction"));
+}
+
 TEST(MongoWire, ALostFenceAbortsBeforeAnyStepRuns) {
   MockMongo server("fence-lost");
   auto store = open_store(config_for(server));

@@ -85,6 +85,8 @@ SCENARIOS = {
     "step-transient": (PRIMARY, {"create": [
         dict(command_error(112, "WriteConflict", "write conflict"),
              errorLabels=["TransientTransactionError"]), ok()]}),
+    "commit-fails": (PRIMARY, {"commitTransaction": [
+        command_error(2, "BadValue", "commit refused by the test")]}),
     "fence-lost": (PRIMARY, {"update:" + LOCKS: [MATCHED_NONE]}),
 }
 

@@ -345,7 +345,14 @@ class MongoStore final : public Store {
         session.get(), &MongoStore::transaction_body, options.get(), &run, reply.out(), &error);
     if (execution.context != nullptr) execution.context->handle.mongo_session = nullptr;
     if (run.failure) std::rethrow_exception(run.failure);
-    if (!committed) fail(error, "transaction commit", reply.get());
+    if (committed) return;
+    if (is_connection_error(error)) fail(error, "transaction commit", reply.get());
+    // Nothing was applied: the migration failed, and the engine records it so.
+    throw MigrationExecutionFailedError(
+        fmt::format("the migration's transaction did not commit: {}", error.message),
+        {{"code", error.code},
+         {"message", error.message},
+         {"errorLabels", error_labels(reply.get())}});
   }
 
   // The driver's with_transaction callback: may run more than once (transient errors).

@@ -1,0 +1,89 @@
+// The MongoDB store's documents, built and read without a server.
+#include "store/mongo/commands.hpp"
+
+#include <gtest/gtest.h>
+
+#include "store/mongo/bson.hpp"
+
+namespace migronaut::mongo {
+namespace {
+
+TEST(MongoCommands, TheAcquirePipelineBecomesABsonArrayWithTheClaimAsLiterals) {
+  const LockClaim claim{.owner = "$run",
+                        .nonce = "n",
+                        .ttl_ms = 5000000000,
+                        .pid = 1,
+                        .host = "h",
+                        .executed_by = "u"};
+  const Json pipeline = acquire_pipeline(claim);
+  const BsonPtr document = to_bson(pipeline);
+
+  // An update pipeline travels as a BSON array: keys "0", "1", …
+  bson_iter_t first;
+  ASSERT_TRUE(bson_iter_init_find(&first, document.get(), "0"));
+  const Json round_trip = to_json(*document);
+  const Json& holder = round_trip["0"]["$replaceWith"]["$cond"][1];
+  EXPECT_EQ(holder["owner"], Json({{"$literal", "$run"}}));
+  // A TTL beyond int32 stays exact (int64), in the rule and in the record.
+  EXPECT_EQ(holder["ttlMs"], Json({{"$numberLong", "5000000000"}}));
+  EXPECT_EQ(round_trip["0"]["$replaceWith"]["$cond"][0]["$lt"][1]["$subtract"][1]["$max"][1],
+            Json({{"$numberLong", "5000000000"}}));
+  EXPECT_EQ(round_trip["0"]["$replaceWith"]["$cond"][2], "$$ROOT");
+}
+
+TEST(MongoCommands, SmallNumbersAreWrittenAsInt32LikeTheJavaScriptDriverDoes) {
+  RecordWrite write;
+  write.name = "a";
+  write.set = {{Field::kBatch, std::int64_t{7}}};
+  const auto update = record_update(write);
+  const Json round_trip = to_json(*to_bson(update.update));
+  EXPECT_EQ(round_trip["0"]["$set"]["batch"], Json({{"$numberInt", "7"}}));
+}
+
+TEST(MongoCommands, ARecordWriteWithoutUnsetsHasOnlyASetStage) {
+  const auto update = record_update({.name = "a", .set = {}, .set_on_insert = {}, .unset = {}});
+  EXPECT_EQ(update.update, Json::array({{{"$set", {{"name", {{"$literal", "a"}}}}}}}));
+  EXPECT_EQ(update.filter, Json({{"name", "a"}}));
+}
+
+TEST(MongoCommands, ExplicitTimesInSetOnInsertAreDatesKeptWhenPresent) {
+  RecordWrite write;
+  write.name = "a";
+  write.set_on_insert = {{Field::kFirstAppliedAt, std::int64_t{1000}}};
+  const auto update = record_update(write);
+  EXPECT_EQ(update.update[0]["$set"]["firstAppliedAt"],
+            Json({{"$ifNull", {"$firstAppliedAt", date_json(1000)}}}));
+}
+
+TEST(MongoCommands, ALockRecordReadsWhateverNumericTypesItsWriterUsed) {
+  const BsonPtr document = bson_from_json(R"({
+    "_id": "migronaut_lock", "lockedAt": {"$date": {"$numberLong": "1234"}},
+    "ttlMs": {"$numberDouble": "60000.0"}, "pid": {"$numberInt": "9"}, "owner": "r",
+    "nonce": "secret", "host": "h", "executedBy": "u", "step": {"$numberLong": "2"}})");
+  const LockInfo info = lock_info_from_bson(*document);
+  EXPECT_EQ(info.locked_at_ms, 1234);
+  EXPECT_EQ(info.ttl_ms, 60000);
+  EXPECT_EQ(info.pid, 9);
+  EXPECT_EQ(info.run_id, "r");
+  EXPECT_EQ(info.step, 2);
+  EXPECT_EQ(info.total, 0);
+}
+
+TEST(MongoCommands, APreTtlHolderReadsWithoutATtl) {
+  const BsonPtr document = bson_from_json(R"({"_id": "migronaut_lock", "owner": "old"})");
+  const LockInfo info = lock_info_from_bson(*document);
+  EXPECT_EQ(info.ttl_ms, 0);
+  EXPECT_EQ(info.locked_at_ms, 0);
+}
+
+TEST(MongoCommands, AnUnknownStatusNeverReadsAsApplied) {
+  const BsonPtr document = bson_from_json(R"({"name": "x.json", "status": "weird"})");
+  EXPECT_EQ(record_from_bson(*document).status, RecordStatus::kFailed);
+}
+
+TEST(MongoCommands, RejectedJsonIsAnInvalidArgument) {
+  EXPECT_THROW(bson_from_json("{not json"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace migronaut::mongo

@@ -1,0 +1,516 @@
+// The MongoDB store against a scripted server (mockupdb): what it sends, exactly, and what it
+// makes of the replies.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "migronaut/errors.hpp"
+#include "mongo/mock_server.hpp"
+#include "store/store.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+using nlohmann::json;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+const json kMajority = {{"w", "majority"}};
+
+Config config_for(const MockMongo& server) {
+  Config config;
+  config.uri = server.uri();
+  config.db_name = "app";
+  return config;
+}
+
+LockClaim claim() {
+  return {.owner = "run-1",
+          .nonce = "nonce-1",
+          .ttl_ms = 60000,
+          .pid = 77,
+          .host = "$host",
+          .executed_by = "alice"};
+}
+
+std::vector<std::string> names(const std::vector<ReceivedCommand>& commands) {
+  std::vector<std::string> result;
+  for (const auto& command : commands) result.push_back(command.name);
+  return result;
+}
+
+json literal(const json& value) { return {{"$literal", value}}; }
+
+TEST(MongoWire, AcquireSendsOneUpsertOfTheStaleRulePipelineAndTrustsUpsertedCount) {
+  MockMongo server("acquire-upserted");
+  auto store = open_store(config_for(server));
+
+  const AcquireResult result = store->try_acquire(claim());
+
+  EXPECT_TRUE(result.acquired);
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("update"));  // no read-back after an upsert
+  const json& update = sent[0].doc;
+  EXPECT_EQ(update["update"], "_migronaut_locks");
+  EXPECT_EQ(update["$db"], "app");
+  EXPECT_EQ(update["writeConcern"], kMajority);
+  ASSERT_EQ(update["updates"].size(), 1u);
+  const json& statement = update["updates"][0];
+  EXPECT_EQ(statement["q"], json({{"_id", "migronaut_lock"}}));
+  EXPECT_EQ(statement["upsert"], true);
+  const json stale = {
+      {"$lt",
+       {{{"$ifNull", {"$lockedAt", {{"$date", "1970-01-01T00:00:00Z"}}}}},
+        {{"$subtract", {"$$NOW", {{"$max", {{{"$ifNull", {"$ttlMs", 0}}}, 60000}}}}}}}}};
+  const json holder = {{"_id", literal("migronaut_lock")},
+                       {"lockedAt", "$$NOW"},
+                       {"pid", 77},
+                       {"host", literal("$host")},
+                       {"executedBy", literal("alice")},
+                       {"owner", literal("run-1")},
+                       {"nonce", literal("nonce-1")},
+                       {"ttlMs", 60000}};
+  const json pipeline = json::array({{{"$replaceWith", {{"$cond", {stale, holder, "$$ROOT"}}}}}});
+  EXPECT_EQ(statement["u"], pipeline);
+}
+
+TEST(MongoWire, AcquireDuplicateKeyIsRefusedWithTheHolderReadBack) {
+  MockMongo server("acquire-duplicate");
+  auto store = open_store(config_for(server));
+
+  const AcquireResult result = store->try_acquire(claim());
+
+  EXPECT_FALSE(result.acquired);
+  ASSERT_TRUE(result.holder.has_value());
+  EXPECT_EQ(result.holder->run_id, "peer-run");
+  EXPECT_EQ(result.holder->ttl_ms, 30000);
+  EXPECT_EQ(result.holder->pid, 4242);
+  EXPECT_EQ(result.holder->host, "peer-host");
+  EXPECT_EQ(result.holder->executed_by, "peer-user");
+  EXPECT_EQ(result.holder->migration, "20260101000000-users.json");
+  EXPECT_EQ(result.holder->step, 2);
+  EXPECT_EQ(result.holder->total, 5);
+  // 2026-01-02T03:03:60.678Z: five seconds before the scenario's now.
+  EXPECT_EQ(result.holder->locked_at_ms, 1767323040678);
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("update", "find"));
+  EXPECT_EQ(sent[1].doc["find"], "_migronaut_locks");
+  EXPECT_EQ(sent[1].doc["filter"], json({{"_id", "migronaut_lock"}}));
+}
+
+TEST(MongoWire, AcquireReadBackWithTheSameOwnerButAnotherNonceIsRefused) {
+  MockMongo server("acquire-other-nonce");
+  auto store = open_store(config_for(server));
+
+  const AcquireResult result = store->try_acquire(claim());
+
+  EXPECT_FALSE(result.acquired);
+  ASSERT_TRUE(result.holder.has_value());
+  EXPECT_EQ(result.holder->run_id, "run-1");
+  EXPECT_THAT(names(server.operations()), ElementsAre("update", "find"));
+}
+
+TEST(MongoWire, AcquireReadBackWithOurOwnerAndNonceIsOurs) {
+  MockMongo server("acquire-reclaimed");
+  auto store = open_store(config_for(server));
+
+  const AcquireResult result = store->try_acquire(claim());
+
+  EXPECT_TRUE(result.acquired);
+  EXPECT_FALSE(result.holder.has_value());
+}
+
+TEST(MongoWire, RenewIsScopedToOwnerAndNonceAndReportsAMissAsLost) {
+  MockMongo server("renew-lost");
+  auto store = open_store(config_for(server));
+
+  const bool renewed = store->renew({"run-1", "nonce-1"}, {"$m.json", 3, 7});
+
+  EXPECT_FALSE(renewed);
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("update"));
+  EXPECT_EQ(sent[0].doc["writeConcern"], kMajority);
+  const json& statement = sent[0].doc["updates"][0];
+  EXPECT_EQ(statement["q"],
+            json({{"_id", "migronaut_lock"}, {"owner", "run-1"}, {"nonce", "nonce-1"}}));
+  EXPECT_FALSE(statement.value("upsert", false));
+  EXPECT_EQ(statement["u"], json::array({{{"$set",
+                                           {{"lockedAt", "$$NOW"},
+                                            {"migration", literal("$m.json")},
+                                            {"step", 3},
+                                            {"total", 7}}}}}));
+}
+
+TEST(MongoWire, RenewThatMatchesIsStillOurs) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+
+  EXPECT_TRUE(store->renew({"run-1", "nonce-1"}, {"m.json", 1, 1}));
+}
+
+TEST(MongoWire, ReleaseDeletesOnlyOurRecord) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+
+  store->release({"run-1", "nonce-1"});
+
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("delete"));
+  EXPECT_EQ(sent[0].doc["delete"], "_migronaut_locks");
+  EXPECT_EQ(sent[0].doc["writeConcern"], kMajority);
+  const json& statement = sent[0].doc["deletes"][0];
+  EXPECT_EQ(statement["q"],
+            json({{"_id", "migronaut_lock"}, {"owner", "run-1"}, {"nonce", "nonce-1"}}));
+  EXPECT_EQ(statement["limit"], 1);
+}
+
+TEST(MongoWire, ForceReleaseDeletesByIdAloneAndReturnsTheHolder) {
+  MockMongo server("force-release");
+  auto store = open_store(config_for(server));
+
+  const auto removed = store->force_release();
+
+  ASSERT_TRUE(removed.has_value());
+  EXPECT_EQ(removed->run_id, "peer-run");
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("findAndModify"));
+  EXPECT_EQ(sent[0].doc["findAndModify"], "_migronaut_locks");
+  EXPECT_EQ(sent[0].doc["query"], json({{"_id", "migronaut_lock"}}));
+  EXPECT_EQ(sent[0].doc["remove"], true);
+  EXPECT_EQ(sent[0].doc["writeConcern"], kMajority);
+}
+
+TEST(MongoWire, ForceReleaseWithNoRecordReturnsNothing) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+
+  EXPECT_FALSE(store->force_release().has_value());
+}
+
+TEST(MongoWire, ReadLockFindsByIdOnThePrimary) {
+  MockMongo server("acquire-duplicate");
+  auto store = open_store(config_for(server));
+
+  const auto holder = store->read_lock();
+
+  ASSERT_TRUE(holder.has_value());
+  EXPECT_EQ(holder->run_id, "peer-run");
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("find"));
+  EXPECT_EQ(sent[0].doc["filter"], json({{"_id", "migronaut_lock"}}));
+  EXPECT_EQ(sent[0].doc["limit"], 1);
+}
+
+TEST(MongoWire, EnsureSchemaCreatesTheOriginalsIndexesInOneCommandOnce) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+
+  store->ensure_schema();
+  store->ensure_schema();
+
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("createIndexes"));
+  EXPECT_EQ(sent[0].doc["createIndexes"], "_migronaut_migrations");
+  EXPECT_EQ(sent[0].doc["writeConcern"], kMajority);
+  const json indexes =
+      json::array({{{"key", {{"name", 1}}}, {"name", "name_unique"}, {"unique", true}},
+                   {{"key", {{"status", 1}, {"batch", -1}}}, {"name", "status_batch"}},
+                   {{"key", {{"batch", 1}}}, {"name", "batch"}},
+                   {{"key", {{"status", 1}, {"name", 1}}}, {"name", "status_name"}},
+                   {{"key", {{"status", 1}, {"appliedAt", -1}, {"name", -1}}},
+                    {"name", "status_appliedAt_name"}}});
+  EXPECT_EQ(sent[0].doc["indexes"], indexes);
+}
+
+TEST(MongoWire, ReadChangelogFindsEverythingSortedByNameAndReadsTheJavaScriptTypes) {
+  MockMongo server("changelog");
+  auto store = open_store(config_for(server));
+
+  const auto records = store->read_changelog();
+
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].name, "20260101000000-a.json");
+  EXPECT_EQ(records[0].status, RecordStatus::kApplied);
+  EXPECT_EQ(records[0].batch, 1);
+  EXPECT_EQ(records[0].duration_ms, 12);  // written as a double
+  EXPECT_EQ(records[0].applied_at_ms, 1767323045678);
+  EXPECT_EQ(records[0].first_applied_at_ms, 1767323045678 - 86400000);
+  EXPECT_EQ(records[0].executed_by, "alice");
+  EXPECT_EQ(records[1].status, RecordStatus::kFailed);
+  EXPECT_EQ(records[1].batch, 2);  // written as an int64
+  EXPECT_EQ(records[1].error, "boom");
+  EXPECT_EQ(records[1].failed_checksum, "c2");
+  EXPECT_FALSE(records[1].applied_at_ms.has_value());
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("find"));
+  EXPECT_EQ(sent[0].doc["find"], "_migronaut_migrations");
+  EXPECT_EQ(sent[0].doc["filter"], json::object());
+  EXPECT_EQ(sent[0].doc["sort"], json({{"name", 1}}));
+}
+
+RecordWrite applied_write() {
+  return {.name = "20260101000000-a.json",
+          .set = {{Field::kStatus, std::string("applied")},
+                  {Field::kBatch, std::int64_t{3}},
+                  {Field::kAppliedAt, ServerNow{}},
+                  {Field::kDuration, std::int64_t{15}},
+                  {Field::kError, std::string("$not a path")}},
+          .set_on_insert = {{Field::kFirstAppliedAt, ServerNow{}}},
+          .unset = {Field::kRevertedAt, Field::kFailedAt},
+          .skip_if_applied = false};
+}
+
+TEST(MongoWire, WriteRecordIsOneUpsertPipelineByName) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+
+  store->write_record(applied_write());
+
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("update"));
+  EXPECT_EQ(sent[0].doc["update"], "_migronaut_migrations");
+  EXPECT_EQ(sent[0].doc["writeConcern"], kMajority);
+  const json& statement = sent[0].doc["updates"][0];
+  EXPECT_EQ(statement["q"], json({{"name", "20260101000000-a.json"}}));
+  EXPECT_EQ(statement["upsert"], true);
+  const json pipeline =
+      json::array({{{"$set",
+                     {{"name", literal("20260101000000-a.json")},
+                      {"status", literal("applied")},
+                      {"batch", 3},
+                      {"appliedAt", "$$NOW"},
+                      {"duration", 15},
+                      {"error", literal("$not a path")},
+                      {"firstAppliedAt", {{"$ifNull", {"$firstAppliedAt", "$$NOW"}}}}}}},
+                   {{"$unset", {"revertedAt", "failedAt"}}}});
+  EXPECT_EQ(statement["u"], pipeline);
+}
+
+RecordWrite failed_write() {
+  return {.name = "20260101000000-a.json",
+          .set = {{Field::kStatus, std::string("failed")},
+                  {Field::kFailedAt, std::int64_t{1767323045678}}},
+          .set_on_insert = {},
+          .unset = {},
+          .skip_if_applied = true};
+}
+
+TEST(MongoWire, AFailureTraceSkipsAnAppliedRecordAndWritesExplicitTimesAsDates) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+
+  store->write_record(failed_write());
+
+  const json statement = server.operations().at(0).doc["updates"][0];
+  EXPECT_EQ(statement["q"],
+            json({{"name", "20260101000000-a.json"}, {"status", {{"$ne", "applied"}}}}));
+  EXPECT_EQ(statement["u"][0]["$set"]["failedAt"], json({{"$date", "2026-01-02T03:04:05.678Z"}}));
+}
+
+TEST(MongoWire, ADuplicateKeyOnAFailureTraceMeansTheAppliedRecordWasLeftAlone) {
+  MockMongo server("changelog-duplicate");
+  auto store = open_store(config_for(server));
+
+  EXPECT_NO_THROW(store->write_record(failed_write()));
+  EXPECT_THROW(store->write_record(applied_write()), Error);
+}
+
+Work script(std::string text) { return Script{std::move(text)}; }
+
+TEST(MongoWire, AScriptRunsItsCommandsInOrderAgainstTheConfiguredDatabase) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+  const Work work = script(R"([{"create": "users"},
+      {"insert": "users", "documents": [{"n": {"$numberLong": "5"}}]}])");
+  const RecordWrite record = applied_write();
+
+  store->execute({.work = &work, .transactional = false, .record = &record});
+
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("create", "insert", "update"));
+  EXPECT_EQ(sent[0].doc["$db"], "app");
+  EXPECT_EQ(sent[1].doc["documents"], json::array({{{"n", 5}}}));
+  EXPECT_EQ(sent[2].doc["update"], "_migronaut_migrations");
+}
+
+TEST(MongoWire, AFailingStepStopsTheScriptWithTheServersError) {
+  MockMongo server("step-fails");
+  auto store = open_store(config_for(server));
+  const Work work = script(R"([{"create": "a"}, {"boom": 1}, {"create": "b"}])");
+  const RecordWrite record = applied_write();
+
+  try {
+    store->execute({.work = &work, .transactional = false, .record = &record});
+    FAIL() << "expected MigrationExecutionFailedError";
+  } catch (const MigrationExecutionFailedError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("no such thing as boom"));
+    EXPECT_EQ(error.context()["step"], 1);
+    EXPECT_EQ(error.context()["code"], 2);
+    EXPECT_EQ(error.context()["command"], "boom");
+  }
+  EXPECT_THAT(names(server.operations()), ElementsAre("create", "boom"));  // no record written
+}
+
+TEST(MongoWire, ATransactionalExecutionOnAStandaloneServerSendsNothing) {
+  MockMongo server("standalone");
+  auto store = open_store(config_for(server));
+  const Work work = script(R"([{"create": "users"}])");
+  const RecordWrite record = applied_write();
+
+  EXPECT_THROW(store->execute({.work = &work, .transactional = true, .record = &record}),
+               TransactionsUnsupportedError);
+  EXPECT_TRUE(server.operations().empty());
+}
+
+TEST(MongoWire, ATransactionFencesFirstThenRunsTheStepsAndTheRecordInOneSession) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+  const Work work = script(R"([{"create": "users"}])");
+  const RecordWrite record = applied_write();
+  const LockToken fence{"run-1", "nonce-1"};
+
+  store->execute({.work = &work, .transactional = true, .record = &record, .fence = &fence});
+
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("update", "create", "update", "commitTransaction"));
+  const json& first = sent[0].doc;
+  EXPECT_EQ(first["update"], "_migronaut_locks");
+  EXPECT_EQ(first["updates"][0]["q"],
+            json({{"_id", "migronaut_lock"}, {"owner", "run-1"}, {"nonce", "nonce-1"}}));
+  EXPECT_EQ(first["updates"][0]["u"], json::array({{{"$set", {{"lockedAt", "$$NOW"}}}}}));
+  EXPECT_EQ(first["startTransaction"], true);
+  for (const auto& command : sent) {
+    EXPECT_EQ(command.doc["lsid"], first["lsid"]) << command.name;
+    EXPECT_EQ(command.doc["txnNumber"], first["txnNumber"]) << command.name;
+    EXPECT_EQ(command.doc["autocommit"], false) << command.name;
+  }
+  EXPECT_FALSE(sent[2].doc.contains("writeConcern"));  // the transaction's, not the write's
+  EXPECT_EQ(sent[2].doc["update"], "_migronaut_migrations");
+  EXPECT_EQ(sent[3].doc["writeConcern"]["w"], "majority");
+}
+
+TEST(MongoWire, ATransientTransactionErrorRunsTheWholeTransactionAgain) {
+  MockMongo server("step-transient");
+  auto store = open_store(config_for(server));
+  struct NullLogger : Logger {
+    void log(Level, std::string_view) override {}
+  } logger;
+  MigrationContext context{.run = {}, .stop = {}, .logger = logger, .handle = {}};
+  const Work work = script(R"([{"create": "users"}])");
+  const RecordWrite record = applied_write();
+  const LockToken fence{"run-1", "nonce-1"};
+
+  store->execute({.work = &work,
+                  .transactional = true,
+                  .record = &record,
+                  .fence = &fence,
+                  .context = &context});
+
+  EXPECT_EQ(context.run.attempt, 2);
+  EXPECT_THAT(names(server.operations()),
+              ElementsAre("update", "create", "abortTransaction", "update", "create", "update",
+                          "commitTransaction"));
+}
+
+TEST(MongoWire, ATransactionThatDoesNotCommitIsAnExecutionFailure) {
+  MockMongo server("commit-fails");
+  auto store = open_store(config_for(server));
+  const Work work = script(R"([{"create": "users"}])");
+  const RecordWrite record = applied_write();
+
+  try {
+    store->execute({.work = &work, .transactional = true, .record = &record});
+    FAIL() << "expected MigrationExecutionFailedError";
+  } catch (const MigrationExecutionFailedError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("commit refused by the test"));
+  }
+  EXPECT_THAT(names(server.operations()), ElementsAre("create", "update", "commitTransaction"));
+}
+
+TEST(MongoWire, ALostFenceAbortsBeforeAnyStepRuns) {
+  MockMongo server("fence-lost");
+  auto store = open_store(config_for(server));
+  const Work work = script(R"([{"create": "users"}])");
+  const RecordWrite record = applied_write();
+  const LockToken fence{"run-1", "nonce-1"};
+
+  EXPECT_THROW(
+      store->execute({.work = &work, .transactional = true, .record = &record, .fence = &fence}),
+      LockLostError);
+  EXPECT_THAT(names(server.operations()), ElementsAre("update", "abortTransaction"));
+}
+
+TEST(MongoWire, ACppBodyGetsTheClientTheDatabaseAndTheSession) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+  struct NullLogger : Logger {
+    void log(Level, std::string_view) override {}
+  } logger;
+  MigrationContext context{.run = {}, .stop = {}, .logger = logger, .handle = {}};
+  NativeHandle seen;
+  const Work work = MigrationBody([&](MigrationContext& ctx) { seen = ctx.handle; });
+
+  store->execute({.work = &work, .transactional = true, .context = &context});
+
+  EXPECT_NE(seen.mongo_client, nullptr);
+  EXPECT_EQ(seen.mongo_database, "app");
+  EXPECT_NE(seen.mongo_session, nullptr);
+  EXPECT_EQ(context.run.attempt, 1);
+  EXPECT_EQ(context.handle.mongo_session, nullptr);  // the session ended with the transaction
+}
+
+TEST(MongoWire, ABodyThatThrowsIsAnExecutionFailureAndRollsBack) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+  struct NullLogger : Logger {
+    void log(Level, std::string_view) override {}
+  } logger;
+  MigrationContext context{.run = {}, .stop = {}, .logger = logger, .handle = {}};
+  const Work work = MigrationBody([](MigrationContext&) { throw std::runtime_error("bad body"); });
+  const RecordWrite record = applied_write();
+
+  EXPECT_THROW(store->execute(
+                   {.work = &work, .transactional = true, .record = &record, .context = &context}),
+               MigrationExecutionFailedError);
+  EXPECT_THAT(names(server.operations()), ::testing::Not(::testing::Contains("update")));
+}
+
+TEST(MongoWire, NowIsTheServersLocalTime) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+
+  EXPECT_EQ(store->now_ms(), 1767323045678);
+}
+
+TEST(MongoWire, TheDatabaseMayComeFromTheUriPath) {
+  MockMongo server("primary");
+  Config config;
+  config.uri = server.uri("fromuri");
+  auto store = open_store(config);
+
+  store->release({"run-1", "nonce-1"});
+
+  EXPECT_EQ(server.operations().at(0).doc["$db"], "fromuri");
+}
+
+TEST(MongoWire, AnUnreachableServerIsAConnectionFailureWithTheUriRedacted) {
+  Config config;
+  config.uri = "mongodb://deploy:s3cret@127.0.0.1:" + std::to_string(unused_port()) +
+               "/app?serverSelectionTimeoutMS=300";
+  try {
+    open_store(config);
+    FAIL() << "expected ConnectionFailedError";
+  } catch (const ConnectionFailedError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("deploy:***@127.0.0.1"));
+    EXPECT_THAT(error.what(), ::testing::Not(HasSubstr("s3cret")));
+    EXPECT_THAT(error.context().dump(), ::testing::Not(HasSubstr("s3cret")));
+  }
+}
+
+TEST(MongoWire, NoDatabaseNameIsAConfigError) {
+  Config config;
+  config.uri = "mongodb://127.0.0.1:1/";
+  EXPECT_THROW(open_store(config), ConfigInvalidError);
+}
+
+}  // namespace
+}  // namespace migronaut::testing

@@ -1,5 +1,6 @@
 #include "store/mongo/commands.hpp"
 
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -20,8 +21,11 @@ Json field_value(Field field, const FieldValue& value) {
           return "$$NOW";
         } else if constexpr (std::is_same_v<T, std::string>) {
           return literal(held);
-        } else {
+        } else if constexpr (std::is_same_v<T, std::int64_t>) {
           return is_time_field(field) ? date_json(held) : Json(held);
+        } else {
+          // WorkElapsed is resolved by execute() before the record is written.
+          throw std::logic_error("changelog write with an unresolved WorkElapsed value");
         }
       },
       value);

@@ -1,6 +1,7 @@
 // The MongoDB store, on the official C driver. Lock and changelog documents match the
 // JavaScript migronaut's (see commands.hpp); lock and changelog writes use majority write
 // concern and reads go to the primary.
+#include <chrono>
 #include <fmt/format.h>
 
 #include <exception>
@@ -15,6 +16,13 @@
 
 namespace migronaut {
 namespace {
+
+std::int64_t elapsed_ms_since(std::chrono::steady_clock::time_point started) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                               started)
+      .count();
+}
+
 
 using mongo::BsonPtr;
 using mongo::Json;
@@ -203,8 +211,11 @@ class MongoStore final : public Store {
       execution.context->handle.mongo_database = database_name_;
     }
     if (!execution.transactional) {
+      const auto started = std::chrono::steady_clock::now();
       run_work(*execution.work, execution.context, nullptr);
-      if (execution.record != nullptr) write_record(*execution.record);
+      if (execution.record != nullptr) {
+        write_record(resolve_elapsed(*execution.record, elapsed_ms_since(started)));
+      }
       return;
     }
     require_transactions();
@@ -373,8 +384,12 @@ class MongoStore final : public Store {
         execution.context->run.attempt = run.attempts;
         execution.context->handle.mongo_session = session;
       }
+      const auto started = std::chrono::steady_clock::now();
       run.store->run_work(*execution.work, execution.context, session);
-      if (execution.record != nullptr) run.store->write_record_with(*execution.record, session);
+      if (execution.record != nullptr) {
+        run.store->write_record_with(resolve_elapsed(*execution.record, elapsed_ms_since(started)),
+                                     session);
+      }
       return true;
     } catch (const Error& failure) {
       run.failure = std::current_exception();

@@ -1,0 +1,42 @@
+#include "core/checksum.hpp"
+
+#include <gtest/gtest.h>
+
+namespace migronaut {
+namespace {
+
+TEST(ChecksumTest, MatchesKnownSha256Vectors) {
+  EXPECT_EQ(checksum_hex(""), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+  EXPECT_EQ(checksum_hex("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(ChecksumTest, StripsLeadingBom) {
+  EXPECT_EQ(checksum_hex("\xEF\xBB\xBF"
+                         "abc"),
+            checksum_hex("abc"));
+}
+
+TEST(ChecksumTest, KeepsBomThatIsNotLeading) {
+  EXPECT_NE(checksum_hex("a\xEF\xBB\xBF"
+                         "bc"),
+            checksum_hex("abc"));
+}
+
+TEST(ChecksumTest, CrlfEqualsLf) {
+  EXPECT_EQ(checksum_hex("a\r\nb\r\n"), checksum_hex("a\nb\n"));
+  EXPECT_EQ(checksum_hex("\xEF\xBB\xBF-- migrate:up\r\nSELECT 1;\r\n"),
+            checksum_hex("-- migrate:up\nSELECT 1;\n"));
+}
+
+TEST(ChecksumTest, LoneCarriageReturnIsContent) {
+  EXPECT_NE(checksum_hex("a\rb"), checksum_hex("ab"));
+  EXPECT_NE(checksum_hex("a\rb"), checksum_hex("a\nb"));
+}
+
+TEST(ChecksumTest, DifferentContentDiffers) {
+  EXPECT_NE(checksum_hex("SELECT 1;"), checksum_hex("SELECT 2;"));
+}
+
+}  // namespace
+}  // namespace migronaut

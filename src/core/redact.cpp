@@ -1,0 +1,211 @@
+#include "core/redact.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+namespace migronaut {
+namespace {
+
+constexpr std::string_view kMask = "***";
+constexpr std::array<std::string_view, 2> kSecretKeys = {"password", "sslpassword"};
+
+bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
+
+bool is_scheme_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '+' || c == '-' || c == '.';
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+// Masks the password of "scheme://user:password@host…". The userinfo is taken to end at the
+// last '@', so a password with an unencoded '@', '/' or '?' is still masked whole (at worst an
+// '@' in the query masks the host too).
+std::string mask_userinfo(std::string_view uri) {
+  const std::size_t authority = uri.find("://");
+  if (authority == std::string_view::npos) return std::string(uri);
+  const std::size_t start = authority + 3;
+  const std::size_t at = uri.rfind('@');
+  if (at == std::string_view::npos || at < start) return std::string(uri);
+  const std::size_t colon = uri.find(':', start);
+  if (colon == std::string_view::npos || colon > at) return std::string(uri);
+  std::string out(uri.substr(0, colon + 1));
+  out += kMask;
+  out += uri.substr(at);
+  return out;
+}
+
+// The length of the secret key ("password=") starting at `pos`, or 0. A key counts only at the
+// start of a word or of a query parameter, so "sslpassword" is not read as "password".
+std::size_t secret_key_length(std::string_view text, std::size_t pos) {
+  if (pos > 0) {
+    const char before = text[pos - 1];
+    if (!is_space(before) && before != '?' && before != '&' && before != ';') return 0;
+  }
+  for (std::string_view key : kSecretKeys) {
+    const std::size_t end = pos + key.size();
+    if (end < text.size() && text[end] == '=' && iequals(text.substr(pos, key.size()), key)) {
+      return key.size() + 1;
+    }
+  }
+  return 0;
+}
+
+// Where the value starting at `pos` ends. A quoted value (libpq allows 'it''s' style escapes
+// with a backslash) ends after its closing quote; a bare one at whitespace, and inside a URI
+// query also at '&' or '#'.
+std::size_t value_end(std::string_view text, std::size_t pos, bool in_query) {
+  if (pos < text.size() && (text[pos] == '\'' || text[pos] == '"')) {
+    const char quote = text[pos];
+    for (std::size_t i = pos + 1; i < text.size(); ++i) {
+      if (text[i] == '\\') {
+        ++i;
+      } else if (text[i] == quote) {
+        return i + 1;
+      }
+    }
+    return text.size();
+  }
+  std::size_t i = pos;
+  while (i < text.size() && !is_space(text[i]) &&
+         !(in_query && (text[i] == '&' || text[i] == '#'))) {
+    ++i;
+  }
+  return i;
+}
+
+std::string mask_secret_values(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const std::size_t key_length = secret_key_length(text, i);
+    if (key_length == 0) {
+      out.push_back(text[i++]);
+      continue;
+    }
+    const bool in_query = i > 0 && (text[i - 1] == '?' || text[i - 1] == '&');
+    out += text.substr(i, key_length);
+    out += kMask;
+    i = value_end(text, i + key_length, in_query);
+  }
+  return out;
+}
+
+bool ends_uri(char c) {
+  return is_space(c) || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`';
+}
+
+// Masks the userinfo of every URI in `text`: each "://" is widened to its scheme on the left
+// and to the next whitespace or quote on the right.
+std::string mask_userinfo_in_text(std::string_view text) {
+  std::string out;
+  std::size_t copied = 0;
+  std::size_t marker = text.find("://");
+  while (marker != std::string_view::npos) {
+    std::size_t begin = marker;
+    while (begin > copied && is_scheme_char(text[begin - 1])) --begin;
+    std::size_t end = marker + 3;
+    while (end < text.size() && !ends_uri(text[end])) ++end;
+    out += text.substr(copied, begin - copied);
+    out += mask_userinfo(text.substr(begin, end - begin));
+    copied = end;
+    marker = text.find("://", end);
+  }
+  out += text.substr(copied);
+  return out;
+}
+
+// The length of the valid UTF-8 sequence of two or more bytes at `pos`, or 0.
+std::size_t utf8_sequence_length(std::string_view text, std::size_t pos) {
+  const auto byte = [&](std::size_t i) {
+    return i < text.size() ? static_cast<unsigned char>(text[i]) : 0;
+  };
+  const unsigned char lead = byte(pos);
+  std::size_t length = 0;
+  unsigned char second_min = 0x80;
+  unsigned char second_max = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) second_min = 0xA0;  // overlong
+    if (lead == 0xED) second_max = 0x9F;  // surrogates
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) second_min = 0x90;  // overlong
+    if (lead == 0xF4) second_max = 0x8F;  // beyond U+10FFFF
+  } else {
+    return 0;
+  }
+  if (byte(pos + 1) < second_min || byte(pos + 1) > second_max) return 0;
+  for (std::size_t i = 2; i < length; ++i) {
+    if (byte(pos + i) < 0x80 || byte(pos + i) > 0xBF) return 0;
+  }
+  return length;
+}
+
+// The length of the escape sequence starting with ESC at `pos`: CSI (ESC [ … final), string
+// commands (OSC, DCS, SOS, PM, APC: up to BEL or ESC \) and two-or-more-byte escapes.
+std::size_t escape_sequence_length(std::string_view text, std::size_t pos) {
+  std::size_t i = pos + 1;
+  if (i >= text.size()) return 1;
+  const char kind = text[i++];
+  if (kind == '[') {
+    while (i < text.size() && text[i] >= 0x20 && text[i] <= 0x3F) ++i;
+    if (i < text.size() && text[i] >= 0x40 && text[i] <= 0x7E) ++i;
+    return i - pos;
+  }
+  if (kind == ']' || kind == 'P' || kind == 'X' || kind == '^' || kind == '_') {
+    for (; i < text.size(); ++i) {
+      if (text[i] == '\a') return i + 1 - pos;
+      if (text[i] == '\x1b' && i + 1 < text.size() && text[i + 1] == '\\') return i + 2 - pos;
+    }
+    return text.size() - pos;
+  }
+  if (kind >= 0x20 && kind <= 0x2F) {  // intermediates, then one final byte
+    while (i < text.size() && text[i] >= 0x20 && text[i] <= 0x2F) ++i;
+    if (i < text.size()) ++i;
+  }
+  return i - pos;
+}
+
+bool is_c0_or_del(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7F; }
+
+}  // namespace
+
+std::string redact_uri(std::string_view uri) { return mask_secret_values(mask_userinfo(uri)); }
+
+std::string redact(std::string_view text) {
+  return mask_secret_values(mask_userinfo_in_text(text));
+}
+
+std::string sanitize_for_terminal(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == 0x1B) {
+      i += escape_sequence_length(text, i);
+    } else if (c < 0x80) {
+      if (!is_c0_or_del(c)) out.push_back(static_cast<char>(c));
+      ++i;
+    } else if (const std::size_t length = utf8_sequence_length(text, i); length > 0) {
+      const bool c1 = c == 0xC2 && static_cast<unsigned char>(text[i + 1]) <= 0x9F;
+      if (!c1) out += text.substr(i, length);
+      i += length;
+    } else {
+      if (c > 0x9F) out.push_back(static_cast<char>(c));  // stray byte, but not a C1 control
+      ++i;
+    }
+  }
+  return out;
+}
+
+}  // namespace migronaut

@@ -1,0 +1,24 @@
+// Keeping secrets and hostile bytes out of what migronaut prints: every error message, log line
+// and JSON payload goes through redact(); every string read from a database goes through
+// sanitize_for_terminal() before it reaches a terminal.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace migronaut {
+
+// One connection URI with its password masked: "postgres://app:***@db/x?password=***&sslmode=
+// require". The user name and every other parameter stay, so the message still says where.
+std::string redact_uri(std::string_view uri);
+
+// Any text (an error message, a driver's diagnostic) with every "scheme://user:pass@" and every
+// libpq-style "password=…" / "sslpassword=…" value masked.
+std::string redact(std::string_view text);
+
+// `text` without C0 controls (tab and newline excepted), DEL, C1 controls (U+0080–U+009F, and
+// raw bytes 0x80–0x9F outside valid UTF-8) and ESC sequences, so a value stored in the database
+// cannot move the cursor, recolor or retitle the user's terminal.
+std::string sanitize_for_terminal(std::string_view text);
+
+}  // namespace migronaut

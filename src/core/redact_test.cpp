@@ -1,0 +1,90 @@
+#include "core/redact.hpp"
+
+#include <gtest/gtest.h>
+
+namespace migronaut {
+namespace {
+
+TEST(RedactUriTest, MasksUserinfoPassword) {
+  EXPECT_EQ(redact_uri("postgres://app:s3cret@db.example:5432/app"),
+            "postgres://app:***@db.example:5432/app");
+  EXPECT_EQ(redact_uri("mongodb+srv://root:pw@cluster0.example/db?authSource=admin"),
+            "mongodb+srv://root:***@cluster0.example/db?authSource=admin");
+}
+
+TEST(RedactUriTest, MasksPasswordWithReservedCharacters) {
+  EXPECT_EQ(redact_uri("postgres://u:p@ss/w?rd@h/db"), "postgres://u:***@h/db");
+  EXPECT_EQ(redact_uri("mongodb://u:a:b@h1,h2/db"), "mongodb://u:***@h1,h2/db");
+}
+
+TEST(RedactUriTest, MasksPasswordQueryParameterOnly) {
+  EXPECT_EQ(redact_uri("postgresql://db/app?user=u&password=pw&sslmode=require"),
+            "postgresql://db/app?user=u&password=***&sslmode=require");
+  EXPECT_EQ(redact_uri("postgresql://db/app?sslpassword=k"), "postgresql://db/app?sslpassword=***");
+  EXPECT_EQ(redact_uri("mongodb://u:p@h/?PASSWORD=x&authSource=admin"),
+            "mongodb://u:***@h/?PASSWORD=***&authSource=admin");
+}
+
+TEST(RedactUriTest, LeavesUrisWithoutSecretsAlone) {
+  EXPECT_EQ(redact_uri("mongodb://user@h/db"), "mongodb://user@h/db");
+  EXPECT_EQ(redact_uri("postgres://h:5432/db"), "postgres://h:5432/db");
+  EXPECT_EQ(redact_uri("sqlite:data/app.db"), "sqlite:data/app.db");
+}
+
+TEST(RedactTest, MasksEveryUriInAMessage) {
+  EXPECT_EQ(redact("cannot reach postgres://a:one@h1/db, nor \"mongodb://b:two@h2/x\"."),
+            "cannot reach postgres://a:***@h1/db, nor \"mongodb://b:***@h2/x\".");
+}
+
+TEST(RedactTest, MasksConninfoPasswords) {
+  EXPECT_EQ(redact("connect host=db user=app password=hunter2 dbname=x"),
+            "connect host=db user=app password=*** dbname=x");
+  EXPECT_EQ(redact("host=db password='with space' sslpassword=\"k\\\"ey\" port=1"),
+            "host=db password=*** sslpassword=*** port=1");
+  EXPECT_EQ(redact("password=a&b port=1"), "password=*** port=1");
+}
+
+TEST(RedactTest, IgnoresKeysInsideOtherWords) {
+  EXPECT_EQ(redact("mypassword=visible"), "mypassword=visible");
+}
+
+TEST(RedactTest, LeavesPlainTextAlone) {
+  EXPECT_EQ(redact("syntax error at or near \"SELEC\""), "syntax error at or near \"SELEC\"");
+}
+
+TEST(SanitizeTest, KeepsPrintableTextTabsAndNewlines) {
+  EXPECT_EQ(sanitize_for_terminal("a\tb\nc"), "a\tb\nc");
+  EXPECT_EQ(sanitize_for_terminal("caf\xC3\xA9 \xE2\x9C\x93"), "caf\xC3\xA9 \xE2\x9C\x93");
+}
+
+TEST(SanitizeTest, StripsC0ControlsAndDel) {
+  EXPECT_EQ(sanitize_for_terminal(std::string("a\rb\x07"
+                                              "c\x7F"
+                                              "d\0e",
+                                              9)),
+            "abcde");
+}
+
+TEST(SanitizeTest, StripsEscapeSequences) {
+  EXPECT_EQ(sanitize_for_terminal("\x1b[31mred\x1b[0m"), "red");
+  EXPECT_EQ(sanitize_for_terminal("\x1b]0;title\x07text"), "text");
+  EXPECT_EQ(sanitize_for_terminal("\x1b]8;;http://x\x1b\\link"), "link");
+  EXPECT_EQ(sanitize_for_terminal("a\x1b"
+                                  "cb\x1b(Bc"),
+            "abc");
+  EXPECT_EQ(sanitize_for_terminal("end\x1b"), "end");
+}
+
+TEST(SanitizeTest, StripsC1ControlsInUtf8AndRaw) {
+  EXPECT_EQ(sanitize_for_terminal("a\xC2\x9B"
+                                  "31mb"),
+            "a31mb");
+  EXPECT_EQ(sanitize_for_terminal("a\x9B"
+                                  "b\x85"
+                                  "c"),
+            "abc");
+  EXPECT_EQ(sanitize_for_terminal("\xC2\xA0"), "\xC2\xA0");  // NBSP is printable
+}
+
+}  // namespace
+}  // namespace migronaut

@@ -1,0 +1,144 @@
+#include "source/migration_set.hpp"
+
+#include <gtest/gtest.h>
+
+#include "core/checksum.hpp"
+#include "migronaut/errors.hpp"
+#include "source/testing/temp_dir.hpp"
+
+namespace migronaut {
+namespace {
+
+constexpr std::string_view kSql = "-- migrate:up\nSELECT 1;\n-- migrate:down\nSELECT 2;\n";
+
+std::vector<std::string> names_of(const std::vector<Migration>& migrations) {
+  std::vector<std::string> names;
+  for (const Migration& migration : migrations) names.push_back(migration.name);
+  return names;
+}
+
+CodeMigration code_migration(std::string name) {
+  CodeMigration migration;
+  migration.name = std::move(name);
+  migration.up = [](MigrationContext&) {};
+  return migration;
+}
+
+class LoadMigrationsTest : public ::testing::Test {
+ protected:
+  testing::TempDir dir_;
+};
+
+TEST_F(LoadMigrationsTest, MissingFolderHoldsNothing) {
+  EXPECT_TRUE(load_migrations(dir_.path() / "absent", ".sql").empty());
+}
+
+TEST_F(LoadMigrationsTest, FolderThatIsAFileIsRejected) {
+  EXPECT_THROW(load_migrations(dir_.write("file", ""), ".sql"), ConfigInvalidError);
+}
+
+TEST_F(LoadMigrationsTest, LoadsTopLevelFilesOfTheExtensionSortedByName) {
+  dir_.write("0002-b.sql", kSql);
+  dir_.write("0001-a.sql", kSql);
+  dir_.write("0003-c.json", R"({"up": [{"ping": 1}]})");
+  dir_.write(".0000-hidden.sql", "not sql");
+  dir_.write("README.md", "docs");
+  dir_.write("0004-nested/0005-inner.sql", kSql);
+  std::filesystem::create_directory(dir_.path() / "0006-dir.sql");
+  EXPECT_EQ(names_of(load_migrations(dir_.path(), ".sql")),
+            (std::vector<std::string>{"0001-a.sql", "0002-b.sql"}));
+  EXPECT_EQ(names_of(load_migrations(dir_.path(), ".json")),
+            (std::vector<std::string>{"0003-c.json"}));
+}
+
+TEST_F(LoadMigrationsTest, ChecksumsTheRawFile) {
+  dir_.write("0001-a.sql", "-- migrate:up\r\nSELECT 1;\r\n");
+  const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql");
+  ASSERT_EQ(migrations.size(), 1u);
+  EXPECT_EQ(migrations[0].checksum, checksum_hex("-- migrate:up\nSELECT 1;\n"));
+}
+
+TEST_F(LoadMigrationsTest, MergesCodeMigrations) {
+  dir_.write("0001-a.sql", kSql);
+  dir_.write("0003-c.sql", kSql);
+  CodeMigration code = code_migration("0002-seed");
+  code.description = "seed";
+  code.use_transaction = false;
+  code.timeout = std::chrono::milliseconds(5);
+  code.version = "7";
+  const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql", {code});
+  ASSERT_EQ(names_of(migrations),
+            (std::vector<std::string>{"0001-a.sql", "0002-seed", "0003-c.sql"}));
+  const Migration& seed = migrations[1];
+  EXPECT_EQ(seed.description, "seed");
+  EXPECT_EQ(seed.checksum, checksum_hex("code:0002-seed:7"));
+  EXPECT_TRUE(std::holds_alternative<MigrationBody>(seed.up));
+  EXPECT_FALSE(seed.down.has_value());
+  EXPECT_EQ(seed.transactional, false);
+  EXPECT_EQ(seed.timeout, std::chrono::milliseconds(5));
+}
+
+TEST_F(LoadMigrationsTest, CodeMigrationWithDownIsReversible) {
+  CodeMigration code = code_migration("0001-seed");
+  code.down = [](MigrationContext&) {};
+  const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql", {code});
+  ASSERT_EQ(migrations.size(), 1u);
+  EXPECT_TRUE(migrations[0].down.has_value());
+}
+
+TEST_F(LoadMigrationsTest, CodeVersionChangesTheChecksum) {
+  CodeMigration first = code_migration("0001-seed");
+  CodeMigration second = first;
+  second.version = "2";
+  EXPECT_NE(load_migrations(dir_.path(), ".sql", {first})[0].checksum,
+            load_migrations(dir_.path(), ".sql", {second})[0].checksum);
+}
+
+TEST_F(LoadMigrationsTest, RejectsASharedVersionNamingBoth) {
+  dir_.write("0001-a.sql", kSql);
+  dir_.write("0001-b.sql", kSql);
+  try {
+    load_migrations(dir_.path(), ".sql");
+    FAIL() << "expected MigrationInvalidNameError";
+  } catch (const MigrationInvalidNameError& error) {
+    EXPECT_EQ(error.context()["name"], "0001-b.sql");
+    EXPECT_EQ(error.context()["conflictsWith"], "0001-a.sql");
+    EXPECT_NE(std::string(error.what()).find("0001-a.sql"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("0001-b.sql"), std::string::npos);
+  }
+}
+
+TEST_F(LoadMigrationsTest, RejectsACodeMigrationSharingAFilesVersion) {
+  dir_.write("0001-a.sql", kSql);
+  EXPECT_THROW(load_migrations(dir_.path(), ".sql", {code_migration("0001-seed")}),
+               MigrationInvalidNameError);
+}
+
+TEST_F(LoadMigrationsTest, RejectsTwoCodeMigrationsWithOneName) {
+  EXPECT_THROW(load_migrations(dir_.path(), ".sql",
+                               {code_migration("0001-seed"), code_migration("0001-seed")}),
+               MigrationInvalidNameError);
+}
+
+TEST_F(LoadMigrationsTest, RejectsInvalidFileNames) {
+  dir_.write("create users.sql", kSql);
+  EXPECT_THROW(load_migrations(dir_.path(), ".sql"), MigrationInvalidNameError);
+}
+
+TEST_F(LoadMigrationsTest, RejectsInvalidCodeMigrationNames) {
+  EXPECT_THROW(load_migrations(dir_.path(), ".sql", {code_migration("../0001-escape")}),
+               MigrationInvalidNameError);
+}
+
+TEST_F(LoadMigrationsTest, RejectsAFileThatDoesNotParse) {
+  dir_.write("0001-a.sql", "DROP TABLE users;\n");
+  try {
+    load_migrations(dir_.path(), ".sql");
+    FAIL() << "expected MigrationInvalidFormatError";
+  } catch (const MigrationInvalidFormatError& error) {
+    EXPECT_EQ(error.context()["file"], "0001-a.sql");
+  }
+}
+
+}  // namespace
+}  // namespace migronaut

@@ -1,0 +1,36 @@
+// Migration names: what a valid one looks like, its version prefix, and how `create` makes one.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace migronaut {
+
+// Throws MigrationInvalidNameError unless `name` is a bare file name (no '/', '\\' or NUL, not
+// "." or "..", no leading '.') of the form <digits>-<slug>, the slug made of letters, digits,
+// '.', '_' and '-': "20260101120000-users.sql", "0001-seed". At most 255 bytes.
+void validate_migration_name(std::string_view name);
+
+// The same check for a name read back from the changelog, which is later joined to the
+// migrations folder: a record can never point outside it.
+void validate_record_name(std::string_view name);
+
+// The version prefix of a valid name: the digits before the first '-'.
+std::string version_of(std::string_view name);
+
+// "Add users: unique e-mail!" → "add-users-unique-e-mail": lowercase ASCII letters and digits,
+// every other run of characters one '-'. Throws MigrationInvalidNameError when nothing is left.
+std::string slugify(std::string_view title);
+
+// The file name `create` writes for `title`: "YYYYMMDDHHMMSS-slug.ext" from `now` in UTC (one
+// second later while that version is taken by a different name), or with `sequential`
+// "0001-slug.ext", numbered one past the highest version among `existing`. `extension` is
+// ".sql" or ".json".
+std::string new_migration_name(std::string_view title, bool sequential,
+                               const std::vector<std::string>& existing,
+                               std::chrono::system_clock::time_point now,
+                               std::string_view extension);
+
+}  // namespace migronaut

@@ -1,0 +1,101 @@
+#include "source/sql_file.hpp"
+
+#include <gtest/gtest.h>
+
+#include "migronaut/errors.hpp"
+
+namespace migronaut {
+namespace {
+
+constexpr std::string_view kName = "0001-users.sql";
+
+std::string script(const Work& work) { return std::get<Script>(work).text; }
+
+// The reason and line of the MigrationInvalidFormatError that parsing `text` must throw.
+std::pair<std::string, int> format_error(std::string_view text) {
+  try {
+    parse_sql_migration(kName, text);
+  } catch (const MigrationInvalidFormatError& error) {
+    EXPECT_EQ(error.context()["file"], kName);
+    return {error.context()["reason"], error.context()["line"]};
+  }
+  ADD_FAILURE() << "expected MigrationInvalidFormatError for:\n" << text;
+  return {};
+}
+
+TEST(SqlFileTest, SplitsUpAndDown) {
+  const Migration migration = parse_sql_migration(
+      kName, "-- migrate:up\nCREATE TABLE users (id int);\n-- migrate:down\nDROP TABLE users;\n");
+  EXPECT_EQ(migration.name, kName);
+  EXPECT_EQ(script(migration.up), "CREATE TABLE users (id int);");
+  ASSERT_TRUE(migration.down.has_value());
+  EXPECT_EQ(script(*migration.down), "DROP TABLE users;\n");
+  EXPECT_FALSE(migration.transactional.has_value());
+  EXPECT_TRUE(migration.checksum.empty());
+}
+
+TEST(SqlFileTest, KeepsMultiStatementSectionsWhole) {
+  const Migration migration =
+      parse_sql_migration(kName, "-- migrate:up\nSELECT 1;\n\n-- a comment\nSELECT 2;");
+  EXPECT_EQ(script(migration.up), "SELECT 1;\n\n-- a comment\nSELECT 2;");
+}
+
+TEST(SqlFileTest, NoDownSectionIsIrreversible) {
+  EXPECT_FALSE(parse_sql_migration(kName, "-- migrate:up\nSELECT 1;\n").down.has_value());
+  EXPECT_FALSE(parse_sql_migration(kName, "-- migrate:up\nSELECT 1;\n-- migrate:down\n  \n")
+                   .down.has_value());
+}
+
+TEST(SqlFileTest, TransactionOption) {
+  EXPECT_EQ(parse_sql_migration(kName,
+                                "-- migrate:up transaction:false\nCREATE INDEX "
+                                "CONCURRENTLY i ON t (c);")
+                .transactional,
+            false);
+  EXPECT_EQ(parse_sql_migration(kName, "--migrate:up   transaction:true\nSELECT 1;").transactional,
+            true);
+}
+
+TEST(SqlFileTest, ReadsDescriptionAndAllowsCommentsBeforeTheFirstMarker) {
+  const Migration migration = parse_sql_migration(
+      kName, "\n-- Author: ops\n-- description:  users table \n\n-- migrate:up\nSELECT 1;");
+  EXPECT_EQ(migration.description, "users table");
+}
+
+TEST(SqlFileTest, HandlesCrlfAndBom) {
+  const Migration migration = parse_sql_migration(
+      kName, "\xEF\xBB\xBF-- migrate:up\r\nSELECT 1;\r\n-- migrate:down\r\nSELECT 2;\r\n");
+  EXPECT_EQ(script(migration.up), "SELECT 1;");
+  EXPECT_EQ(script(*migration.down), "SELECT 2;\n");
+}
+
+TEST(SqlFileTest, RejectsMalformedFiles) {
+  struct Case {
+    std::string text;
+    int line;
+    std::string reason_part;
+  };
+  const Case cases[] = {
+      {"", 1, "no '-- migrate:up'"},
+      {"SELECT 1;\n", 1, "only comments"},
+      {"-- c\nDROP TABLE x;\n-- migrate:up\nSELECT 1;", 2, "only comments"},
+      {"-- migrate:up\n\n  \n-- migrate:down\nSELECT 1;", 1, "up section is empty"},
+      {"-- migrate:up\n", 1, "up section is empty"},
+      {"-- migrate:up\nSELECT 1;\n-- migrate:up\nSELECT 2;", 3, "duplicate"},
+      {"-- migrate:up\nA;\n-- migrate:down\nB;\n-- migrate:down\nC;", 5, "duplicate"},
+      {"-- migrate:down\nB;\n-- migrate:up\nA;", 1, "comes before"},
+      {"-- migrate:up transaction:maybe\nA;", 1, "unknown option"},
+      {"-- migrate:up notransaction\nA;", 1, "unknown option"},
+      {"-- migrate:up\nA;\n-- migrate:down transaction:false\nB;", 3, "options belong"},
+      {"-- migrate:upp\nA;", 1, "unknown marker"},
+      {"-- migrate:up\nA;\n-- migrate:sideways\nB;", 3, "unknown marker"},
+  };
+  for (const Case& c : cases) {
+    const auto [reason, line] = format_error(c.text);
+    EXPECT_EQ(line, c.line) << c.text;
+    EXPECT_NE(reason.find(c.reason_part), std::string::npos) << c.text << " → " << reason;
+  }
+}
+
+}  // namespace
+}  // namespace migronaut

@@ -15,7 +15,8 @@ Command add_create(CLI::App& app) {
             // The backend decides the file type: MongoDB runs .json commands, SQL stores .sql.
             const bool mongo = config.uri.starts_with("mongodb");
             const std::filesystem::path chosen_template =
-                template_path->empty() ? config.template_path : *template_path;
+                template_path->empty() ? config.template_path
+                                       : std::filesystem::path(*template_path);
             const std::filesystem::path path =
                 create_migration_file(config.migrations_dir, *title, config.sequential,
                                       chosen_template, mongo ? ".json" : ".sql");

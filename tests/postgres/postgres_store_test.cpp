@@ -26,23 +26,6 @@ class SilentLogger : public Logger {
   void log(Level, std::string_view) override {}
 };
 
-// The first cell of `sql`'s result on a fresh connection; nullopt for no row or NULL.
-std::optional<std::string> query_value(const std::string& uri, const std::string& sql) {
-  std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(uri.c_str()), &PQfinish);
-  if (PQstatus(conn.get()) != CONNECTION_OK) {
-    throw std::runtime_error(PQerrorMessage(conn.get()));
-  }
-  PQsetNoticeProcessor(
-      conn.get(), [](void*, const char*) {}, nullptr);
-  std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn.get(), sql.c_str()), &PQclear);
-  const ExecStatusType status = PQresultStatus(result.get());
-  if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-    throw std::runtime_error(sql + ": " + PQerrorMessage(conn.get()));
-  }
-  if (PQntuples(result.get()) == 0 || PQgetisnull(result.get(), 0, 0)) return std::nullopt;
-  return PQgetvalue(result.get(), 0, 0);
-}
-
 LockClaim claim(const std::string& owner, std::int64_t ttl_ms = 60'000) {
   return LockClaim{.owner = owner,
                    .nonce = owner + "-nonce",
@@ -64,33 +47,17 @@ RecordWrite applied_record(const std::string& name, std::int64_t batch = 1) {
                      .unset = {Field::kError}};
 }
 
-// One database per process; each test gets an empty schema of its own (reached through the
-// URI's search_path), which is as clean as a new database and far cheaper to make.
+// Each test starts from an empty schema (PgCluster::fresh_schema_uri): no tables, no lock.
 class PostgresStoreTest : public ::testing::Test {
  protected:
-  static constexpr const char* kDatabase = "store_tests";
-
-  static void SetUpTestSuite() { PgCluster::shared().create_database(kDatabase); }
-  static void TearDownTestSuite() { PgCluster::shared().drop_database(kDatabase); }
-
   void SetUp() override {
-    schema_ = "t_";
-    for (char c : std::string(::testing::UnitTest::GetInstance()->current_test_info()->name())) {
-      schema_ += static_cast<char>(std::tolower(c));
-    }
-    schema_.resize(std::min<std::size_t>(schema_.size(), 63));
-    query_value(PgCluster::shared().uri(kDatabase), "CREATE SCHEMA " + schema_);
-    config_.uri = PgCluster::shared().uri(kDatabase) + "?options=-csearch_path%3D" + schema_;
-  }
-
-  void TearDown() override {
-    query_value(PgCluster::shared().uri(kDatabase), "DROP SCHEMA " + schema_ + " CASCADE");
+    config_.uri = PgCluster::shared().fresh_schema_uri("store_tests", "store_test");
   }
 
   std::unique_ptr<Store> open() const { return open_store(config_); }
 
   std::optional<std::string> query(const std::string& sql) const {
-    return query_value(config_.uri, sql);
+    return pg_query_value(config_.uri, sql);
   }
 
   bool table_exists(const std::string& name) const {
@@ -115,7 +82,6 @@ class PostgresStoreTest : public ::testing::Test {
                    .context = &context});
   }
 
-  std::string schema_;
   Config config_;
   SilentLogger logger_;
 };
@@ -617,13 +583,13 @@ TEST(PgClusterTest, StopRemovesEverything) {
   const std::filesystem::path directory = cluster.directory();
   ASSERT_TRUE(std::filesystem::exists(directory / "data"));
   cluster.create_database("probe");
-  EXPECT_EQ(query_value(cluster.uri("probe"), "SELECT current_database()"), "probe");
+  EXPECT_EQ(pg_query_value(cluster.uri("probe"), "SELECT current_database()"), "probe");
   cluster.restart();
-  EXPECT_EQ(query_value(cluster.uri("probe"), "SELECT 1"), "1");
+  EXPECT_EQ(pg_query_value(cluster.uri("probe"), "SELECT 1"), "1");
   cluster.drop_database("probe");
   cluster.stop();
   EXPECT_FALSE(std::filesystem::exists(directory));
-  EXPECT_THROW(query_value(cluster.uri("postgres"), "SELECT 1"), std::runtime_error);
+  EXPECT_THROW(pg_query_value(cluster.uri("postgres"), "SELECT 1"), std::runtime_error);
   cluster.stop();  // idempotent
 }
 

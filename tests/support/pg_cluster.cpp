@@ -183,24 +183,37 @@ void PgCluster::stop() {
 }
 
 void PgCluster::create_database(const std::string& name) {
-  admin("CREATE DATABASE \"" + name + "\"");
+  pg_query_value(uri("postgres"), "CREATE DATABASE \"" + name + "\"");
 }
 
 void PgCluster::drop_database(const std::string& name) {
-  admin("DROP DATABASE IF EXISTS \"" + name + "\" WITH (FORCE)");
+  pg_query_value(uri("postgres"), "DROP DATABASE IF EXISTS \"" + name + "\" WITH (FORCE)");
 }
 
-void PgCluster::admin(const std::string& sql) {
-  std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(uri("postgres").c_str()),
-                                                    &PQfinish);
+std::string PgCluster::fresh_schema_uri(const std::string& dbname, const std::string& schema) {
+  if (!pg_query_value(uri("postgres"),
+                      "SELECT 1 FROM pg_database WHERE datname = '" + dbname + "'")) {
+    create_database(dbname);
+  }
+  pg_query_value(uri(dbname), "DROP SCHEMA IF EXISTS \"" + schema + "\" CASCADE; CREATE SCHEMA \"" +
+                                  schema + "\"");
+  return uri(dbname) + "?options=-csearch_path%3D" + schema;
+}
+
+std::optional<std::string> pg_query_value(const std::string& uri, const std::string& sql) {
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(uri.c_str()), &PQfinish);
   if (PQstatus(conn.get()) != CONNECTION_OK) {
-    throw std::runtime_error("PgCluster: cannot connect: " +
-                             std::string(PQerrorMessage(conn.get())));
+    throw std::runtime_error("cannot connect to " + uri + ": " + PQerrorMessage(conn.get()));
   }
+  PQsetNoticeProcessor(
+      conn.get(), [](void*, const char*) {}, nullptr);
   std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn.get(), sql.c_str()), &PQclear);
-  if (PQresultStatus(result.get()) != PGRES_COMMAND_OK) {
-    throw std::runtime_error("PgCluster: " + sql + ": " + PQerrorMessage(conn.get()));
+  const ExecStatusType status = PQresultStatus(result.get());
+  if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+    throw std::runtime_error(sql + ": " + PQerrorMessage(conn.get()));
   }
+  if (PQntuples(result.get()) == 0 || PQgetisnull(result.get(), 0, 0)) return std::nullopt;
+  return PQgetvalue(result.get(), 0, 0);
 }
 
 }  // namespace migronaut::testing

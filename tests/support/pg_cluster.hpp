@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 
 namespace migronaut::testing {
@@ -25,6 +26,9 @@ class PgCluster {
   void create_database(const std::string& name);
   // Drops `name`, terminating its connections; no error when it does not exist.
   void drop_database(const std::string& name);
+  // Drops and re-creates `schema` in `dbname` (created when missing) and returns a URI whose
+  // search_path puts new tables there: as clean as a new database, and far cheaper to make.
+  std::string fresh_schema_uri(const std::string& dbname, const std::string& schema);
   // Stops the server (fast shutdown) and starts it again on the same port and data.
   void restart();
   // Stops the server at once and removes its directory; idempotent.
@@ -35,12 +39,15 @@ class PgCluster {
 
  private:
   void start();
-  void admin(const std::string& sql);
 
   std::filesystem::path bin_dir_;
   std::filesystem::path directory_;  // holds data/, the socket and the logs
   int port_ = 0;
   bool running_ = false;
 };
+
+// The first cell of `sql`'s result on a new connection to `uri` (nullopt for no row or NULL);
+// throws std::runtime_error when the connection or the statement fails.
+std::optional<std::string> pg_query_value(const std::string& uri, const std::string& sql);
 
 }  // namespace migronaut::testing

@@ -26,6 +26,7 @@ namespace {
 constexpr std::string_view kLockId = "migronaut_lock";
 // Raised by the fencing check; a class of its own so no server or user error can mimic it.
 constexpr std::string_view kFenceSqlstate = "MN001";
+constexpr std::string_view kUndefinedTable = "42P01";
 // wait_for_release() polls the socket in slices this long so it honours its stop token.
 constexpr auto kWaitSlice = std::chrono::milliseconds(100);
 // libpq's default is to wait forever for an unreachable host.
@@ -233,7 +234,7 @@ class PostgresStore final : public Store {
         claim.nonce,          std::to_string(claim.pid),    claim.host,
         claim.executed_by};
     Result inserted = send(sql, params);
-    if (sqlstate_of(inserted.get()) == "42P01") {  // undefined_table: first run on this database
+    if (sqlstate_of(inserted.get()) == kUndefinedTable) {  // first lock on this database
       ensure_schema_now();
       inserted = send(sql, params);
     }
@@ -315,7 +316,7 @@ class PostgresStore final : public Store {
     const Result result = send("SELECT " + changelog_columns() + " FROM " + changelog_table_ +
                                " ORDER BY name COLLATE \"C\"");
     // An absent table reads as empty; catching it keeps the boot check to one query.
-    if (sqlstate_of(result.get()) == "42P01") return {};
+    if (sqlstate_of(result.get()) == kUndefinedTable) return {};
     check("read the changelog", result.get());
     schema_known_ = true;
 
@@ -401,7 +402,7 @@ class PostgresStore final : public Store {
              const std::vector<std::string>& params = {},
              MissingTable missing_table = MissingTable::kFails) {
     Result result = send(sql, params);
-    if (missing_table == MissingTable::kIsEmpty && sqlstate_of(result.get()) == "42P01") {
+    if (missing_table == MissingTable::kIsEmpty && sqlstate_of(result.get()) == kUndefinedTable) {
       return Result(PQmakeEmptyPGresult(conn_, PGRES_COMMAND_OK));
     }
     check(what, result.get());

@@ -9,7 +9,7 @@ namespace {
 class PostgresHarness : public StoreHarness {
  public:
   void reset() override {
-    config_.uri = PgCluster::shared().fresh_schema_uri("conformance", "conformance");
+    config_.uri = PgCluster::shared().fresh_schema_uri("postgres", "conformance");
   }
 
   std::unique_ptr<Store> open() override { return open_store(config_); }

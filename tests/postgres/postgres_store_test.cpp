@@ -51,7 +51,7 @@ RecordWrite applied_record(const std::string& name, std::int64_t batch = 1) {
 class PostgresStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    config_.uri = PgCluster::shared().fresh_schema_uri("store_tests", "store_test");
+    config_.uri = PgCluster::shared().fresh_schema_uri("postgres", "store_test");
   }
 
   std::unique_ptr<Store> open() const { return open_store(config_); }

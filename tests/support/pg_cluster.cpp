@@ -69,10 +69,15 @@ std::string tail(const fs::path& file) {
   return all.size() > 2000 ? all.substr(all.size() - 2000) : all;
 }
 
-// Runs `argv` in `cwd` with its output appended to `log`, as the server user when we are root;
-// throws with the log's tail when it fails.
-void run(std::vector<std::string> argv, const fs::path& cwd, const fs::path& log) {
-  if (geteuid() == 0) argv.insert(argv.begin(), {"runuser", "-u", kServerUser, "--"});
+enum class As { kServerUser, kSelf };
+
+// Runs `argv` in `cwd` with its output appended to `log` — as the server user when asked and we
+// are root — and throws with the log's tail when it fails.
+void run(std::vector<std::string> argv, const fs::path& cwd, const fs::path& log,
+         As as = As::kServerUser) {
+  if (as == As::kServerUser && geteuid() == 0) {
+    argv.insert(argv.begin(), {"runuser", "-u", kServerUser, "--"});
+  }
   std::vector<char*> args;
   for (std::string& arg : argv) args.push_back(arg.data());
   args.push_back(nullptr);
@@ -117,9 +122,7 @@ PgCluster::PgCluster() : bin_dir_(find_bin_dir()) {
     }
   }
   try {
-    run({(bin_dir_ / "initdb").string(), "-D", (directory_ / "data").string(), "-U", "postgres",
-         "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"},
-        directory_, directory_ / "initdb.log");
+    make_data_directory();
     // Another process may take the port between free_port() and the server's bind.
     for (int attempt = 1;; ++attempt) {
       port_ = free_port();
@@ -142,6 +145,29 @@ PgCluster::~PgCluster() {
   } catch (...) {
     // A destructor that runs at exit has nowhere to report to.
   }
+}
+
+// initdb costs a second or more, and every test process starts a cluster: the first one to
+// run keeps a copy of its fresh data directory in the build tree, which later ones copy.
+void PgCluster::make_data_directory() {
+  const fs::path data = directory_ / "data";
+  const fs::path cached = fs::path(MIGRONAUT_PG_TEMPLATE_ROOT) /
+                          ("initdb-" + bin_dir_.parent_path().filename().string());
+  const fs::path log = directory_ / "initdb.log";
+  if (fs::exists(cached / "PG_VERSION")) {
+    run({"cp", "-a", cached.string(), data.string()}, directory_, log, As::kSelf);
+    return;
+  }
+  run({(bin_dir_ / "initdb").string(), "-D", data.string(), "-U", "postgres", "-A", "trust", "-E",
+       "UTF8", "--locale=C", "--no-sync", "--no-instructions"},
+      directory_, log);
+  // Published by a rename, so no process ever copies a half-written template.
+  const fs::path staging = cached.string() + "." + std::to_string(getpid());
+  fs::create_directories(cached.parent_path());
+  run({"cp", "-a", data.string(), staging.string()}, directory_, log, As::kSelf);
+  std::error_code already_there;
+  fs::rename(staging, cached, already_there);
+  if (already_there) fs::remove_all(staging);
 }
 
 std::string PgCluster::uri(const std::string& dbname) const {

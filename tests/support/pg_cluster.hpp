@@ -26,7 +26,8 @@ class PgCluster {
   void create_database(const std::string& name);
   // Drops `name`, terminating its connections; no error when it does not exist.
   void drop_database(const std::string& name);
-  // Drops and re-creates `schema` in `dbname` (created when missing) and returns a URI whose
+  // Drops and re-creates `schema` in `dbname` (created when missing; the cluster being
+  // throwaway, "postgres" serves well and costs nothing) and returns a URI whose
   // search_path puts new tables there: as clean as a new database, and far cheaper to make.
   std::string fresh_schema_uri(const std::string& dbname, const std::string& schema);
   // Stops the server (fast shutdown) and starts it again on the same port and data.
@@ -38,6 +39,7 @@ class PgCluster {
   int port() const { return port_; }
 
  private:
+  void make_data_directory();
   void start();
 
   std::filesystem::path bin_dir_;

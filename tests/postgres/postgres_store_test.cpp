@@ -115,6 +115,39 @@ TEST_F(PostgresStoreTest, EnsureSchemaIsIdempotentAcrossConnections) {
             "1");
 }
 
+TEST_F(PostgresStoreTest, EnsureSchemaSendsNothingOnceTheChangelogWasRead) {
+  open()->ensure_schema();
+  query("DROP INDEX _migronaut_migrations_status_batch");
+  const auto booted = open();
+  booted->read_changelog();
+  booted->ensure_schema();  // knows the tables exist: would have re-created the index otherwise
+  EXPECT_EQ(query("SELECT to_regclass('_migronaut_migrations_status_batch')"), std::nullopt);
+  open()->ensure_schema();
+  EXPECT_TRUE(table_exists("_migronaut_migrations_status_batch"));
+}
+
+TEST_F(PostgresStoreTest, ConcurrentFirstBootsAllCreateTheSchema) {
+  constexpr int kBoots = 8;
+  std::vector<std::unique_ptr<Store>> stores;
+  for (int i = 0; i < kBoots; ++i) stores.push_back(open());
+  std::latch start(kBoots);
+  std::atomic<int> failures = 0;
+  std::vector<std::thread> boots;
+  for (int i = 0; i < kBoots; ++i) {
+    boots.emplace_back([&, i] {
+      start.arrive_and_wait();
+      try {
+        stores[i]->ensure_schema();
+      } catch (const Error&) {
+        ++failures;
+      }
+    });
+  }
+  for (std::thread& boot : boots) boot.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_TRUE(table_exists("_migronaut_locks"));
+}
+
 TEST_F(PostgresStoreTest, AcquireOnAFreshDatabaseCreatesTheTables) {
   const auto store = open();
   EXPECT_TRUE(store->try_acquire(claim("run-a")).acquired);

@@ -199,21 +199,15 @@ class PostgresStore final : public Store {
     }
     // The advisory lock serialises concurrent first boots: racing CREATE TABLE IF NOT EXISTS
     // statements can otherwise fail on the catalog's unique indexes.
-    run("create the migronaut tables",
-        "BEGIN;"
-        "SELECT pg_advisory_xact_lock(hashtext('migronaut schema'));"
-        "CREATE TABLE IF NOT EXISTS " +
-            lock_table_ +
-            " (id text PRIMARY KEY, locked_at timestamptz NOT NULL, ttl_ms bigint NOT NULL,"
-            " owner text NOT NULL, nonce text NOT NULL, pid bigint, host text, executed_by text,"
-            " migration text, step bigint, total bigint);"
-            "CREATE TABLE IF NOT EXISTS " +
-            changelog_table_ + " (" + columns +
-            ");"
-            "CREATE INDEX IF NOT EXISTS " +
-            changelog_index_ + " ON " + changelog_table_ +
-            " (status, batch);"
-            "COMMIT;");
+    std::string sql = "BEGIN; SELECT pg_advisory_xact_lock(hashtext('migronaut schema'));";
+    sql += "CREATE TABLE IF NOT EXISTS " + lock_table_ +
+           " (id text PRIMARY KEY, locked_at timestamptz NOT NULL, ttl_ms bigint NOT NULL,"
+           " owner text NOT NULL, nonce text NOT NULL, pid bigint, host text, executed_by text,"
+           " migration text, step bigint, total bigint);";
+    sql += "CREATE TABLE IF NOT EXISTS " + changelog_table_ + " (" + columns + ");";
+    sql += "CREATE INDEX IF NOT EXISTS " + changelog_index_ + " ON " + changelog_table_ +
+           " (status, batch);";
+    run("create the migronaut tables", sql + "COMMIT;");
     schema_known_ = true;
   }
 

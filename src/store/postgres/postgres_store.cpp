@@ -1,11 +1,636 @@
-// Placeholder until the postgres store lands; replaced by its real implementation.
+// The PostgreSQL store (libpq). Lock statements are single statements judged by
+// clock_timestamp(). A transactional script migration travels as ONE simple-query string —
+// BEGIN, the script, the changelog upsert, the fencing check, COMMIT — so applying it costs one
+// round trip and its record commits only with its body and only while the lock is ours.
+#include <libpq-fe.h>
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
 #include "migronaut/errors.hpp"
 #include "store/backends.hpp"
+#include "core/redact.hpp"
 
 namespace migronaut {
+namespace {
 
-std::unique_ptr<Store> open_postgres_store(const Config&) {
-  throw ConfigInvalidError("the postgres store is not built yet");
+constexpr std::string_view kLockId = "migronaut_lock";
+// Raised by the fencing check; a class of its own so no server or user error can mimic it.
+constexpr std::string_view kFenceSqlstate = "MN001";
+constexpr std::string_view kUndefinedTable = "42P01";
+// wait_for_release() polls the socket in slices this long so it honours its stop token.
+constexpr auto kWaitSlice = std::chrono::milliseconds(100);
+// libpq's default is to wait forever for an unreachable host.
+constexpr const char* kDefaultConnectTimeoutSeconds = "10";
+constexpr std::size_t kMaxIdentifierLength = 63;
+
+struct ResultDeleter {
+  void operator()(PGresult* result) const { PQclear(result); }
+};
+using Result = std::unique_ptr<PGresult, ResultDeleter>;
+
+std::string quote_identifier(std::string_view name) {
+  std::string quoted = "\"";
+  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+// A derived identifier (index, channel) that stays within PostgreSQL's 63-byte limit.
+std::string derived_name(std::string_view base, std::string_view suffix) {
+  return std::string(base.substr(0, kMaxIdentifierLength - suffix.size())) + std::string(suffix);
+}
+
+std::string join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const std::string& part : parts) out += (out.empty() ? "" : ", ") + part;
+  return out;
+}
+
+std::string hex(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 0xf];
+  }
+  return out;
+}
+
+std::string trimmed(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+std::string sqlstate_of(const PGresult* result) {
+  const char* state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;
+  return state ? state : "";
+}
+
+bool succeeded(const PGresult* result) {
+  const ExecStatusType status = result ? PQresultStatus(result) : PGRES_FATAL_ERROR;
+  return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY;
+}
+
+// Result cells, NULL read as the type's empty value.
+std::string text_at(const PGresult* result, int row, int column) {
+  return PQgetisnull(result, row, column) ? "" : PQgetvalue(result, row, column);
+}
+
+std::optional<std::int64_t> optional_int_at(const PGresult* result, int row, int column) {
+  if (PQgetisnull(result, row, column)) return std::nullopt;
+  const char* text = PQgetvalue(result, row, column);
+  std::int64_t value = 0;
+  std::from_chars(text, text + PQgetlength(result, row, column), value);
+  return value;
+}
+
+std::int64_t int_at(const PGresult* result, int row, int column) {
+  return optional_int_at(result, row, column).value_or(0);
+}
+
+std::string epoch_ms(std::string_view column) {
+  return "(extract(epoch from " + std::string(column) + ") * 1000)::bigint";
+}
+
+// Values spliced into SQL: as $n parameters for the extended protocol, or as escaped literals
+// for the simple-query string that commits a migration in one round trip.
+class SqlValues {
+ public:
+  explicit SqlValues(PGconn* literal_conn = nullptr) : literal_conn_(literal_conn) {}
+
+  std::string add(std::string_view value) {
+    if (literal_conn_ == nullptr) {
+      params_.emplace_back(value);
+      return "$" + std::to_string(params_.size());
+    }
+    std::unique_ptr<char, decltype(&PQfreemem)> literal(
+        PQescapeLiteral(literal_conn_, value.data(), value.size()), &PQfreemem);
+    if (!literal) {
+      throw MigrationExecutionFailedError("postgres: cannot quote a value: " +
+                                          trimmed(PQerrorMessage(literal_conn_)));
+    }
+    return literal.get();
+  }
+
+  const std::vector<std::string>& params() const { return params_; }
+
+ private:
+  PGconn* literal_conn_;
+  std::vector<std::string> params_;
+};
+
+std::string render_value(Field field, const FieldValue& value, SqlValues& values) {
+  if (std::holds_alternative<ServerNow>(value)) return "clock_timestamp()";
+  // Inside a migration's transaction the work began with it: the server measures the duration,
+  // so the record can travel in the same round trip as the work.
+  if (std::holds_alternative<WorkElapsed>(value)) {
+    return "(extract(epoch FROM clock_timestamp() - transaction_timestamp()) * 1000)::bigint";
+  }
+  if (const auto* number = std::get_if<std::int64_t>(&value)) {
+    const std::string param = values.add(std::to_string(*number));
+    return is_time_field(field) ? "to_timestamp(" + param + "::bigint / 1000.0)" : param;
+  }
+  return values.add(std::get<std::string>(value));
+}
+
+const std::string kLockColumns =
+    epoch_ms("locked_at") + ", ttl_ms, owner, pid, host, executed_by, migration, step, total";
+
+LockInfo lock_info_at(const PGresult* result, int row) {
+  return LockInfo{.locked_at_ms = int_at(result, row, 0),
+                  .ttl_ms = int_at(result, row, 1),
+                  .run_id = text_at(result, row, 2),
+                  .pid = int_at(result, row, 3),
+                  .host = text_at(result, row, 4),
+                  .executed_by = text_at(result, row, 5),
+                  .migration = text_at(result, row, 6),
+                  .step = int_at(result, row, 7),
+                  .total = int_at(result, row, 8)};
+}
+
+std::string changelog_columns() {
+  std::string columns = "name";
+  for (Field field : kAllFields) {
+    const std::string column(column_name(field));
+    columns += ", " + (is_time_field(field) ? epoch_ms(column) : column);
+  }
+  return columns;
+}
+
+std::string changelog_column_type(Field field) {
+  if (is_time_field(field)) return "timestamptz";
+  if (field == Field::kBatch || field == Field::kDuration) return "bigint";
+  return "text";
+}
+
+class PostgresStore final : public Store {
+ public:
+  PostgresStore(const Config& config, PGconn* conn, std::string redacted_uri)
+      : conn_(conn),
+        cancel_(PQgetCancel(conn)),
+        uri_(std::move(redacted_uri)),
+        lock_table_(quote_identifier(config.lock_table)),
+        changelog_table_(quote_identifier(config.migrations_table)),
+        changelog_index_(quote_identifier(derived_name(config.migrations_table, "_status_batch"))),
+        channel_(derived_name(config.lock_table, "_released")) {
+    // Server notices (e.g. "relation already exists, skipping") are not ours to print.
+    PQsetNoticeProcessor(
+        conn_, [](void*, const char*) {}, nullptr);
+  }
+
+  ~PostgresStore() override {
+    PQfreeCancel(cancel_);
+    PQfinish(conn_);
+  }
+
+  std::string_view kind() const override { return "postgres"; }
+  std::string_view script_extension() const override { return ".sql"; }
+  bool transactions_by_default() const override { return true; }
+
+  void ensure_schema() override {
+    if (schema_known_) return;
+    std::string columns = "name text PRIMARY KEY";
+    for (Field field : kAllFields) {
+      columns += ", " + std::string(column_name(field)) + " " + changelog_column_type(field);
+    }
+    // The advisory lock serialises concurrent first boots: racing CREATE TABLE IF NOT EXISTS
+    // statements can otherwise fail on the catalog's unique indexes.
+    std::string sql = "BEGIN; SELECT pg_advisory_xact_lock(hashtext('migronaut schema'));";
+    sql += "CREATE TABLE IF NOT EXISTS " + lock_table_ +
+           " (id text PRIMARY KEY, locked_at timestamptz NOT NULL, ttl_ms bigint NOT NULL,"
+           " owner text NOT NULL, nonce text NOT NULL, pid bigint, host text, executed_by text,"
+           " migration text, step bigint, total bigint);";
+    sql += "CREATE TABLE IF NOT EXISTS " + changelog_table_ + " (" + columns + ");";
+    sql += "CREATE INDEX IF NOT EXISTS " + changelog_index_ + " ON " + changelog_table_ +
+           " (status, batch);";
+    run("create the migronaut tables", sql + "COMMIT;");
+    schema_known_ = true;
+  }
+
+  AcquireResult try_acquire(const LockClaim& claim) override {
+    const std::string sql =
+        "INSERT INTO " + lock_table_ +
+        " AS l (id, locked_at, ttl_ms, owner, nonce, pid, host, executed_by, migration, step,"
+        " total) VALUES ($1, clock_timestamp(), $2, $3, $4, $5, $6, $7, NULL, 0, 0)"
+        " ON CONFLICT (id) DO UPDATE SET locked_at = EXCLUDED.locked_at,"
+        " ttl_ms = EXCLUDED.ttl_ms, owner = EXCLUDED.owner, nonce = EXCLUDED.nonce,"
+        " pid = EXCLUDED.pid, host = EXCLUDED.host, executed_by = EXCLUDED.executed_by,"
+        " migration = NULL, step = 0, total = 0"
+        " WHERE l.locked_at < clock_timestamp()"
+        " - greatest(l.ttl_ms, EXCLUDED.ttl_ms) * interval '1 millisecond'"
+        " RETURNING 1";
+    const std::vector<std::string> params{
+        std::string(kLockId), std::to_string(claim.ttl_ms), claim.owner,
+        claim.nonce,          std::to_string(claim.pid),    claim.host,
+        claim.executed_by};
+    Result inserted = send(sql, params);
+    if (sqlstate_of(inserted.get()) == kUndefinedTable) {  // first lock on this database
+      ensure_schema_now();
+      inserted = send(sql, params);
+    }
+    check("acquire the lock", inserted.get());
+    if (PQntuples(inserted.get()) == 1) return {.acquired = true, .holder = std::nullopt};
+    return {.acquired = false, .holder = read_lock()};
+  }
+
+  bool renew(const LockToken& token, const LockProgress& progress) override {
+    const Result result =
+        run("renew the lock",
+            "UPDATE " + lock_table_ +
+                " SET locked_at = clock_timestamp(), migration = $4, step = $5, total = $6"
+                " WHERE id = $1 AND owner = $2 AND nonce = $3",
+            {std::string(kLockId), token.owner, token.nonce, progress.migration,
+             std::to_string(progress.step), std::to_string(progress.total)},
+            MissingTable::kIsEmpty);
+    return std::string_view(PQcmdTuples(result.get())) == "1";
+  }
+
+  void release(const LockToken& token) override {
+    run("release the lock",
+        "WITH gone AS (DELETE FROM " + lock_table_ +
+            " WHERE id = $1 AND owner = $2 AND nonce = $3 RETURNING 1)"
+            " SELECT pg_notify($4, '') FROM gone",
+        {std::string(kLockId), token.owner, token.nonce, channel_}, MissingTable::kIsEmpty);
+  }
+
+  std::optional<LockInfo> read_lock() override {
+    const Result result =
+        run("read the lock", "SELECT " + kLockColumns + " FROM " + lock_table_ + " WHERE id = $1",
+            {std::string(kLockId)}, MissingTable::kIsEmpty);
+    if (PQntuples(result.get()) == 0) return std::nullopt;
+    return lock_info_at(result.get(), 0);
+  }
+
+  std::optional<LockInfo> force_release() override {
+    const Result result = run("force-release the lock",
+                              "WITH gone AS (DELETE FROM " + lock_table_ +
+                                  " WHERE id = $1 RETURNING *)"
+                                  " SELECT " +
+                                  kLockColumns + ", pg_notify($2, '') FROM gone",
+                              {std::string(kLockId), channel_}, MissingTable::kIsEmpty);
+    if (PQntuples(result.get()) == 0) return std::nullopt;
+    return lock_info_at(result.get(), 0);
+  }
+
+  bool can_push_release() const override { return true; }
+
+  bool wait_for_release(std::chrono::milliseconds timeout, std::stop_token stop) override {
+    if (!listening_) {
+      // Listening and looking in one round trip closes the gap between the refusal that sent
+      // us here and the LISTEN: a release in between shows as a missing record.
+      const Result result = run("listen for lock releases",
+                                "LISTEN " + quote_identifier(channel_) + "; SELECT 1 FROM " +
+                                    lock_table_ + " WHERE id = '" + std::string(kLockId) + "'",
+                                {}, MissingTable::kIsEmpty);
+      if (PQresultStatus(result.get()) == PGRES_TUPLES_OK) listening_ = true;
+      if (PQntuples(result.get()) == 0) return true;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (true) {
+      if (drain_notifications()) return true;
+      const auto now = std::chrono::steady_clock::now();
+      if (stop.stop_requested() || now >= deadline) return false;
+      const auto slice = std::min<std::chrono::steady_clock::duration>(deadline - now, kWaitSlice);
+      pollfd socket{.fd = PQsocket(conn_), .events = POLLIN, .revents = 0};
+      const int ready =
+          poll(&socket, 1,
+               static_cast<int>(std::chrono::ceil<std::chrono::milliseconds>(slice).count()));
+      if (ready < 0 && errno != EINTR) throw connection_lost("wait for a lock release");
+      if (ready > 0 && PQconsumeInput(conn_) == 0) {
+        throw connection_lost("wait for a lock release");
+      }
+    }
+  }
+
+  std::vector<ChangelogRecord> read_changelog() override {
+    const Result result = send("SELECT " + changelog_columns() + " FROM " + changelog_table_ +
+                               " ORDER BY name COLLATE \"C\"");
+    // An absent table reads as empty; catching it keeps the boot check to one query.
+    if (sqlstate_of(result.get()) == kUndefinedTable) return {};
+    check("read the changelog", result.get());
+    schema_known_ = true;
+
+    std::vector<ChangelogRecord> records;
+    records.reserve(PQntuples(result.get()));
+    for (int row = 0; row < PQntuples(result.get()); ++row) {
+      ChangelogRecord record;
+      record.name = text_at(result.get(), row, 0);
+      int column = 1;
+      for (Field field : kAllFields) set_field(record, field, result.get(), row, column++);
+      records.push_back(std::move(record));
+    }
+    return records;
+  }
+
+  void write_record(const RecordWrite& write) override {
+    SqlValues values;
+    const std::string sql = upsert_sql(write, values);
+    run("write the changelog record " + write.name, sql, values.params());
+  }
+
+  void execute(const Execution& execution) override {
+    const auto started = std::chrono::steady_clock::now();
+    if (const auto* script = std::get_if<Script>(execution.work)) {
+      if (execution.transactional) {
+        check_migration(send("BEGIN;\n" + script->text + "\n;\n" + commit_script(execution)));
+        return;
+      }
+      check_migration(send(script->text));
+    } else {
+      run_body(std::get<MigrationBody>(*execution.work), execution);
+      if (execution.transactional) {
+        check_migration(send(commit_script(execution)));
+        return;
+      }
+    }
+    // Outside a transaction the record is a statement of its own: time the work here.
+    if (execution.record) {
+      const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::steady_clock::now() - started);
+      write_record(resolve_elapsed(*execution.record, elapsed.count()));
+    }
+  }
+
+  void interrupt() override {
+    char message[256];
+    PQcancel(cancel_, message, sizeof message);
+  }
+
+  std::int64_t now_ms() override {
+    const Result result = run("read the server clock", "SELECT " + epoch_ms("clock_timestamp()"));
+    return int_at(result.get(), 0, 0);
+  }
+
+ private:
+  // What run() makes of a missing table: an error, or (for the lock) an empty result, since
+  // no lock table means no lock.
+  enum class MissingTable { kFails, kIsEmpty };
+
+  void ensure_schema_now() {
+    schema_known_ = false;
+    ensure_schema();
+  }
+
+  // Sends `sql` (parameters → extended protocol; none → simple protocol, several statements
+  // allowed) and returns its result, failed or not. A failure inside a transaction block is
+  // rolled back here, so the connection is always usable afterwards.
+  Result send(const std::string& sql, const std::vector<std::string>& params = {}) {
+    Result result;
+    if (params.empty()) {
+      result.reset(PQexec(conn_, sql.c_str()));
+    } else {
+      std::vector<const char*> values;
+      for (const std::string& param : params) values.push_back(param.c_str());
+      result.reset(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
+                                values.data(), nullptr, nullptr, 0));
+    }
+    if (!succeeded(result.get())) rollback_if_open();
+    return result;
+  }
+
+  void rollback_if_open() {
+    if (PQstatus(conn_) == CONNECTION_OK && PQtransactionStatus(conn_) != PQTRANS_IDLE) {
+      Result rollback(PQexec(conn_, "ROLLBACK"));
+    }
+  }
+
+  Result run(const std::string& what, const std::string& sql,
+             const std::vector<std::string>& params = {},
+             MissingTable missing_table = MissingTable::kFails) {
+    Result result = send(sql, params);
+    if (missing_table == MissingTable::kIsEmpty && sqlstate_of(result.get()) == kUndefinedTable) {
+      return Result(PQmakeEmptyPGresult(conn_, PGRES_COMMAND_OK));
+    }
+    check(what, result.get());
+    return result;
+  }
+
+  bool connection_broken(const PGresult* result) const {
+    const std::string state = sqlstate_of(result);
+    return PQstatus(conn_) == CONNECTION_BAD || state.starts_with("08") || state == "57P01" ||
+           state == "57P02" || state == "57P03";
+  }
+
+  std::string server_message(const PGresult* result) const {
+    const char* message = result ? PQresultErrorMessage(result) : "";
+    return trimmed(*message ? message : PQerrorMessage(conn_));
+  }
+
+  ConnectionFailedError connection_lost(const std::string& what,
+                                        const PGresult* result = nullptr) const {
+    return ConnectionFailedError("postgres: lost the connection while trying to " + what + ": " +
+                                     redact(server_message(result)),
+                                 {{"uri", uri_}, {"sqlstate", sqlstate_of(result)}});
+  }
+
+  // Throws for a failed result: ConnectionFailedError when the connection is gone, else an
+  // unclassified error naming what failed.
+  void check(const std::string& what, const PGresult* result) const {
+    if (succeeded(result)) return;
+    if (connection_broken(result)) throw connection_lost(what, result);
+    throw Error(ErrorCode::kUnclassified,
+                "postgres: cannot " + what + ": " + server_message(result),
+                {{"sqlstate", sqlstate_of(result)}});
+  }
+
+  // Like check(), for the statements of a migration.
+  void check_migration(const Result& result) const {
+    if (succeeded(result.get())) return;
+    if (connection_broken(result.get())) throw connection_lost("run a migration", result.get());
+    const std::string state = sqlstate_of(result.get());
+    if (state == kFenceSqlstate) {
+      throw LockLostError("the lock no longer names this run; the migration was rolled back");
+    }
+    nlohmann::json context = {{"sqlstate", state}};
+    if (const char* position = PQresultErrorField(result.get(), PG_DIAG_STATEMENT_POSITION)) {
+      context["position"] = std::stoll(position);
+    }
+    throw MigrationExecutionFailedError(server_message(result.get()), std::move(context));
+  }
+
+  void run_body(const MigrationBody& body, const Execution& execution) {
+    if (execution.context == nullptr) {
+      throw MigrationExecutionFailedError("postgres: a C++ migration needs a context");
+    }
+    if (execution.transactional) check_migration(send("BEGIN"));
+    execution.context->handle.postgres = conn_;
+    try {
+      body(*execution.context);
+    } catch (const Error&) {
+      rollback_if_open();
+      if (PQstatus(conn_) == CONNECTION_BAD) throw connection_lost("run a migration");
+      throw;
+    } catch (const std::exception& error) {
+      rollback_if_open();
+      if (PQstatus(conn_) == CONNECTION_BAD) throw connection_lost("run a migration");
+      throw MigrationExecutionFailedError(error.what());
+    }
+  }
+
+  // The end of a transactional migration: its changelog upsert, the fencing check, COMMIT.
+  std::string commit_script(const Execution& execution) {
+    std::string sql;
+    if (execution.record) {
+      SqlValues literals(conn_);
+      sql += upsert_sql(*execution.record, literals) + ";\n";
+    }
+    if (execution.fence) sql += fence_sql(*execution.fence) + ";\n";
+    return sql + "COMMIT;";
+  }
+
+  // Fails the transaction unless the lock record still carries the token. FOR SHARE holds the
+  // record until COMMIT, so no reclaim can slip in between the check and the commit. The
+  // values are hex-encoded: nothing in them can end the dollar-quoted body.
+  std::string fence_sql(const LockToken& token) const {
+    const auto text = [](std::string_view value) {
+      return "convert_from(decode('" + hex(value) + "', 'hex'), 'UTF8')";
+    };
+    return "DO $migronaut_fence$ BEGIN PERFORM 1 FROM " + lock_table_ + " WHERE id = '" +
+           std::string(kLockId) + "' AND owner = " + text(token.owner) +
+           " AND nonce = " + text(token.nonce) +
+           " FOR SHARE; IF NOT FOUND THEN RAISE EXCEPTION USING ERRCODE = '" +
+           std::string(kFenceSqlstate) +
+           "', MESSAGE = 'migronaut: the lock no longer names this run'; END IF; END "
+           "$migronaut_fence$";
+  }
+
+  std::string upsert_sql(const RecordWrite& write, SqlValues& values) const {
+    std::vector<std::string> columns{"name"};
+    std::vector<std::string> inserted{values.add(write.name)};
+    std::vector<std::string> updates;
+    for (const auto& [field, value] : write.set) {
+      const std::string column(column_name(field));
+      columns.push_back(column);
+      inserted.push_back(render_value(field, value, values));
+      updates.push_back(column + " = EXCLUDED." + column);
+    }
+    for (const auto& [field, value] : write.set_on_insert) {
+      columns.emplace_back(column_name(field));
+      inserted.push_back(render_value(field, value, values));
+    }
+    for (Field field : write.unset) updates.push_back(std::string(column_name(field)) + " = NULL");
+
+    std::string sql = "INSERT INTO " + changelog_table_ + " AS t (" + join(columns) + ") VALUES (" +
+                      join(inserted) + ") ON CONFLICT (name) DO ";
+    if (updates.empty()) return sql + "NOTHING";
+    sql += "UPDATE SET " + join(updates);
+    if (write.skip_if_applied) sql += " WHERE t.status IS DISTINCT FROM 'applied'";
+    return sql;
+  }
+
+  static void set_field(ChangelogRecord& record, Field field, const PGresult* result, int row,
+                        int column) {
+    switch (field) {
+      case Field::kBatch:
+        record.batch = int_at(result, row, column);
+        return;
+      case Field::kStatus: {
+        const std::string status = text_at(result, row, column);
+        const auto parsed = parse_record_status(status);
+        if (!parsed) {
+          throw Error(ErrorCode::kUnclassified,
+                      "changelog record " + record.name + " has an unknown status",
+                      {{"migration", record.name}, {"status", status}});
+        }
+        record.status = *parsed;
+        return;
+      }
+      case Field::kAppliedAt:
+        record.applied_at_ms = optional_int_at(result, row, column);
+        return;
+      case Field::kFirstAppliedAt:
+        record.first_applied_at_ms = optional_int_at(result, row, column);
+        return;
+      case Field::kRevertedAt:
+        record.reverted_at_ms = optional_int_at(result, row, column);
+        return;
+      case Field::kFailedAt:
+        record.failed_at_ms = optional_int_at(result, row, column);
+        return;
+      case Field::kError:
+        record.error = text_at(result, row, column);
+        return;
+      case Field::kFailedChecksum:
+        record.failed_checksum = text_at(result, row, column);
+        return;
+      case Field::kDuration:
+        record.duration_ms = int_at(result, row, column);
+        return;
+      case Field::kChecksum:
+        record.checksum = text_at(result, row, column);
+        return;
+      case Field::kEnvironment:
+        record.environment = text_at(result, row, column);
+        return;
+      case Field::kExecutedBy:
+        record.executed_by = text_at(result, row, column);
+        return;
+      case Field::kRunId:
+        record.run_id = text_at(result, row, column);
+        return;
+      case Field::kDescription:
+        record.description = text_at(result, row, column);
+        return;
+      case Field::kOrigin:
+        record.origin = text_at(result, row, column);
+        return;
+      case Field::kRequestedBy:
+        record.requested_by = text_at(result, row, column);
+        return;
+      case Field::kReason:
+        record.reason = text_at(result, row, column);
+        return;
+    }
+  }
+
+  bool drain_notifications() {
+    bool released = false;
+    while (PGnotify* notification = PQnotifies(conn_)) {
+      released = true;
+      PQfreemem(notification);
+    }
+    return released;
+  }
+
+  PGconn* conn_;
+  PGcancel* cancel_;  // made at connect: PQcancel on it is safe from any thread
+  std::string uri_;  // redacted
+  std::string lock_table_;       // quoted
+  std::string changelog_table_;  // quoted
+  std::string changelog_index_;  // quoted
+  std::string channel_;          // the NOTIFY channel, unquoted (pg_notify takes it as text)
+  bool schema_known_ = false;    // the tables exist: ensure_schema() costs nothing
+  bool listening_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Store> open_postgres_store(const Config& config) {
+  std::string redacted = redact_uri(config.uri);
+  // Keywords before `dbname` are defaults that the URI's own parameters override.
+  const char* keys[] = {"connect_timeout", "fallback_application_name", "dbname", nullptr};
+  const char* values[] = {kDefaultConnectTimeoutSeconds, "migronaut", config.uri.c_str(), nullptr};
+  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  if (conn == nullptr) {
+    throw ConnectionFailedError("postgres: out of memory connecting to " + redacted,
+                                {{"uri", redacted}});
+  }
+  if (PQstatus(conn) != CONNECTION_OK) {
+    const std::string reason = redact(trimmed(PQerrorMessage(conn)));
+    PQfinish(conn);
+    throw ConnectionFailedError("postgres: cannot connect to " + redacted + ": " + reason,
+                                {{"uri", redacted}});
+  }
+  return std::make_unique<PostgresStore>(config, conn, std::move(redacted));
 }
 
 }  // namespace migronaut

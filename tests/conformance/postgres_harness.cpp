@@ -1,0 +1,37 @@
+// The conformance suite's PostgreSQL backend: the process's throwaway cluster (PgCluster), with
+// an empty schema for every test.
+#include "conformance/store_harness.hpp"
+#include "support/pg_cluster.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+class PostgresHarness : public StoreHarness {
+ public:
+  void reset() override {
+    config_.uri = PgCluster::shared().fresh_schema_uri("postgres", "conformance");
+  }
+
+  std::unique_ptr<Store> open() override { return open_store(config_); }
+
+  Script create_object_script(const std::string& name) override {
+    return Script{"CREATE TABLE \"" + name + "\" (id bigint PRIMARY KEY);"};
+  }
+
+  Script failing_script() override {
+    return Script{"SELECT * FROM migronaut_conformance_missing_table;"};
+  }
+
+  bool object_exists(const std::string& name) override {
+    return pg_query_value(config_.uri, "SELECT to_regclass('\"" + name + "\"')").has_value();
+  }
+
+ private:
+  Config config_;
+};
+
+const bool registered =
+    register_harness({"postgres", [] { return std::make_unique<PostgresHarness>(); }});
+
+}  // namespace
+}  // namespace migronaut::testing

@@ -1,0 +1,617 @@
+// The PostgreSQL store against a real, throwaway server (PgCluster): one database per test.
+#include <gtest/gtest.h>
+#include <libpq-fe.h>
+
+#include <atomic>
+#include <chrono>
+#include <latch>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "migronaut/errors.hpp"
+#include "store/store.hpp"
+#include "support/pg_cluster.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+using std::chrono::milliseconds;
+
+class SilentLogger : public Logger {
+ public:
+  void log(Level, std::string_view) override {}
+};
+
+LockClaim claim(const std::string& owner, std::int64_t ttl_ms = 60'000) {
+  return LockClaim{.owner = owner,
+                   .nonce = owner + "-nonce",
+                   .ttl_ms = ttl_ms,
+                   .pid = 4242,
+                   .host = "host-" + owner,
+                   .executed_by = "tester"};
+}
+
+LockToken token_of(const LockClaim& claim) { return {claim.owner, claim.nonce}; }
+
+RecordWrite applied_record(const std::string& name, std::int64_t batch = 1) {
+  return RecordWrite{.name = name,
+                     .set = {{Field::kStatus, std::string("applied")},
+                             {Field::kBatch, batch},
+                             {Field::kAppliedAt, ServerNow{}},
+                             {Field::kChecksum, std::string("sum-" + name)}},
+                     .set_on_insert = {{Field::kFirstAppliedAt, ServerNow{}}},
+                     .unset = {Field::kError}};
+}
+
+// Each test starts from an empty schema (PgCluster::fresh_schema_uri): no tables, no lock.
+class PostgresStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    config_.uri = PgCluster::shared().fresh_schema_uri("postgres", "store_test");
+  }
+
+  std::unique_ptr<Store> open() const { return open_store(config_); }
+
+  std::optional<std::string> query(const std::string& sql) const {
+    return pg_query_value(config_.uri, sql);
+  }
+
+  bool table_exists(const std::string& name) const {
+    return query("SELECT to_regclass('\"" + name + "\"')").has_value();
+  }
+
+  std::optional<ChangelogRecord> record_named(const std::string& name) {
+    for (ChangelogRecord& record : open()->read_changelog()) {
+      if (record.name == name) return record;
+    }
+    return std::nullopt;
+  }
+
+  void execute(Store& store, const Work& work, bool transactional,
+               const RecordWrite* record = nullptr, const LockToken* fence = nullptr) {
+    MigrationContext context{
+        .run = {.run_id = "run-m", .migration = "m"}, .stop = {}, .logger = logger_, .handle = {}};
+    store.execute({.work = &work,
+                   .transactional = transactional,
+                   .record = record,
+                   .fence = fence,
+                   .context = &context});
+  }
+
+  Config config_;
+  SilentLogger logger_;
+};
+
+TEST_F(PostgresStoreTest, DescribesItself) {
+  const auto store = open();
+  EXPECT_EQ(store->kind(), "postgres");
+  EXPECT_EQ(store->script_extension(), ".sql");
+  EXPECT_TRUE(store->transactions_by_default());
+  EXPECT_TRUE(store->can_push_release());
+}
+
+TEST_F(PostgresStoreTest, BootReadOfAFreshDatabaseIsEmptyAndCreatesNothing) {
+  const auto store = open();
+  EXPECT_TRUE(store->read_changelog().empty());
+  EXPECT_FALSE(store->read_lock().has_value());
+  EXPECT_FALSE(table_exists("_migronaut_migrations"));
+  EXPECT_FALSE(table_exists("_migronaut_locks"));
+}
+
+TEST_F(PostgresStoreTest, EnsureSchemaIsIdempotentAcrossConnections) {
+  const auto first = open();
+  const auto second = open();
+  first->ensure_schema();
+  second->ensure_schema();
+  first->ensure_schema();
+  EXPECT_TRUE(table_exists("_migronaut_migrations"));
+  EXPECT_TRUE(table_exists("_migronaut_locks"));
+  EXPECT_EQ(query("SELECT count(*) FROM pg_indexes WHERE indexname = "
+                  "'_migronaut_migrations_status_batch'"),
+            "1");
+}
+
+TEST_F(PostgresStoreTest, EnsureSchemaSendsNothingOnceTheChangelogWasRead) {
+  open()->ensure_schema();
+  query("DROP INDEX _migronaut_migrations_status_batch");
+  const auto booted = open();
+  booted->read_changelog();
+  booted->ensure_schema();  // knows the tables exist: would have re-created the index otherwise
+  EXPECT_EQ(query("SELECT to_regclass('_migronaut_migrations_status_batch')"), std::nullopt);
+  open()->ensure_schema();
+  EXPECT_TRUE(table_exists("_migronaut_migrations_status_batch"));
+}
+
+TEST_F(PostgresStoreTest, ConcurrentFirstBootsAllCreateTheSchema) {
+  constexpr int kBoots = 8;
+  std::vector<std::unique_ptr<Store>> stores;
+  for (int i = 0; i < kBoots; ++i) stores.push_back(open());
+  std::latch start(kBoots);
+  std::atomic<int> failures = 0;
+  std::vector<std::thread> boots;
+  for (int i = 0; i < kBoots; ++i) {
+    boots.emplace_back([&, i] {
+      start.arrive_and_wait();
+      try {
+        stores[i]->ensure_schema();
+      } catch (const Error&) {
+        ++failures;
+      }
+    });
+  }
+  for (std::thread& boot : boots) boot.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_TRUE(table_exists("_migronaut_locks"));
+}
+
+TEST_F(PostgresStoreTest, AcquireOnAFreshDatabaseCreatesTheTables) {
+  const auto store = open();
+  EXPECT_TRUE(store->try_acquire(claim("run-a")).acquired);
+  EXPECT_TRUE(table_exists("_migronaut_migrations"));
+}
+
+TEST_F(PostgresStoreTest, SecondClaimIsRefusedAndSeesTheHolder) {
+  const auto holder = open();
+  const auto other = open();
+  holder->ensure_schema();
+  ASSERT_TRUE(holder->try_acquire(claim("run-a", 30'000)).acquired);
+
+  const AcquireResult refused = other->try_acquire(claim("run-b"));
+  EXPECT_FALSE(refused.acquired);
+  ASSERT_TRUE(refused.holder.has_value());
+  EXPECT_EQ(refused.holder->run_id, "run-a");
+  EXPECT_EQ(refused.holder->ttl_ms, 30'000);
+  EXPECT_EQ(refused.holder->pid, 4242);
+  EXPECT_EQ(refused.holder->host, "host-run-a");
+  EXPECT_EQ(refused.holder->executed_by, "tester");
+  EXPECT_NEAR(static_cast<double>(refused.holder->locked_at_ms),
+              static_cast<double>(other->now_ms()), 60'000);
+  EXPECT_EQ(query("SELECT owner FROM _migronaut_locks"), "run-a");
+}
+
+TEST_F(PostgresStoreTest, ExactlyOneOfManyRacingConnectionsAcquires) {
+  constexpr int kRacers = 8;
+  open()->ensure_schema();
+  std::vector<std::unique_ptr<Store>> stores;
+  for (int i = 0; i < kRacers; ++i) stores.push_back(open());
+  std::latch start(kRacers);
+  std::atomic<int> acquired = 0;
+  std::vector<std::thread> racers;
+  for (int i = 0; i < kRacers; ++i) {
+    racers.emplace_back([&, i] {
+      start.arrive_and_wait();
+      if (stores[i]->try_acquire(claim("run-" + std::to_string(i))).acquired) ++acquired;
+    });
+  }
+  for (std::thread& racer : racers) racer.join();
+  EXPECT_EQ(acquired.load(), 1);
+  EXPECT_EQ(query("SELECT count(*) FROM _migronaut_locks"), "1");
+}
+
+TEST_F(PostgresStoreTest, RenewAndReleaseNeedBothOwnerAndNonce) {
+  const auto store = open();
+  const LockClaim mine = claim("run-a");
+  ASSERT_TRUE(store->try_acquire(mine).acquired);
+
+  EXPECT_FALSE(store->renew({mine.owner, "other-nonce"}, {"m1", 1, 3}));
+  EXPECT_FALSE(store->renew({"run-b", mine.nonce}, {"m1", 1, 3}));
+  store->release({mine.owner, "other-nonce"});
+  store->release({"run-b", mine.nonce});
+  ASSERT_TRUE(store->read_lock().has_value());
+
+  EXPECT_TRUE(store->renew(token_of(mine), {"m2", 2, 3}));
+  const std::optional<LockInfo> held = open()->read_lock();
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->migration, "m2");
+  EXPECT_EQ(held->step, 2);
+  EXPECT_EQ(held->total, 3);
+
+  store->release(token_of(mine));
+  EXPECT_FALSE(store->read_lock().has_value());
+  EXPECT_FALSE(store->renew(token_of(mine), {"m3", 3, 3}));
+  store->release(token_of(mine));  // nothing held: a no-op
+}
+
+TEST_F(PostgresStoreTest, StalenessIsJudgedWithTheLargerTtlInTheDatabaseClock) {
+  const auto holder = open();
+  const auto other = open();
+  ASSERT_TRUE(holder->try_acquire(claim("run-a", 60'000)).acquired);
+  // Ten seconds old: stale for a 1 s claimant's TTL, not for the holder's own 60 s.
+  query("UPDATE _migronaut_locks SET locked_at = clock_timestamp() - interval '10 seconds'");
+  EXPECT_FALSE(other->try_acquire(claim("run-b", 1'000)).acquired);
+
+  query("UPDATE _migronaut_locks SET locked_at = clock_timestamp() - interval '61 seconds'");
+  EXPECT_TRUE(other->try_acquire(claim("run-b", 1'000)).acquired);
+  EXPECT_FALSE(holder->renew(token_of(claim("run-a")), {}));
+  EXPECT_EQ(query("SELECT owner FROM _migronaut_locks"), "run-b");
+}
+
+TEST_F(PostgresStoreTest, AnExpiredLeaseIsReclaimed) {
+  const auto holder = open();
+  const auto other = open();
+  ASSERT_TRUE(holder->try_acquire(claim("run-a", 500)).acquired);
+  EXPECT_FALSE(other->try_acquire(claim("run-b", 500)).acquired);
+  std::this_thread::sleep_for(milliseconds(600));
+  EXPECT_TRUE(other->try_acquire(claim("run-b", 500)).acquired);
+  EXPECT_FALSE(holder->renew(token_of(claim("run-a", 500)), {}));
+}
+
+TEST_F(PostgresStoreTest, ForceReleaseReturnsTheHolder) {
+  const auto store = open();
+  ASSERT_TRUE(store->try_acquire(claim("run-a")).acquired);
+  const std::optional<LockInfo> removed = open()->force_release();
+  ASSERT_TRUE(removed.has_value());
+  EXPECT_EQ(removed->run_id, "run-a");
+  EXPECT_FALSE(store->read_lock().has_value());
+  EXPECT_FALSE(store->force_release().has_value());
+}
+
+TEST_F(PostgresStoreTest, AReleaseWakesAWaiter) {
+  const auto holder = open();
+  const auto waiter = open();
+  const LockClaim held = claim("run-a");
+  ASSERT_TRUE(holder->try_acquire(held).acquired);
+  ASSERT_FALSE(waiter->try_acquire(claim("run-b")).acquired);
+  // Still held: the wait times out (and the waiter is listening from now on).
+  EXPECT_FALSE(waiter->wait_for_release(milliseconds(1), {}));
+
+  bool woken = false;
+  std::thread waiting([&] { woken = waiter->wait_for_release(std::chrono::hours(1), {}); });
+  holder->release(token_of(held));
+  waiting.join();
+  EXPECT_TRUE(woken);
+  EXPECT_TRUE(waiter->try_acquire(claim("run-b")).acquired);
+}
+
+TEST_F(PostgresStoreTest, AForceReleaseWakesAWaiter) {
+  const auto holder = open();
+  const auto waiter = open();
+  ASSERT_TRUE(holder->try_acquire(claim("run-a")).acquired);
+  EXPECT_FALSE(waiter->wait_for_release(milliseconds(1), {}));
+
+  bool woken = false;
+  std::thread waiting([&] { woken = waiter->wait_for_release(std::chrono::hours(1), {}); });
+  ASSERT_TRUE(holder->force_release().has_value());
+  waiting.join();
+  EXPECT_TRUE(woken);
+}
+
+TEST_F(PostgresStoreTest, AWaitEndsWhenItsStopIsRequested) {
+  const auto holder = open();
+  const auto waiter = open();
+  ASSERT_TRUE(holder->try_acquire(claim("run-a")).acquired);
+  std::stop_source stop;
+  std::optional<bool> woken;
+  std::thread waiting(
+      [&] { woken = waiter->wait_for_release(std::chrono::hours(1), stop.get_token()); });
+  stop.request_stop();
+  waiting.join();
+  EXPECT_EQ(woken, false);
+  EXPECT_TRUE(holder->read_lock().has_value());
+}
+
+TEST_F(PostgresStoreTest, SeparateLockTablesDoNotWakeEachOther) {
+  Config other_config = config_;
+  other_config.lock_table = "other_locks";
+  const auto holder = open();
+  const auto other_holder = open_store(other_config);
+  const auto waiter = open();
+  const LockClaim other_claim = claim("run-x");
+  ASSERT_TRUE(holder->try_acquire(claim("run-a")).acquired);
+  ASSERT_TRUE(other_holder->try_acquire(other_claim).acquired);
+  EXPECT_FALSE(waiter->wait_for_release(milliseconds(1), {}));
+
+  other_holder->release(token_of(other_claim));
+  EXPECT_FALSE(waiter->wait_for_release(milliseconds(200), {}));
+}
+
+TEST_F(PostgresStoreTest, RecordsRoundTripEveryField) {
+  const auto store = open();
+  store->ensure_schema();
+  RecordWrite write{.name = "20260101000000-b.sql",
+                    .set = {{Field::kBatch, std::int64_t{7}},
+                            {Field::kStatus, std::string("failed")},
+                            {Field::kFailedAt, std::int64_t{1'700'000'000'123}},
+                            {Field::kError, std::string("boom 'quoted'")},
+                            {Field::kFailedChecksum, std::string("bad")},
+                            {Field::kDuration, std::int64_t{42}},
+                            {Field::kEnvironment, std::string("staging")},
+                            {Field::kExecutedBy, std::string("alice")},
+                            {Field::kRunId, std::string("run-1")},
+                            {Field::kDescription, std::string("b")},
+                            {Field::kOrigin, std::string("migronaut")},
+                            {Field::kRequestedBy, std::string("bob")},
+                            {Field::kReason, std::string("because")}},
+                    .set_on_insert = {{Field::kFirstAppliedAt, std::int64_t{1'600'000'000'000}}},
+                    .unset = {}};
+  store->write_record(write);
+  store->write_record(applied_record("20260101000000-a.sql"));
+
+  const std::vector<ChangelogRecord> records = store->read_changelog();
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].name, "20260101000000-a.sql");
+  const ChangelogRecord& b = records[1];
+  EXPECT_EQ(b.name, "20260101000000-b.sql");
+  EXPECT_EQ(b.batch, 7);
+  EXPECT_EQ(b.status, RecordStatus::kFailed);
+  EXPECT_EQ(b.failed_at_ms, 1'700'000'000'123);
+  EXPECT_EQ(b.first_applied_at_ms, 1'600'000'000'000);
+  EXPECT_FALSE(b.applied_at_ms.has_value());
+  EXPECT_EQ(b.error, "boom 'quoted'");
+  EXPECT_EQ(b.failed_checksum, "bad");
+  EXPECT_EQ(b.duration_ms, 42);
+  EXPECT_EQ(b.environment, "staging");
+  EXPECT_EQ(b.executed_by, "alice");
+  EXPECT_EQ(b.run_id, "run-1");
+  EXPECT_EQ(b.description, "b");
+  EXPECT_EQ(b.origin, "migronaut");
+  EXPECT_EQ(b.requested_by, "bob");
+  EXPECT_EQ(b.reason, "because");
+  ASSERT_TRUE(records[0].applied_at_ms.has_value());
+  EXPECT_NEAR(static_cast<double>(*records[0].applied_at_ms), static_cast<double>(store->now_ms()),
+              60'000);
+}
+
+TEST_F(PostgresStoreTest, UpdatesKeepInsertOnlyFieldsAndClearUnsetOnes) {
+  const auto store = open();
+  store->ensure_schema();
+  store->write_record(
+      {.name = "m",
+       .set = {{Field::kStatus, std::string("failed")}, {Field::kError, std::string("boom")}},
+       .set_on_insert = {{Field::kFirstAppliedAt, std::int64_t{1'000}}},
+       .unset = {}});
+  store->write_record({.name = "m",
+                       .set = {{Field::kStatus, std::string("applied")}},
+                       .set_on_insert = {{Field::kFirstAppliedAt, std::int64_t{2'000}}},
+                       .unset = {Field::kError}});
+  const std::optional<ChangelogRecord> record = record_named("m");
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(record->status, RecordStatus::kApplied);
+  EXPECT_EQ(record->first_applied_at_ms, 1'000);
+  EXPECT_EQ(record->error, "");
+  EXPECT_EQ(query("SELECT count(*) FROM _migronaut_migrations WHERE error IS NULL"), "1");
+}
+
+TEST_F(PostgresStoreTest, AFailureTraceNeverDemotesAnAppliedRecord) {
+  const auto store = open();
+  store->ensure_schema();
+  store->write_record(applied_record("m"));
+  store->write_record({.name = "m",
+                       .set = {{Field::kStatus, std::string("failed")},
+                               {Field::kError, std::string("late failure")}},
+                       .set_on_insert = {},
+                       .unset = {},
+                       .skip_if_applied = true});
+  store->write_record({.name = "n",
+                       .set = {{Field::kStatus, std::string("failed")}},
+                       .set_on_insert = {},
+                       .unset = {},
+                       .skip_if_applied = true});
+  EXPECT_EQ(record_named("m")->status, RecordStatus::kApplied);
+  EXPECT_EQ(record_named("m")->error, "");
+  EXPECT_EQ(record_named("n")->status, RecordStatus::kFailed);
+}
+
+TEST_F(PostgresStoreTest, ATransactionalScriptCommitsWithItsRecord) {
+  const auto lock = open();
+  const auto store = open();
+  const LockClaim held = claim("run-a");
+  ASSERT_TRUE(lock->try_acquire(held).acquired);
+  const RecordWrite record = applied_record("m1");
+  const LockToken fence = token_of(held);
+  execute(*store,
+          Script{"CREATE TABLE users (id int);\nINSERT INTO users VALUES (1);\n-- trailing note"},
+          true, &record, &fence);
+  EXPECT_EQ(query("SELECT count(*) FROM users"), "1");
+  ASSERT_TRUE(record_named("m1").has_value());
+  EXPECT_EQ(record_named("m1")->checksum, "sum-m1");
+}
+
+TEST_F(PostgresStoreTest, AFailingTransactionalScriptRollsBackEverything) {
+  const auto store = open();
+  store->ensure_schema();
+  const RecordWrite record = applied_record("m1");
+  try {
+    execute(*store, Script{"CREATE TABLE users (id int);\nSELECT * FROM missing_table;"}, true,
+            &record);
+    FAIL() << "the script should have failed";
+  } catch (const MigrationExecutionFailedError& error) {
+    EXPECT_EQ(error.context().value("sqlstate", ""), "42P01");
+    EXPECT_NE(std::string(error.what()).find("missing_table"), std::string::npos);
+  }
+  EXPECT_FALSE(table_exists("users"));
+  EXPECT_FALSE(record_named("m1").has_value());
+  // The connection is usable again.
+  execute(*store, Script{"CREATE TABLE users (id int);"}, true, &record);
+  EXPECT_TRUE(table_exists("users"));
+}
+
+TEST_F(PostgresStoreTest, ALostFenceRollsBackTheBodyAndTheRecord) {
+  const auto lock = open();
+  const auto store = open();
+  const LockClaim zombie = claim("run-a");
+  ASSERT_TRUE(lock->try_acquire(zombie).acquired);
+  ASSERT_TRUE(open()->force_release().has_value());
+  ASSERT_TRUE(open()->try_acquire(claim("run-b")).acquired);
+
+  const RecordWrite record = applied_record("m1");
+  const LockToken fence = token_of(zombie);
+  EXPECT_THROW(execute(*store, Script{"CREATE TABLE users (id int);"}, true, &record, &fence),
+               LockLostError);
+  EXPECT_FALSE(table_exists("users"));
+  EXPECT_FALSE(record_named("m1").has_value());
+  EXPECT_EQ(query("SELECT owner FROM _migronaut_locks"), "run-b");
+  EXPECT_GT(store->now_ms(), 0);  // still usable
+}
+
+TEST_F(PostgresStoreTest, AFenceIsNotFooledByQuotesInTheToken) {
+  const auto store = open();
+  LockClaim odd = claim("run'$migronaut_fence$\"");
+  odd.nonce = "n'; DROP TABLE x; --";
+  ASSERT_TRUE(store->try_acquire(odd).acquired);
+  const RecordWrite record = applied_record("m1");
+  const LockToken fence = token_of(odd);
+  execute(*store, Script{"CREATE TABLE users (id int);"}, true, &record, &fence);
+  EXPECT_TRUE(table_exists("users"));
+  EXPECT_TRUE(record_named("m1").has_value());
+}
+
+TEST_F(PostgresStoreTest, ACodeMigrationUsesTheNativeHandleInsideTheTransaction) {
+  const auto store = open();
+  const LockClaim held = claim("run-a");
+  ASSERT_TRUE(store->try_acquire(held).acquired);
+  const RecordWrite record = applied_record("code");
+  const LockToken fence = token_of(held);
+  const Work body = MigrationBody([](MigrationContext& context) {
+    ASSERT_NE(context.handle.postgres, nullptr);
+    PQclear(PQexec(context.handle.postgres, "CREATE TABLE from_code (id int)"));
+  });
+  execute(*store, body, true, &record, &fence);
+  EXPECT_TRUE(table_exists("from_code"));
+  EXPECT_TRUE(record_named("code").has_value());
+}
+
+TEST_F(PostgresStoreTest, AThrowingCodeMigrationRollsBack) {
+  const auto store = open();
+  store->ensure_schema();
+  const RecordWrite record = applied_record("code");
+  const Work body = MigrationBody([](MigrationContext& context) {
+    PQclear(PQexec(context.handle.postgres, "CREATE TABLE from_code (id int)"));
+    throw std::runtime_error("seed data missing");
+  });
+  try {
+    execute(*store, body, true, &record);
+    FAIL() << "the body should have failed";
+  } catch (const MigrationExecutionFailedError& error) {
+    EXPECT_STREQ(error.what(), "seed data missing");
+  }
+  EXPECT_FALSE(table_exists("from_code"));
+  EXPECT_FALSE(record_named("code").has_value());
+}
+
+TEST_F(PostgresStoreTest, IndexConcurrentlyRunsOutsideATransactionWhileTheLockIsRenewed) {
+  const auto lock = open();
+  const auto store = open();
+  const LockClaim held = claim("run-a");
+  ASSERT_TRUE(lock->try_acquire(held).acquired);
+  query(
+      "CREATE TABLE users (id int, email text);"
+      "INSERT INTO users SELECT g, 'u' || g FROM generate_series(1, 20000) g");
+
+  std::atomic<bool> done = false;
+  std::atomic<int> renewals = 0;
+  std::atomic<bool> renewals_held = true;
+  std::thread heartbeat([&] {
+    while (!done) {
+      renewals_held = renewals_held && lock->renew(token_of(held), {"m-index", 1, 1});
+      ++renewals;
+      std::this_thread::sleep_for(milliseconds(5));
+    }
+  });
+  const RecordWrite record = applied_record("m-index");
+  execute(*store, Script{"CREATE INDEX CONCURRENTLY users_email ON users (email)"}, false, &record);
+  done = true;
+  heartbeat.join();
+
+  EXPECT_TRUE(renewals_held);
+  EXPECT_GT(renewals.load(), 0);
+  EXPECT_EQ(query("SELECT indisvalid FROM pg_index WHERE indexrelid = 'users_email'::regclass"),
+            "t");
+  EXPECT_TRUE(record_named("m-index").has_value());
+}
+
+TEST_F(PostgresStoreTest, IndexConcurrentlyFailsInsideATransaction) {
+  const auto store = open();
+  store->ensure_schema();
+  query("CREATE TABLE users (id int)");
+  const RecordWrite record = applied_record("m-index");
+  EXPECT_THROW(
+      execute(*store, Script{"CREATE INDEX CONCURRENTLY users_id ON users (id)"}, true, &record),
+      MigrationExecutionFailedError);
+  EXPECT_FALSE(record_named("m-index").has_value());
+}
+
+TEST_F(PostgresStoreTest, ATerminatedConnectionIsAConnectionFailure) {
+  const auto store = open();
+  store->ensure_schema();
+  const RecordWrite record = applied_record("m1");
+  EXPECT_THROW(execute(*store,
+                       Script{"CREATE TABLE users (id int);"
+                              "SELECT pg_terminate_backend(pg_backend_pid());"},
+                       true, &record),
+               ConnectionFailedError);
+  EXPECT_FALSE(table_exists("users"));
+  EXPECT_FALSE(record_named("m1").has_value());
+}
+
+TEST_F(PostgresStoreTest, InterruptCancelsARunningMigration) {
+  const auto store = open();
+  store->ensure_schema();
+  std::atomic<bool> done = false;
+  std::thread canceller([&] {
+    // Cancel once the statement is visibly running (a cancel before it would be lost).
+    while (!done && query("SELECT count(*) FROM pg_stat_activity WHERE query LIKE "
+                          "'%pg_sleep(3600)%' AND state = 'active' AND pid <> "
+                          "pg_backend_pid()") != "1") {
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    store->interrupt();
+  });
+  try {
+    execute(*store, Script{"CREATE TABLE users (id int); SELECT pg_sleep(3600);"}, true);
+    ADD_FAILURE() << "the sleep should have been cancelled";
+  } catch (const MigrationExecutionFailedError& error) {
+    EXPECT_EQ(error.context().value("sqlstate", ""), "57014");
+  }
+  done = true;
+  canceller.join();
+  EXPECT_FALSE(table_exists("users"));
+}
+
+TEST_F(PostgresStoreTest, NowIsTheServerClock) {
+  const auto store = open();
+  const std::int64_t first = store->now_ms();
+  const auto system =
+      std::chrono::duration_cast<milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count();
+  EXPECT_GE(store->now_ms(), first);
+  // The same machine: the two clocks agree closely, and certainly within a minute.
+  EXPECT_NEAR(static_cast<double>(first), static_cast<double>(system), 60'000);
+}
+
+TEST_F(PostgresStoreTest, ConnectionErrorsNeverShowThePassword) {
+  Config config = config_;
+  config.uri =
+      "postgresql://alice:s3cr3t-pw@127.0.0.1:" + std::to_string(PgCluster::shared().port()) +
+      "/no_such_db?password=qs-s3cr3t";
+  try {
+    open_store(config);
+    FAIL() << "the connection should have failed";
+  } catch (const ConnectionFailedError& error) {
+    const std::string text = std::string(error.what()) + error.context().dump();
+    EXPECT_EQ(text.find("s3cr3t"), std::string::npos) << text;
+    EXPECT_NE(text.find("alice:***@127.0.0.1"), std::string::npos) << text;
+    EXPECT_NE(text.find("no_such_db"), std::string::npos) << text;
+  }
+}
+
+TEST(PgClusterTest, StopRemovesEverything) {
+  PgCluster cluster;
+  const std::filesystem::path directory = cluster.directory();
+  ASSERT_TRUE(std::filesystem::exists(directory / "data"));
+  cluster.create_database("probe");
+  EXPECT_EQ(pg_query_value(cluster.uri("probe"), "SELECT current_database()"), "probe");
+  cluster.restart();
+  EXPECT_EQ(pg_query_value(cluster.uri("probe"), "SELECT 1"), "1");
+  cluster.drop_database("probe");
+  cluster.stop();
+  EXPECT_FALSE(std::filesystem::exists(directory));
+  EXPECT_THROW(pg_query_value(cluster.uri("postgres"), "SELECT 1"), std::runtime_error);
+  cluster.stop();  // idempotent
+}
+
+}  // namespace
+}  // namespace migronaut::testing

@@ -1,0 +1,133 @@
+#include "support/process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace migronaut::testing {
+namespace {
+
+std::filesystem::path capture_file(const char* stream) {
+  static int counter = 0;
+  return std::filesystem::temp_directory_path() /
+         ("migronaut-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter) + "." +
+          stream);
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace
+
+Process::Process(std::vector<std::string> argv, std::map<std::string, std::string> env,
+                 std::filesystem::path cwd)
+    : out_path_(capture_file("out")), err_path_(capture_file("err")) {
+  // Everything the child needs is prepared before fork: only async-signal-safe calls after.
+  std::vector<char*> args;
+  for (std::string& arg : argv) args.push_back(arg.data());
+  args.push_back(nullptr);
+  std::vector<std::string> environment;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    const std::string item(*entry);
+    if (!env.contains(item.substr(0, item.find('=')))) environment.push_back(item);
+  }
+  for (const auto& [name, value] : env) environment.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& item : environment) envp.push_back(item.data());
+  envp.push_back(nullptr);
+  const int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (out < 0 || err < 0 || in < 0) throw std::runtime_error("cannot open capture files");
+
+  pid_ = fork();
+  if (pid_ == 0) {
+    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(127);
+    dup2(in, STDIN_FILENO);
+    dup2(out, STDOUT_FILENO);
+    dup2(err, STDERR_FILENO);
+    // A test runner may block signals; the child must start with the default disposition.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    execve(args[0], args.data(), envp.data());
+    _exit(127);
+  }
+  close(out);
+  close(err);
+  close(in);
+  if (pid_ < 0) throw std::runtime_error("fork failed");
+}
+
+Process::~Process() {
+  if (!result_ && pid_ > 0) {
+    kill(pid_, SIGKILL);
+    int status = 0;
+    waitpid(pid_, &status, 0);
+  }
+  std::error_code ignored;
+  std::filesystem::remove(out_path_, ignored);
+  std::filesystem::remove(err_path_, ignored);
+}
+
+void Process::signal(int signal) const { kill(pid_, signal); }
+
+ProcessResult Process::collect(int status) {
+  ProcessResult result;
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  result.out = read_file(out_path_);
+  result.err = read_file(err_path_);
+  result_ = result;
+  return result;
+}
+
+ProcessResult Process::wait() {
+  if (result_) return *result_;
+  int status = 0;
+  while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  return collect(status);
+}
+
+std::optional<ProcessResult> Process::wait_for(std::chrono::milliseconds timeout) {
+  if (result_) return result_;
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  for (;;) {
+    int status = 0;
+    const pid_t done = waitpid(pid_, &status, WNOHANG);
+    if (done == pid_) return collect(status);
+    if (std::chrono::steady_clock::now() >= deadline) return std::nullopt;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+}
+
+std::string Process::err_so_far() const { return read_file(err_path_); }
+
+std::string migronaut_binary() {
+  const char* path = std::getenv("MIGRONAUT_BIN");
+  if (path == nullptr || *path == '\0') throw std::runtime_error("MIGRONAUT_BIN is not set");
+  return path;
+}
+
+ProcessResult run_migronaut(const std::vector<std::string>& args,
+                            const std::map<std::string, std::string>& env,
+                            const std::filesystem::path& cwd) {
+  std::vector<std::string> argv = {migronaut_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Process process(std::move(argv), env, cwd);
+  return process.wait();
+}
+
+}  // namespace migronaut::testing

@@ -1,0 +1,57 @@
+// Real processes for process-level tests: the `migronaut` binary (or any program) started with
+// fork/exec, its output captured to files (no pipe can fill up and stall it), signalled and
+// waited for like an orchestrator would.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace migronaut::testing {
+
+struct ProcessResult {
+  int exit_code = -1;  // -1 when killed by a signal
+  int signal = 0;      // the signal that killed it, else 0
+  std::string out;
+  std::string err;
+};
+
+class Process {
+ public:
+  // `env` is added to (and overrides) this process's environment.
+  Process(std::vector<std::string> argv, std::map<std::string, std::string> env = {},
+          std::filesystem::path cwd = {});
+  ~Process();  // SIGKILLs and reaps a process still running
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+
+  pid_t pid() const { return pid_; }
+  void signal(int signal) const;
+  ProcessResult wait();
+  // nullopt when still running after `timeout`.
+  std::optional<ProcessResult> wait_for(std::chrono::milliseconds timeout);
+  // The output so far (for waiting on a line the process prints).
+  std::string err_so_far() const;
+
+ private:
+  ProcessResult collect(int status);
+
+  pid_t pid_ = -1;
+  std::filesystem::path out_path_;
+  std::filesystem::path err_path_;
+  std::optional<ProcessResult> result_;
+};
+
+// The binary under test: $MIGRONAUT_BIN (set by ctest for every test).
+std::string migronaut_binary();
+// Runs `migronaut args…` to completion.
+ProcessResult run_migronaut(const std::vector<std::string>& args,
+                            const std::map<std::string, std::string>& env = {},
+                            const std::filesystem::path& cwd = {});
+
+}  // namespace migronaut::testing

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "migronaut/errors.hpp"
-#include "source/testing/temp_dir.hpp"
+#include "support/temp_dir.hpp"
 
 namespace migronaut {
 namespace {

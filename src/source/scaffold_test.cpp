@@ -7,7 +7,7 @@
 
 #include "migronaut/errors.hpp"
 #include "source/migration_set.hpp"
-#include "source/testing/temp_dir.hpp"
+#include "support/temp_dir.hpp"
 
 namespace migronaut {
 namespace {

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include <cerrno>
+#include <fstream>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -25,6 +26,14 @@ TempDir::TempDir(std::string_view prefix) {
 TempDir::~TempDir() {
   std::error_code ignored;  // a destructor must not throw; a leftover temp dir is harmless
   std::filesystem::remove_all(path_, ignored);
+}
+
+std::filesystem::path TempDir::write(const std::filesystem::path& name,
+                                     std::string_view content) const {
+  const std::filesystem::path file = path_ / name;
+  std::filesystem::create_directories(file.parent_path());
+  std::ofstream(file, std::ios::binary) << content;
+  return file;
 }
 
 }  // namespace migronaut::testing

@@ -16,6 +16,8 @@ class TempDir {
   const std::filesystem::path& path() const { return path_; }
   // `name` inside the directory (not created).
   std::filesystem::path file(std::string_view name) const { return path_ / name; }
+  // Writes `content` to `name` (parent folders created) and returns its path.
+  std::filesystem::path write(const std::filesystem::path& name, std::string_view content) const;
 
  private:
   std::filesystem::path path_;

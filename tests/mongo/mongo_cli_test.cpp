@@ -1,0 +1,200 @@
+// Whole `migronaut up` runs of the real binary against a scripted MongoDB wire-protocol server
+// (mockupdb): what the CLI sends over a run, in order, and what it makes of the replies.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <mongoc/mongoc.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "core/ids.hpp"
+#include "mongo/mock_server.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+
+constexpr const char* kUsersMigration = R"({
+  "description": "users: unique email",
+  "up": [
+    {"create": "users"},
+    {"createIndexes": "users", "indexes": [{"key": {"email": 1}, "name": "email_1", "unique": true}]}
+  ],
+  "down": [{"drop": "users"}]
+})";
+
+constexpr const char* kBoomMigration = R"({"up": [{"boom": 1}], "down": []})";
+
+class MongoCliTest : public ::testing::Test {
+ protected:
+  TempDir dir;
+  ProcessResult up(const MockMongo& server) {
+    return run_migronaut({"--no-env", "--json", "--uri", server.uri("app"), "--dir",
+                          (dir.path() / "migrations").string(), "up"},
+                         {{"MIGRONAUT_USER", "ci"}}, dir.path());
+  }
+  // The operations on `collection` (the command's target), in the order the server saw them.
+  static std::vector<ReceivedCommand> on(const std::vector<ReceivedCommand>& sent,
+                                         const std::string& collection) {
+    std::vector<ReceivedCommand> matching;
+    for (const auto& command : sent) {
+      const json& target = command.doc.value(command.name, json());
+      if (target.is_string() && target == collection) matching.push_back(command);
+    }
+    return matching;
+  }
+};
+
+TEST_F(MongoCliTest, AWholeUpReadsLocksRunsTheStepsRecordsAndReleases) {
+  dir.write("migrations/20260101000000-users.json", kUsersMigration);
+  MockMongo server("run");
+  const ProcessResult result = up(server);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json output = json::parse(result.out);
+  ASSERT_EQ(output["applied"].size(), 1u);
+  EXPECT_EQ(output["applied"][0]["file"], "20260101000000-users.json");
+
+  const auto sent = server.operations();
+  std::vector<std::string> order;
+  for (const auto& command : sent) {
+    const json& target = command.doc.value(command.name, json());
+    order.push_back(command.name + ":" + (target.is_string() ? target.get<std::string>() : ""));
+  }
+  // The boot read first; the lock before any step; the steps in file order; the record; the
+  // release last.
+  const auto position = [&](const std::string& key) {
+    return std::find(order.begin(), order.end(), key) - order.begin();
+  };
+  const auto last_position = [&](const std::string& key) {
+    return order.rend() - std::find(order.rbegin(), order.rend(), key) - 1;
+  };
+  EXPECT_EQ(order.front(), "find:_migronaut_migrations");
+  EXPECT_LT(position("update:_migronaut_locks"), position("create:users"));
+  EXPECT_LT(position("create:users"), position("createIndexes:users"));
+  // Outside a transaction (MongoDB's default) the migration is first marked `applying`; the
+  // `applied` record follows the steps.
+  EXPECT_LT(position("update:_migronaut_migrations"), position("create:users"));
+  EXPECT_LT(position("createIndexes:users"), last_position("update:_migronaut_migrations"));
+  EXPECT_EQ(order.back(), "delete:_migronaut_locks");
+
+  const auto lock_updates = on(sent, "_migronaut_locks");
+  ASSERT_FALSE(lock_updates.empty());
+  const json& acquire = lock_updates.front().doc["updates"][0];
+  EXPECT_TRUE(acquire["upsert"].get<bool>());
+  EXPECT_EQ(acquire["q"], json({{"_id", "migronaut_lock"}}));
+  EXPECT_TRUE(acquire["u"][0].contains("$replaceWith"));
+  const json holder = acquire["u"][0]["$replaceWith"]["$cond"][1];
+  EXPECT_EQ(holder["executedBy"], json({{"$literal", "ci"}}));
+  const std::string owner = holder["owner"]["$literal"];
+  const std::string nonce = holder["nonce"]["$literal"];
+
+  // The release deletes only our own record: owner and nonce.
+  const json& release = lock_updates.back().doc["deletes"][0]["q"];
+  EXPECT_EQ(release["owner"], owner);
+  EXPECT_EQ(release["nonce"], nonce);
+
+  // The changelog record: an upsert by name stamping status applied and this run's id.
+  const auto records = on(sent, "_migronaut_migrations");
+  const auto write = std::find_if(records.rbegin(), records.rend(),
+                                  [](const auto& c) { return c.name == "update"; });
+  ASSERT_NE(write, records.rend());
+  const json& update = write->doc["updates"][0];
+  EXPECT_TRUE(update["upsert"].get<bool>());
+  EXPECT_EQ(update["q"]["name"], "20260101000000-users.json");
+  EXPECT_THAT(update.dump(), HasSubstr("\"applied\""));
+  EXPECT_THAT(update.dump(), HasSubstr(owner));
+}
+
+TEST_F(MongoCliTest, AFailingStepExitsSevenRecordsTheFailureAndReleasesTheLock) {
+  dir.write("migrations/20260101000000-boom.json", kBoomMigration);
+  MockMongo server("run-step-fails");
+  const ProcessResult result = up(server);
+  EXPECT_EQ(result.exit_code, 7) << result.err;
+  const json error = json::parse(result.out)["error"];
+  EXPECT_EQ(error["code"], "MIGRATION_EXECUTION_FAILED");
+  EXPECT_THAT(error["message"].get<std::string>(), HasSubstr("no such thing as boom"));
+
+  const auto sent = server.operations();
+  const auto records = on(sent, "_migronaut_migrations");
+  const auto failed = std::find_if(records.begin(), records.end(), [](const auto& c) {
+    return c.name == "update" && c.doc.dump().find("\"failed\"") != std::string::npos;
+  });
+  ASSERT_NE(failed, records.end()) << "no failed record was written: " << result.err;
+  // A failure never demotes an applied record.
+  EXPECT_EQ(failed->doc["updates"][0]["q"]["status"], json({{"$ne", "applied"}}));
+  EXPECT_EQ(sent.back().name, "delete");
+}
+
+TEST_F(MongoCliTest, NothingPendingIsOneReadAndNoLock) {
+  MockMongo server("primary");
+  const ProcessResult result = up(server);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_TRUE(json::parse(result.out)["upToDate"].get<bool>());
+  const auto sent = server.operations();
+  ASSERT_EQ(sent.size(), 1u);
+  EXPECT_EQ(sent[0].name, "find");
+}
+
+TEST_F(MongoCliTest, ARefusedConnectionExitsFiveWithTheUriRedacted) {
+  dir.write("migrations/20260101000000-users.json", kUsersMigration);
+  const std::string uri = "mongodb://admin:s3cr3t@127.0.0.1:" + std::to_string(unused_port()) +
+                          "/app?serverSelectionTimeoutMS=300";
+  const ProcessResult result =
+      run_migronaut({"--no-env", "--json", "--uri", uri, "--dir",
+                     (dir.path() / "migrations").string(), "up"});
+  EXPECT_EQ(result.exit_code, 5) << result.err;
+  EXPECT_EQ(json::parse(result.out)["error"]["code"], "CONNECTION_FAILED");
+  EXPECT_EQ((result.out + result.err).find("s3cr3t"), std::string::npos);
+}
+
+// Live: ten processes boot together against a real server. Runs only where
+// MIGRONAUT_TEST_MONGO_URI points at one (a replica set or a standalone both work: these
+// migrations run outside transactions); skipped out loud otherwise.
+TEST_F(MongoCliTest, LiveTenProcessesApplyEachMigrationExactlyOnce) {
+  const char* live = std::getenv("MIGRONAUT_TEST_MONGO_URI");
+  if (live == nullptr || *live == '\0') {
+    GTEST_SKIP() << "live MongoDB process test skipped: MIGRONAUT_TEST_MONGO_URI is not set";
+  }
+  const std::string database = "migronaut_live_" + new_nonce().substr(0, 12);
+  for (int i = 1; i <= 3; ++i) {
+    dir.write("migrations/2026010100000" + std::to_string(i) + "-step.json",
+              R"({"up": [{"insert": "applied_log", "documents": [{"step": )" +
+                  std::to_string(i) + R"(}]}], "down": []})");
+  }
+  std::vector<std::unique_ptr<Process>> fleet;
+  for (int i = 0; i < 10; ++i) {
+    fleet.push_back(std::make_unique<Process>(
+        std::vector<std::string>{migronaut_binary(), "--no-env", "--uri", live, "--db", database,
+                                 "--dir", (dir.path() / "migrations").string(), "up", "--wait"},
+        std::map<std::string, std::string>{{"MIGRONAUT_LOCK_POLL_INTERVAL_MS", "50"}}));
+  }
+  for (auto& process : fleet) {
+    const ProcessResult result = process->wait();
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+  }
+
+  mongoc_init();
+  mongoc_client_t* client = mongoc_client_new(live);
+  ASSERT_NE(client, nullptr);
+  mongoc_collection_t* log = mongoc_client_get_collection(client, database.c_str(), "applied_log");
+  mongoc_collection_t* locks =
+      mongoc_client_get_collection(client, database.c_str(), "_migronaut_locks");
+  bson_t empty = BSON_INITIALIZER;
+  EXPECT_EQ(mongoc_collection_count_documents(log, &empty, nullptr, nullptr, nullptr, nullptr), 3);
+  EXPECT_EQ(mongoc_collection_count_documents(locks, &empty, nullptr, nullptr, nullptr, nullptr),
+            0);
+  mongoc_database_t* db = mongoc_client_get_database(client, database.c_str());
+  mongoc_database_drop(db, nullptr);
+  mongoc_database_destroy(db);
+  mongoc_collection_destroy(locks);
+  mongoc_collection_destroy(log);
+  mongoc_client_destroy(client);
+}
+
+}  // namespace
+}  // namespace migronaut::testing

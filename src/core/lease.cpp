@@ -26,8 +26,13 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
   const AcquireResult result = store.try_acquire(claim);
   if (!result.acquired) {
     nlohmann::json context = {{"ttlMs", options.ttl.count()}};
-    if (result.holder) context["holder"] = *result.holder;
-    throw LockAlreadyHeldError("Migration lock is already held", context);
+    std::string message = "Migration lock is already held";
+    if (result.holder) {
+      context["holder"] = *result.holder;
+      message += fmt::format(" by {} pid {} (run {})", result.holder->host, result.holder->pid,
+                             result.holder->run_id);
+    }
+    throw LockAlreadyHeldError(message, context);
   }
   const auto acquire_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(options.clock->now() - started);

@@ -45,7 +45,8 @@ constexpr int exit_status(ErrorCode code) { return static_cast<int>(code); }
 
 class Error : public std::runtime_error {
  public:
-  Error(ErrorCode code, const std::string& message, nlohmann::json context = nlohmann::json::object());
+  Error(ErrorCode code, const std::string& message,
+        nlohmann::json context = nlohmann::json::object());
 
   ErrorCode code() const noexcept { return code_; }
   std::string_view code_name() const { return error_code_name(code_); }
@@ -66,8 +67,7 @@ template <ErrorCode C>
 class CodedError : public Error {
  public:
   static constexpr ErrorCode kCode = C;
-  explicit CodedError(const std::string& message,
-                      nlohmann::json context = nlohmann::json::object())
+  explicit CodedError(const std::string& message, nlohmann::json context = nlohmann::json::object())
       : Error(C, message, std::move(context)) {}
 };
 

@@ -6,7 +6,8 @@
 namespace migronaut::cli {
 
 Command add_baseline(CLI::App& app) {
-  auto* sub = app.add_subcommand("baseline", "Mark pending migrations applied without running them");
+  auto* sub =
+      app.add_subcommand("baseline", "Mark pending migrations applied without running them");
   auto to = std::make_shared<std::string>();
   auto yes = std::make_shared<bool>(false);
   sub->add_option("--to", *to, "Only up to and including this migration");

@@ -1,7 +1,6 @@
-#include "cli/cli.hpp"
-
 #include <iostream>
 
+#include "cli/cli.hpp"
 #include "migronaut/errors.hpp"
 
 namespace migronaut::cli {

@@ -16,17 +16,6 @@ struct DownFlags {
   std::string reason;
 };
 
-// --steps and --batch take positive integers; anything else is CONFIG_INVALID, not coerced.
-std::optional<std::int64_t> positive(const std::string& text, const char* flag) {
-  if (text.empty()) return std::nullopt;
-  const nlohmann::json number = flag_number(text);
-  if (!number.is_number_integer() || number.get<std::int64_t>() <= 0) {
-    throw ConfigInvalidError(fmt::format("{} must be a positive integer", flag),
-                             {{"option", flag}, {"value", text}});
-  }
-  return number.get<std::int64_t>();
-}
-
 }  // namespace
 
 Command add_down(CLI::App& app) {
@@ -43,8 +32,8 @@ Command add_down(CLI::App& app) {
             DownOptions options;
             if (!flags->file.empty()) options.file = flags->file;
             if (!flags->to.empty()) options.to = flags->to;
-            options.steps = positive(flags->steps, "--steps");
-            options.batch = positive(flags->batch, "--batch");
+            options.steps = positive_flag(flags->steps, "--steps");
+            options.batch = positive_flag(flags->batch, "--batch");
             options.no_lock = flags->no_lock;
             options.reason = flags->reason;
             StoppableMigrator migrator(context, context.config());

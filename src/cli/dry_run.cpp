@@ -15,16 +15,6 @@ struct DryRunFlags {
   std::string batch;
 };
 
-std::optional<std::int64_t> optional_number(const std::string& text, const char* flag) {
-  if (text.empty()) return std::nullopt;
-  const nlohmann::json number = flag_number(text);
-  if (!number.is_number_integer()) {
-    throw ConfigInvalidError(fmt::format("{} must be a positive integer", flag),
-                             {{"option", flag}, {"value", text}});
-  }
-  return number.get<std::int64_t>();  // the selection rejects zero and negatives
-}
-
 }  // namespace
 
 Command add_dry_run(CLI::App& app) {
@@ -49,8 +39,8 @@ Command add_dry_run(CLI::App& app) {
               DownOptions options;
               if (!flags->file.empty()) options.file = flags->file;
               if (!flags->to.empty()) options.to = flags->to;
-              options.steps = optional_number(flags->steps, "--steps");
-              options.batch = optional_number(flags->batch, "--batch");
+              options.steps = positive_flag(flags->steps, "--steps");
+              options.batch = positive_flag(flags->batch, "--batch");
               rows = migrator.dry_run_down(options);
             }
             Output& out = context.out();

@@ -17,5 +17,7 @@ std::string describe_holder(const LockInfo& holder);
 // A number given on the command line, for the config's flag layer: digits become a number,
 // anything else stays a string, so validation reports it (NaN, 1e3, abc) instead of coercing.
 nlohmann::json flag_number(const std::string& text);
+// A count flag such as --steps: absent when empty, else a positive integer or ConfigInvalidError.
+std::optional<std::int64_t> positive_flag(const std::string& text, const char* flag);
 
 }  // namespace migronaut::cli

@@ -19,18 +19,17 @@ Command add_init(CLI::App& app) {
               throw ConfigFileExistsError(file.string() + " already exists (use --force)",
                                           {{"path", file.string()}});
             }
-            const nlohmann::json config = {
-                {"uri", flags.uri.value_or("sqlite:migronaut.db")},
-                {"migrationsDir", flags.dir.value_or("migrations")},
-                {"lockTTLSeconds", 60},
-                {"onLockHeld", "wait"}};
+            const nlohmann::json config = {{"uri", flags.uri.value_or("sqlite:migronaut.db")},
+                                           {"migrationsDir", flags.dir.value_or("migrations")},
+                                           {"lockTTLSeconds", 60},
+                                           {"onLockHeld", "wait"}};
             std::ofstream(file) << config.dump(2) << "\n";
             fs::create_directories(config["migrationsDir"].get<std::string>());
             context.out().success("Created " + file.string() + " and " +
                                   config["migrationsDir"].get<std::string>() + "/");
             if (context.out().json_mode()) {
-              context.out().document({{"config", file.string()},
-                                      {"migrationsDir", config["migrationsDir"]}});
+              context.out().document(
+                  {{"config", file.string()}, {"migrationsDir", config["migrationsDir"]}});
             }
             return 0;
           }};

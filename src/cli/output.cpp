@@ -23,10 +23,18 @@ class OutputLogger : public Logger {
   explicit OutputLogger(Output& output) : output_(output) {}
   void log(Level level, std::string_view message) override {
     switch (level) {
-      case Level::kDebug: output_.debug(message); break;
-      case Level::kInfo: output_.info(message); break;
-      case Level::kWarn: output_.warn(message); break;
-      case Level::kError: output_.error(message); break;
+      case Level::kDebug:
+        output_.debug(message);
+        break;
+      case Level::kInfo:
+        output_.info(message);
+        break;
+      case Level::kWarn:
+        output_.warn(message);
+        break;
+      case Level::kError:
+        output_.error(message);
+        break;
     }
   }
 
@@ -102,7 +110,8 @@ void Output::clear_live() {
 void Output::document(const nlohmann::json& value) {
   // Database strings may carry anything; dump() escapes controls, and redaction keeps
   // credentials out of pipelines that log stdout.
-  const std::string text = redact(value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+  const std::string text =
+      redact(value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
   std::fprintf(stdout, "%s\n", text.c_str());
   std::fflush(stdout);
 }

@@ -28,13 +28,12 @@ void print_table(Output& out, const std::vector<StatusRow>& rows) {
       notes += "error: " + row.record->error + "; ";
     }
     if (!row.description.empty()) notes += row.description;
-    const std::string batch = row.record && row.record->batch > 0 && applied
-                                  ? std::to_string(row.record->batch)
-                                  : "";
+    const std::string batch =
+        row.record && row.record->batch > 0 && applied ? std::to_string(row.record->batch) : "";
     const std::string at = row.record && row.record->applied_at_ms && applied
                                ? format_time(*row.record->applied_at_ms)
                                : "";
-    const Color color = applied                ? Color::kGreen
+    const Color color = applied                 ? Color::kGreen
                         : row.state == "failed" ? Color::kRed
                                                 : Color::kYellow;
     out.info(fmt::format("{:<{}}  {}  {:>5}  {:<20}  {}", row.name, width,

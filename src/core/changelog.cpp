@@ -26,8 +26,8 @@ void who_and_why(RecordWrite& write, const RecordStamp& stamp) {
 
 }  // namespace
 
-RecordWrite applied_record(const Migration& migration, std::int64_t batch,
-                           const RecordStamp& stamp, std::string_view origin) {
+RecordWrite applied_record(const Migration& migration, std::int64_t batch, const RecordStamp& stamp,
+                           std::string_view origin) {
   RecordWrite write;
   write.name = migration.name;
   write.set = {{Field::kStatus, status(RecordStatus::kApplied)},
@@ -70,8 +70,8 @@ RecordWrite reverted_record(const std::string& name, const RecordStamp& stamp) {
   return write;
 }
 
-RecordWrite failed_record(const Migration& migration, std::int64_t batch,
-                          const std::string& error, const RecordStamp& stamp) {
+RecordWrite failed_record(const Migration& migration, std::int64_t batch, const std::string& error,
+                          const RecordStamp& stamp) {
   RecordWrite write;
   write.name = migration.name;
   write.set = {{Field::kStatus, status(RecordStatus::kFailed)},

@@ -22,15 +22,15 @@ struct RecordStamp {
 // Applied: a fresh stamp, the migration's checksum, and the traces of an earlier revert or
 // failure cleared. firstAppliedAt survives re-applies. `origin` "baseline" marks a record
 // written without running the migration (forward-only).
-RecordWrite applied_record(const Migration& migration, std::int64_t batch,
-                           const RecordStamp& stamp, std::string_view origin = "");
+RecordWrite applied_record(const Migration& migration, std::int64_t batch, const RecordStamp& stamp,
+                           std::string_view origin = "");
 // Applying: set before a migration that runs outside a transaction, so a crash leaves a trace
 // that `status` shows as interrupted. Never demotes an applied record.
 RecordWrite applying_record(const Migration& migration, std::int64_t batch,
                             const RecordStamp& stamp);
 RecordWrite reverted_record(const std::string& name, const RecordStamp& stamp);
 // Failed: the redacted error and the failing file's checksum. Never demotes an applied record.
-RecordWrite failed_record(const Migration& migration, std::int64_t batch,
-                          const std::string& error, const RecordStamp& stamp);
+RecordWrite failed_record(const Migration& migration, std::int64_t batch, const std::string& error,
+                          const RecordStamp& stamp);
 
 }  // namespace migronaut

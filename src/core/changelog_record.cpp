@@ -4,10 +4,14 @@ namespace migronaut {
 
 std::string_view record_status_name(RecordStatus status) {
   switch (status) {
-    case RecordStatus::kApplied: return "applied";
-    case RecordStatus::kReverted: return "reverted";
-    case RecordStatus::kFailed: return "failed";
-    case RecordStatus::kApplying: return "applying";
+    case RecordStatus::kApplied:
+      return "applied";
+    case RecordStatus::kReverted:
+      return "reverted";
+    case RecordStatus::kFailed:
+      return "failed";
+    case RecordStatus::kApplying:
+      return "applying";
   }
   return "applied";
 }

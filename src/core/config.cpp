@@ -19,6 +19,7 @@
 
 #include "core/env_file.hpp"
 #include "core/redact.hpp"
+#include "core/text.hpp"
 #include "migronaut/errors.hpp"
 
 extern char** environ;
@@ -256,13 +257,7 @@ json checked(const KeySpec& key, const json& value, const Origin& origin) {
 }
 
 std::string trimmed_lowercase(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  std::string out(text);
+  std::string out(trim(text));
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/text.hpp"
 #include "migronaut/errors.hpp"
 
 namespace migronaut {
@@ -16,16 +17,6 @@ bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 bool is_key_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' || c == '-';
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
 }
 
 // Walks the text line by line; a double-quoted value may consume further lines.

@@ -4,29 +4,52 @@ namespace migronaut {
 
 std::string_view error_code_name(ErrorCode code) {
   switch (code) {
-    case ErrorCode::kUnclassified: return "UNCLASSIFIED";
-    case ErrorCode::kPendingMigrations: return "PENDING_MIGRATIONS";
-    case ErrorCode::kLockAlreadyHeld: return "LOCK_ALREADY_HELD";
-    case ErrorCode::kChecksumMismatch: return "CHECKSUM_MISMATCH";
-    case ErrorCode::kConnectionFailed: return "CONNECTION_FAILED";
-    case ErrorCode::kConfigInvalid: return "CONFIG_INVALID";
-    case ErrorCode::kMigrationExecutionFailed: return "MIGRATION_EXECUTION_FAILED";
-    case ErrorCode::kMigrationFileNotFound: return "MIGRATION_FILE_NOT_FOUND";
-    case ErrorCode::kNotApplied: return "NOT_APPLIED";
-    case ErrorCode::kLockLost: return "LOCK_LOST";
-    case ErrorCode::kRunAborted: return "RUN_ABORTED";
-    case ErrorCode::kHookFailed: return "HOOK_FAILED";
-    case ErrorCode::kMigrationIrreversible: return "MIGRATION_IRREVERSIBLE";
-    case ErrorCode::kMigrationTimeout: return "MIGRATION_TIMEOUT";
-    case ErrorCode::kTransactionsUnsupported: return "TRANSACTIONS_UNSUPPORTED";
-    case ErrorCode::kConfigFileExists: return "CONFIG_FILE_EXISTS";
-    case ErrorCode::kMigrationFileExists: return "MIGRATION_FILE_EXISTS";
-    case ErrorCode::kMigrationInvalidName: return "MIGRATION_INVALID_NAME";
-    case ErrorCode::kMigrationInvalidFormat: return "MIGRATION_INVALID_FORMAT";
-    case ErrorCode::kLockReleaseFailed: return "LOCK_RELEASE_FAILED";
-    case ErrorCode::kAuditFailed: return "AUDIT_FAILED";
-    case ErrorCode::kMigrationOutOfOrder: return "MIGRATION_OUT_OF_ORDER";
-    case ErrorCode::kMigrationBlocked: return "MIGRATION_BLOCKED";
+    case ErrorCode::kUnclassified:
+      return "UNCLASSIFIED";
+    case ErrorCode::kPendingMigrations:
+      return "PENDING_MIGRATIONS";
+    case ErrorCode::kLockAlreadyHeld:
+      return "LOCK_ALREADY_HELD";
+    case ErrorCode::kChecksumMismatch:
+      return "CHECKSUM_MISMATCH";
+    case ErrorCode::kConnectionFailed:
+      return "CONNECTION_FAILED";
+    case ErrorCode::kConfigInvalid:
+      return "CONFIG_INVALID";
+    case ErrorCode::kMigrationExecutionFailed:
+      return "MIGRATION_EXECUTION_FAILED";
+    case ErrorCode::kMigrationFileNotFound:
+      return "MIGRATION_FILE_NOT_FOUND";
+    case ErrorCode::kNotApplied:
+      return "NOT_APPLIED";
+    case ErrorCode::kLockLost:
+      return "LOCK_LOST";
+    case ErrorCode::kRunAborted:
+      return "RUN_ABORTED";
+    case ErrorCode::kHookFailed:
+      return "HOOK_FAILED";
+    case ErrorCode::kMigrationIrreversible:
+      return "MIGRATION_IRREVERSIBLE";
+    case ErrorCode::kMigrationTimeout:
+      return "MIGRATION_TIMEOUT";
+    case ErrorCode::kTransactionsUnsupported:
+      return "TRANSACTIONS_UNSUPPORTED";
+    case ErrorCode::kConfigFileExists:
+      return "CONFIG_FILE_EXISTS";
+    case ErrorCode::kMigrationFileExists:
+      return "MIGRATION_FILE_EXISTS";
+    case ErrorCode::kMigrationInvalidName:
+      return "MIGRATION_INVALID_NAME";
+    case ErrorCode::kMigrationInvalidFormat:
+      return "MIGRATION_INVALID_FORMAT";
+    case ErrorCode::kLockReleaseFailed:
+      return "LOCK_RELEASE_FAILED";
+    case ErrorCode::kAuditFailed:
+      return "AUDIT_FAILED";
+    case ErrorCode::kMigrationOutOfOrder:
+      return "MIGRATION_OUT_OF_ORDER";
+    case ErrorCode::kMigrationBlocked:
+      return "MIGRATION_BLOCKED";
   }
   return "UNCLASSIFIED";
 }
@@ -51,29 +74,52 @@ template <ErrorCode C>
 
 void throw_typed(const Error& error) {
   switch (error.code()) {
-    case ErrorCode::kUnclassified: throw_as<ErrorCode::kUnclassified>(error);
-    case ErrorCode::kPendingMigrations: throw_as<ErrorCode::kPendingMigrations>(error);
-    case ErrorCode::kLockAlreadyHeld: throw_as<ErrorCode::kLockAlreadyHeld>(error);
-    case ErrorCode::kChecksumMismatch: throw_as<ErrorCode::kChecksumMismatch>(error);
-    case ErrorCode::kConnectionFailed: throw_as<ErrorCode::kConnectionFailed>(error);
-    case ErrorCode::kConfigInvalid: throw_as<ErrorCode::kConfigInvalid>(error);
-    case ErrorCode::kMigrationExecutionFailed: throw_as<ErrorCode::kMigrationExecutionFailed>(error);
-    case ErrorCode::kMigrationFileNotFound: throw_as<ErrorCode::kMigrationFileNotFound>(error);
-    case ErrorCode::kNotApplied: throw_as<ErrorCode::kNotApplied>(error);
-    case ErrorCode::kLockLost: throw_as<ErrorCode::kLockLost>(error);
-    case ErrorCode::kRunAborted: throw_as<ErrorCode::kRunAborted>(error);
-    case ErrorCode::kHookFailed: throw_as<ErrorCode::kHookFailed>(error);
-    case ErrorCode::kMigrationIrreversible: throw_as<ErrorCode::kMigrationIrreversible>(error);
-    case ErrorCode::kMigrationTimeout: throw_as<ErrorCode::kMigrationTimeout>(error);
-    case ErrorCode::kTransactionsUnsupported: throw_as<ErrorCode::kTransactionsUnsupported>(error);
-    case ErrorCode::kConfigFileExists: throw_as<ErrorCode::kConfigFileExists>(error);
-    case ErrorCode::kMigrationFileExists: throw_as<ErrorCode::kMigrationFileExists>(error);
-    case ErrorCode::kMigrationInvalidName: throw_as<ErrorCode::kMigrationInvalidName>(error);
-    case ErrorCode::kMigrationInvalidFormat: throw_as<ErrorCode::kMigrationInvalidFormat>(error);
-    case ErrorCode::kLockReleaseFailed: throw_as<ErrorCode::kLockReleaseFailed>(error);
-    case ErrorCode::kAuditFailed: throw_as<ErrorCode::kAuditFailed>(error);
-    case ErrorCode::kMigrationOutOfOrder: throw_as<ErrorCode::kMigrationOutOfOrder>(error);
-    case ErrorCode::kMigrationBlocked: throw_as<ErrorCode::kMigrationBlocked>(error);
+    case ErrorCode::kUnclassified:
+      throw_as<ErrorCode::kUnclassified>(error);
+    case ErrorCode::kPendingMigrations:
+      throw_as<ErrorCode::kPendingMigrations>(error);
+    case ErrorCode::kLockAlreadyHeld:
+      throw_as<ErrorCode::kLockAlreadyHeld>(error);
+    case ErrorCode::kChecksumMismatch:
+      throw_as<ErrorCode::kChecksumMismatch>(error);
+    case ErrorCode::kConnectionFailed:
+      throw_as<ErrorCode::kConnectionFailed>(error);
+    case ErrorCode::kConfigInvalid:
+      throw_as<ErrorCode::kConfigInvalid>(error);
+    case ErrorCode::kMigrationExecutionFailed:
+      throw_as<ErrorCode::kMigrationExecutionFailed>(error);
+    case ErrorCode::kMigrationFileNotFound:
+      throw_as<ErrorCode::kMigrationFileNotFound>(error);
+    case ErrorCode::kNotApplied:
+      throw_as<ErrorCode::kNotApplied>(error);
+    case ErrorCode::kLockLost:
+      throw_as<ErrorCode::kLockLost>(error);
+    case ErrorCode::kRunAborted:
+      throw_as<ErrorCode::kRunAborted>(error);
+    case ErrorCode::kHookFailed:
+      throw_as<ErrorCode::kHookFailed>(error);
+    case ErrorCode::kMigrationIrreversible:
+      throw_as<ErrorCode::kMigrationIrreversible>(error);
+    case ErrorCode::kMigrationTimeout:
+      throw_as<ErrorCode::kMigrationTimeout>(error);
+    case ErrorCode::kTransactionsUnsupported:
+      throw_as<ErrorCode::kTransactionsUnsupported>(error);
+    case ErrorCode::kConfigFileExists:
+      throw_as<ErrorCode::kConfigFileExists>(error);
+    case ErrorCode::kMigrationFileExists:
+      throw_as<ErrorCode::kMigrationFileExists>(error);
+    case ErrorCode::kMigrationInvalidName:
+      throw_as<ErrorCode::kMigrationInvalidName>(error);
+    case ErrorCode::kMigrationInvalidFormat:
+      throw_as<ErrorCode::kMigrationInvalidFormat>(error);
+    case ErrorCode::kLockReleaseFailed:
+      throw_as<ErrorCode::kLockReleaseFailed>(error);
+    case ErrorCode::kAuditFailed:
+      throw_as<ErrorCode::kAuditFailed>(error);
+    case ErrorCode::kMigrationOutOfOrder:
+      throw_as<ErrorCode::kMigrationOutOfOrder>(error);
+    case ErrorCode::kMigrationBlocked:
+      throw_as<ErrorCode::kMigrationBlocked>(error);
   }
   throw_as<ErrorCode::kUnclassified>(error);
 }

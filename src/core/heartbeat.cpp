@@ -83,8 +83,8 @@ void Heartbeat::run(std::stop_token stop) {
     } catch (const std::exception& e) {
       ++failures_in_a_row;
       if (logger_) {
-        logger_->warn(fmt::format("Lock renewal failed ({} in a row): {}", failures_in_a_row,
-                                  e.what()));
+        logger_->warn(
+            fmt::format("Lock renewal failed ({} in a row): {}", failures_in_a_row, e.what()));
       }
     }
   }

@@ -52,8 +52,13 @@ TEST(HeartbeatTiming, RenewsEveryHalfTtlAndGivesUpBeforeTheTtl) {
 }
 
 TEST_F(HeartbeatTest, RenewsAtEachInterval) {
-  Heartbeat heartbeat(clock, milliseconds(1000), [&] { ++renewals; return true; }, on_lost(),
-                      nullptr);
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&] {
+        ++renewals;
+        return true;
+      },
+      on_lost(), nullptr);
   advance(milliseconds(499));
   EXPECT_EQ(renewals, 0);
   advance(milliseconds(1));
@@ -69,8 +74,13 @@ TEST_F(HeartbeatTest, RenewsAtEachInterval) {
 }
 
 TEST_F(HeartbeatTest, ARenewalThatMatchesNothingLosesTheLockAtOnce) {
-  Heartbeat heartbeat(clock, milliseconds(1000), [&] { ++renewals; return false; }, on_lost(),
-                      nullptr);
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&] {
+        ++renewals;
+        return false;
+      },
+      on_lost(), nullptr);
   advance(milliseconds(500));
   ASSERT_TRUE(eventually([&] { return losses == 1; }));
   EXPECT_EQ(lost_reason, "another run reclaimed it");
@@ -99,8 +109,13 @@ TEST_F(HeartbeatTest, FailingRenewalsLoseTheLockAtTheDeadline) {
 }
 
 TEST_F(HeartbeatTest, NudgeRenewsWithoutWaitingForTheInterval) {
-  Heartbeat heartbeat(clock, milliseconds(60'000), [&] { ++renewals; return true; }, on_lost(),
-                      nullptr);
+  Heartbeat heartbeat(
+      clock, milliseconds(60'000),
+      [&] {
+        ++renewals;
+        return true;
+      },
+      on_lost(), nullptr);
   clock.wait_for_sleepers(1);
   heartbeat.nudge();
   ASSERT_TRUE(eventually([&] { return renewals == 1; }));

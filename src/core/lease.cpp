@@ -77,8 +77,8 @@ void Lease::lost(const std::string& reason) {
   if (options_.logger) options_.logger->warn("Lost the migration lock: " + reason);
   if (options_.emit) options_.emit({"lock:lost", {{"reason", reason}}});
   if (options_.on_lock_lost == OnLockLost::kAbort) {
-    stop_.request(LockLostError("Lost the migration lock mid-run",
-                                {{"reason", reason}, {"aborted", true}}));
+    stop_.request(
+        LockLostError("Lost the migration lock mid-run", {{"reason", reason}, {"aborted", true}}));
   }
 }
 

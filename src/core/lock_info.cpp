@@ -3,9 +3,15 @@
 namespace migronaut {
 
 void to_json(nlohmann::json& out, const LockInfo& info) {
-  out = {{"lockedAt", info.locked_at_ms}, {"ttlMs", info.ttl_ms},   {"runId", info.run_id},
-         {"pid", info.pid},               {"host", info.host},      {"executedBy", info.executed_by},
-         {"migration", info.migration},   {"step", info.step},      {"total", info.total}};
+  out = {{"lockedAt", info.locked_at_ms},
+         {"ttlMs", info.ttl_ms},
+         {"runId", info.run_id},
+         {"pid", info.pid},
+         {"host", info.host},
+         {"executedBy", info.executed_by},
+         {"migration", info.migration},
+         {"step", info.step},
+         {"total", info.total}};
 }
 
 void from_json(const nlohmann::json& in, LockInfo& info) {

@@ -41,8 +41,8 @@ void notify(const Callback& callback, const Arg& arg) {
 void validate_lock_wait_options(const LockWaitOptions& options) {
   // A zero or negative interval would turn the wait into a busy loop against the lock record;
   // an oversized one exceeds what the original accepts, so configs stay portable.
-  if (options.timeout && (*options.timeout <= milliseconds::zero() ||
-                          *options.timeout > kMaxLockWaitMs)) {
+  if (options.timeout &&
+      (*options.timeout <= milliseconds::zero() || *options.timeout > kMaxLockWaitMs)) {
     throw ConfigInvalidError(
         "lockWaitTimeoutMs must be a positive number of milliseconds, at most 2147483647",
         {{"key", "lockWaitTimeoutMs"}, {"value", options.timeout->count()}});
@@ -64,8 +64,8 @@ milliseconds lock_wait_budget(std::optional<milliseconds> timeout,
 
 milliseconds lock_wait_backoff(milliseconds base, int attempt, milliseconds budget,
                                double random01) {
-  const milliseconds cap =
-      std::max(base, std::min(kMaxLockPollInterval, milliseconds(budget.count() / kPollsPerBudget)));
+  const milliseconds cap = std::max(
+      base, std::min(kMaxLockPollInterval, milliseconds(budget.count() / kPollsPerBudget)));
   const int exponent = std::clamp(attempt - 1, 0, 30);
   // Saturate instead of overflowing: once doubling passes the cap, the cap is the answer.
   const milliseconds grown =
@@ -95,7 +95,8 @@ LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
                          : milliseconds::zero();
   };
   const auto settle = [&](WaitOutcome outcome) {
-    if (result.waited) notify(options.on_settle, LockWaitSettle{waited(), result.attempts, outcome});
+    if (result.waited)
+      notify(options.on_settle, LockWaitSettle{waited(), result.attempts, outcome});
   };
   const auto aborted = [&] {
     settle(WaitOutcome::kAborted);
@@ -133,8 +134,8 @@ LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
       }
 
       const auto holder_locked_at = json_number<std::int64_t>(holder, "lockedAt");
-      const bool holder_advanced = holder_locked_at && last_holder_locked_at &&
-                                   *holder_locked_at > *last_holder_locked_at;
+      const bool holder_advanced =
+          holder_locked_at && last_holder_locked_at && *holder_locked_at > *last_holder_locked_at;
       if (!deadline || holder_advanced) deadline = now + budget;
       if (holder_locked_at) last_holder_locked_at = holder_locked_at;
 
@@ -148,8 +149,7 @@ LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
         throw;
       }
       if (!result.waited && options.logger) {
-        options.logger->info(
-            "Migration lock held by another process — waiting for it to release…");
+        options.logger->info("Migration lock held by another process — waiting for it to release…");
       }
       result.waited = true;
       LockWaitProgress progress{result.attempts, waited(), delay, std::nullopt};

@@ -13,11 +13,14 @@ using std::chrono::seconds;
 
 // A refusal as the lease reports it: the holder's lockedAt and TTL, and our own TTL.
 LockAlreadyHeldError refusal(std::int64_t locked_at_ms, std::int64_t holder_ttl_ms = 60'000) {
-  return LockAlreadyHeldError("Migration lock is already held",
-                              {{"holder", {{"lockedAt", locked_at_ms}, {"ttlMs", holder_ttl_ms},
-                                           {"runId", "peer"}, {"migration", "0002-b.sql"},
-                                           {"step", 2}, {"total", 5}}},
-                               {"ttlMs", 60'000}});
+  return LockAlreadyHeldError("Migration lock is already held", {{"holder",
+                                                                  {{"lockedAt", locked_at_ms},
+                                                                   {"ttlMs", holder_ttl_ms},
+                                                                   {"runId", "peer"},
+                                                                   {"migration", "0002-b.sql"},
+                                                                   {"step", 2},
+                                                                   {"total", 5}}},
+                                                                 {"ttlMs", 60'000}});
 }
 
 class LockWaitTest : public ::testing::Test {
@@ -74,7 +77,12 @@ TEST_F(LockWaitTest, GivesUpOnAStalledHolderWithinTheBudget) {
   o.timeout = seconds(10);
   int attempts = 0;
   try {
-    with_lock_wait([&](int) { ++attempts; throw refusal(1'000); }, o);
+    with_lock_wait(
+        [&](int) {
+          ++attempts;
+          throw refusal(1'000);
+        },
+        o);
     FAIL() << "expected the wait to time out";
   } catch (const LockAlreadyHeldError& e) {
     EXPECT_TRUE(e.context().at("timedOut").get<bool>());

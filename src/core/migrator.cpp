@@ -81,6 +81,17 @@ struct Migrator::Impl {
     return RecordStamp{run_id, config.environment, config.executed_by, requested_by, reason};
   }
 
+  Runner runner(RunStop& stop, Lease* lease, RecordStamp stamp) {
+    return Runner({.store = connected(),
+                   .config = config,
+                   .stop = stop,
+                   .lease = lease,
+                   .stamp = std::move(stamp),
+                   .logger = *logger,
+                   .hooks = options.hooks,
+                   .emit = [this](const Event& e) { emit(e); }});
+  }
+
   // One run under the lock (or, with no_lock, without it): run:start/run:end, beforeAll and
   // afterAll (always), the lease and its release. `work` appends to the results as it goes.
   using Work = std::function<void(RunStop&, Lease*, const std::string& run_id,
@@ -109,9 +120,6 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
   const std::string run_id = new_run_id();
   const auto emit_fn = [this](const Event& event) { emit(event); };
   const auto started = Clock::real().now();
-  emit({"run:start", {{"runId", run_id}, {"command", command},
-                      {"direction", direction_name(direction)}}});
-
   connected().ensure_schema();
   std::unique_ptr<Lease> lease;
   if (no_lock) {
@@ -127,6 +135,9 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
                                         .logger = logger.get(),
                                         .emit = emit_fn});
   }
+  // A run starts once it holds the lock: a refused attempt (a waiter's poll) is no run.
+  emit({"run:start",
+        {{"runId", run_id}, {"command", command}, {"direction", direction_name(direction)}}});
 
   std::vector<RunResult> results;
   const HookInfo info{run_id, direction, 0, 0};
@@ -140,20 +151,30 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
     emit({"run:end", data});
   };
 
+  std::exception_ptr failure;
   try {
     if (options.hooks.before_all) call_hook("beforeAll", [&] { options.hooks.before_all(info); });
     work(stop, lease.get(), run_id, results);
-    if (options.hooks.after_all) {
-      call_hook("afterAll", [&] { options.hooks.after_all(info, true, results); });
-    }
-  } catch (Error& error) {
-    if (options.hooks.after_all) {
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  if (options.hooks.after_all) {
+    if (!failure) {
+      try {
+        call_hook("afterAll", [&] { options.hooks.after_all(info, true, results); });
+      } catch (...) {
+        failure = std::current_exception();
+      }
+    } else {
+      // afterAll always runs, but after a failure it must not replace the run's own error.
       try {
         options.hooks.after_all(info, false, results);
       } catch (const std::exception& e) {
         logger->warn(fmt::format("afterAll hook failed: {}", redact(e.what())));
       }
     }
+  }
+  if (failure) {
     // A release failure never hides the run's own error.
     if (lease) {
       try {
@@ -162,9 +183,16 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
         logger->warn(fmt::format("Failed to release the migration lock: {}", e.what()));
       }
     }
-    if (!error.context().contains("results")) error.context()["results"] = results;
-    end(false, error.what());
-    throw;
+    try {
+      std::rethrow_exception(failure);
+    } catch (Error& error) {
+      if (!error.context().contains("results")) error.context()["results"] = results;
+      end(false, error.what());
+      throw;
+    } catch (const std::exception& error) {
+      end(false, error.what());
+      throw;
+    }
   }
   if (lease) {
     try {
@@ -227,14 +255,8 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
         const Plan plan = impl_->read_plan(migrations);
         const UpSelection selection = select_up(plan, options, impl_->config);
         impl_->warn_about(selection);
-        Runner runner({.store = impl_->connected(),
-                       .config = impl_->config,
-                       .stop = stop,
-                       .lease = lease,
-                       .stamp = impl_->stamp(run_id, options.requested_by, options.reason),
-                       .logger = *impl_->logger,
-                       .hooks = impl_->options.hooks,
-                       .emit = [this](const Event& e) { impl_->emit(e); }});
+        Runner runner = impl_->runner(stop, lease,
+                                      impl_->stamp(run_id, options.requested_by, options.reason));
         runner.run(Direction::kUp, selection.targets, plan.next_batch, results);
       });
 }
@@ -248,14 +270,8 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
       [&](RunStop& stop, Lease* lease, const std::string& run_id,
           std::vector<RunResult>& results) {
         const Plan plan = impl_->read_plan(migrations);
-        Runner runner({.store = impl_->connected(),
-                       .config = impl_->config,
-                       .stop = stop,
-                       .lease = lease,
-                       .stamp = impl_->stamp(run_id, options.requested_by, options.reason),
-                       .logger = *impl_->logger,
-                       .hooks = impl_->options.hooks,
-                       .emit = [this](const Event& e) { impl_->emit(e); }});
+        Runner runner = impl_->runner(stop, lease,
+                                      impl_->stamp(run_id, options.requested_by, options.reason));
         runner.run(Direction::kDown, select_down(plan, options), 0, results);
       });
 }
@@ -273,14 +289,7 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
       "redo", Direction::kDown, false,
       [&](RunStop& stop, Lease* lease, const std::string& run_id,
           std::vector<RunResult>& results) {
-        Runner runner({.store = impl_->connected(),
-                       .config = impl_->config,
-                       .stop = stop,
-                       .lease = lease,
-                       .stamp = impl_->stamp(run_id),
-                       .logger = *impl_->logger,
-                       .hooks = impl_->options.hooks,
-                       .emit = [this](const Event& e) { impl_->emit(e); }});
+        Runner runner = impl_->runner(stop, lease, impl_->stamp(run_id));
         const Plan before = impl_->read_plan(migrations);
         const std::vector<const PlanEntry*> targets = select_down(before, down_options);
         runner.run(Direction::kDown, targets, 0, results);

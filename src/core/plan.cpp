@@ -11,22 +11,32 @@ namespace {
 
 MigrationState state_of(const ChangelogRecord& record) {
   switch (record.status) {
-    case RecordStatus::kApplied: return MigrationState::kApplied;
-    case RecordStatus::kReverted: return MigrationState::kReverted;
-    case RecordStatus::kFailed: return MigrationState::kFailed;
-    case RecordStatus::kApplying: return MigrationState::kInterrupted;
+    case RecordStatus::kApplied:
+      return MigrationState::kApplied;
+    case RecordStatus::kReverted:
+      return MigrationState::kReverted;
+    case RecordStatus::kFailed:
+      return MigrationState::kFailed;
+    case RecordStatus::kApplying:
+      return MigrationState::kInterrupted;
   }
   return MigrationState::kPending;
 }
 
 std::string_view state_name(MigrationState state) {
   switch (state) {
-    case MigrationState::kPending: return "pending";
-    case MigrationState::kApplied: return "applied";
-    case MigrationState::kFailed: return "failed";
-    case MigrationState::kReverted: return "reverted";
-    case MigrationState::kInterrupted: return "interrupted";
-    case MigrationState::kMissing: return "missing";
+    case MigrationState::kPending:
+      return "pending";
+    case MigrationState::kApplied:
+      return "applied";
+    case MigrationState::kFailed:
+      return "failed";
+    case MigrationState::kReverted:
+      return "reverted";
+    case MigrationState::kInterrupted:
+      return "interrupted";
+    case MigrationState::kMissing:
+      return "missing";
   }
   return "pending";
 }
@@ -41,10 +51,9 @@ bool is_valid_record_name(const std::string& name) {
 }
 
 const PlanEntry* find_entry(const Plan& plan, const std::string& name) {
-  auto it = std::lower_bound(plan.entries.begin(), plan.entries.end(), name,
-                             [](const PlanEntry& entry, const std::string& key) {
-                               return entry.name < key;
-                             });
+  auto it = std::lower_bound(
+      plan.entries.begin(), plan.entries.end(), name,
+      [](const PlanEntry& entry, const std::string& key) { return entry.name < key; });
   return it != plan.entries.end() && it->name == name ? &*it : nullptr;
 }
 

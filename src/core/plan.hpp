@@ -25,7 +25,9 @@ struct PlanEntry {
   bool out_of_order = false;  // pending, sorting before the newest applied migration
   bool invalid_name = false;  // a record name that is not a bare file name
 
-  bool pending() const { return state != MigrationState::kApplied && state != MigrationState::kMissing; }
+  bool pending() const {
+    return state != MigrationState::kApplied && state != MigrationState::kMissing;
+  }
 };
 
 struct Plan {

@@ -120,10 +120,10 @@ TEST_F(PlanTest, DownRevertsTheLastBatchNewestFirst) {
 TEST_F(PlanTest, DownRefusesBeforeRunningAnything) {
   auto baseline = record("0002-b.sql", RecordStatus::kApplied, 1, 100);
   baseline.origin = "baseline";
-  const Plan plan = make_plan(migrations, {baseline,
-                                           record("0004-d.sql", RecordStatus::kApplied, 2, 200),
-                                           record("0009-gone.sql", RecordStatus::kApplied, 3, 300),
-                                           record("../escape.sql", RecordStatus::kApplied, 3, 300)});
+  const Plan plan =
+      make_plan(migrations, {baseline, record("0004-d.sql", RecordStatus::kApplied, 2, 200),
+                             record("0009-gone.sql", RecordStatus::kApplied, 3, 300),
+                             record("../escape.sql", RecordStatus::kApplied, 3, 300)});
   DownOptions one;
   one.file = "0001-a.sql";
   EXPECT_THROW(select_down(plan, one), NotAppliedError);

@@ -1,4 +1,5 @@
 #include "source/sql_file.hpp"
+#include "core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -14,16 +15,6 @@ namespace {
 
 constexpr std::string_view kMarkerPrefix = "migrate:";
 constexpr std::string_view kDescriptionPrefix = "description:";
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) {
-    text.remove_prefix(1);
-  }
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
 
 bool is_blank(std::string_view text) { return trim(text).empty(); }
 

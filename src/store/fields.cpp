@@ -10,23 +10,40 @@ struct FieldNames {
 
 FieldNames names(Field field) {
   switch (field) {
-    case Field::kBatch: return {"batch", "batch"};
-    case Field::kStatus: return {"status", "status"};
-    case Field::kAppliedAt: return {"appliedAt", "applied_at"};
-    case Field::kFirstAppliedAt: return {"firstAppliedAt", "first_applied_at"};
-    case Field::kRevertedAt: return {"revertedAt", "reverted_at"};
-    case Field::kFailedAt: return {"failedAt", "failed_at"};
-    case Field::kError: return {"error", "error"};
-    case Field::kFailedChecksum: return {"failedChecksum", "failed_checksum"};
-    case Field::kDuration: return {"duration", "duration"};
-    case Field::kChecksum: return {"checksum", "checksum"};
-    case Field::kEnvironment: return {"environment", "environment"};
-    case Field::kExecutedBy: return {"executedBy", "executed_by"};
-    case Field::kRunId: return {"runId", "run_id"};
-    case Field::kDescription: return {"description", "description"};
-    case Field::kOrigin: return {"origin", "origin"};
-    case Field::kRequestedBy: return {"requestedBy", "requested_by"};
-    case Field::kReason: return {"reason", "reason"};
+    case Field::kBatch:
+      return {"batch", "batch"};
+    case Field::kStatus:
+      return {"status", "status"};
+    case Field::kAppliedAt:
+      return {"appliedAt", "applied_at"};
+    case Field::kFirstAppliedAt:
+      return {"firstAppliedAt", "first_applied_at"};
+    case Field::kRevertedAt:
+      return {"revertedAt", "reverted_at"};
+    case Field::kFailedAt:
+      return {"failedAt", "failed_at"};
+    case Field::kError:
+      return {"error", "error"};
+    case Field::kFailedChecksum:
+      return {"failedChecksum", "failed_checksum"};
+    case Field::kDuration:
+      return {"duration", "duration"};
+    case Field::kChecksum:
+      return {"checksum", "checksum"};
+    case Field::kEnvironment:
+      return {"environment", "environment"};
+    case Field::kExecutedBy:
+      return {"executedBy", "executed_by"};
+    case Field::kRunId:
+      return {"runId", "run_id"};
+    case Field::kDescription:
+      return {"description", "description"};
+    case Field::kOrigin:
+      return {"origin", "origin"};
+    case Field::kRequestedBy:
+      return {"requestedBy", "requested_by"};
+    case Field::kReason:
+      return {"reason", "reason"};
   }
   return {"", ""};
 }

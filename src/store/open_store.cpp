@@ -1,5 +1,5 @@
-#include "store/backends.hpp"
 #include "migronaut/errors.hpp"
+#include "store/backends.hpp"
 
 namespace migronaut {
 

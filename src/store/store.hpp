@@ -80,10 +80,10 @@ enum class Field {
   kReason,
 };
 inline constexpr Field kAllFields[] = {
-    Field::kBatch,       Field::kStatus,      Field::kAppliedAt,   Field::kFirstAppliedAt,
-    Field::kRevertedAt,  Field::kFailedAt,    Field::kError,       Field::kFailedChecksum,
-    Field::kDuration,    Field::kChecksum,    Field::kEnvironment, Field::kExecutedBy,
-    Field::kRunId,       Field::kDescription, Field::kOrigin,      Field::kRequestedBy,
+    Field::kBatch,      Field::kStatus,      Field::kAppliedAt,   Field::kFirstAppliedAt,
+    Field::kRevertedAt, Field::kFailedAt,    Field::kError,       Field::kFailedChecksum,
+    Field::kDuration,   Field::kChecksum,    Field::kEnvironment, Field::kExecutedBy,
+    Field::kRunId,      Field::kDescription, Field::kOrigin,      Field::kRequestedBy,
     Field::kReason};
 std::string_view field_name(Field field);   // "appliedAt"
 std::string_view column_name(Field field);  // "applied_at"

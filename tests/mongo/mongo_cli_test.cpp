@@ -2,7 +2,6 @@
 // (mockupdb): what the CLI sends over a run, in order, and what it makes of the replies.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-
 #include <mongoc/mongoc.h>
 
 #include <cstdlib>
@@ -144,9 +143,8 @@ TEST_F(MongoCliTest, ARefusedConnectionExitsFiveWithTheUriRedacted) {
   dir.write("migrations/20260101000000-users.json", kUsersMigration);
   const std::string uri = "mongodb://admin:s3cr3t@127.0.0.1:" + std::to_string(unused_port()) +
                           "/app?serverSelectionTimeoutMS=300";
-  const ProcessResult result =
-      run_migronaut({"--no-env", "--json", "--uri", uri, "--dir",
-                     (dir.path() / "migrations").string(), "up"});
+  const ProcessResult result = run_migronaut(
+      {"--no-env", "--json", "--uri", uri, "--dir", (dir.path() / "migrations").string(), "up"});
   EXPECT_EQ(result.exit_code, 5) << result.err;
   EXPECT_EQ(json::parse(result.out)["error"]["code"], "CONNECTION_FAILED");
   EXPECT_EQ((result.out + result.err).find("s3cr3t"), std::string::npos);
@@ -163,8 +161,8 @@ TEST_F(MongoCliTest, LiveTenProcessesApplyEachMigrationExactlyOnce) {
   const std::string database = "migronaut_live_" + new_nonce().substr(0, 12);
   for (int i = 1; i <= 3; ++i) {
     dir.write("migrations/2026010100000" + std::to_string(i) + "-step.json",
-              R"({"up": [{"insert": "applied_log", "documents": [{"step": )" +
-                  std::to_string(i) + R"(}]}], "down": []})");
+              R"({"up": [{"insert": "applied_log", "documents": [{"step": )" + std::to_string(i) +
+                  R"(}]}], "down": []})");
   }
   std::vector<std::unique_ptr<Process>> fleet;
   for (int i = 0; i < 10; ++i) {

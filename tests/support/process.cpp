@@ -16,9 +16,8 @@ namespace {
 
 std::filesystem::path capture_file(const char* stream) {
   static int counter = 0;
-  return std::filesystem::temp_directory_path() /
-         ("migronaut-test-" + std::to_string(getpid()) + "-" + std::to_string(++counter) + "." +
-          stream);
+  return std::filesystem::temp_directory_path() / ("migronaut-test-" + std::to_string(getpid()) +
+                                                   "-" + std::to_string(++counter) + "." + stream);
 }
 
 std::string read_file(const std::filesystem::path& path) {

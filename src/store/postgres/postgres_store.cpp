@@ -19,6 +19,7 @@
 #include "migronaut/errors.hpp"
 #include "store/backends.hpp"
 #include "core/redact.hpp"
+#include "core/text.hpp"
 
 namespace migronaut {
 namespace {
@@ -65,10 +66,7 @@ std::string hex(std::string_view bytes) {
   return out;
 }
 
-std::string trimmed(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
-}
+std::string trimmed(std::string_view text) { return std::string(trim(text)); }
 
 std::string sqlstate_of(const PGresult* result) {
   const char* state = result ? PQresultErrorField(result, PG_DIAG_SQLSTATE) : nullptr;

@@ -16,10 +16,10 @@
 #include <variant>
 #include <vector>
 
-#include "migronaut/errors.hpp"
-#include "store/backends.hpp"
 #include "core/redact.hpp"
 #include "core/text.hpp"
+#include "migronaut/errors.hpp"
+#include "store/backends.hpp"
 
 namespace migronaut {
 namespace {
@@ -28,6 +28,8 @@ constexpr std::string_view kLockId = "migronaut_lock";
 // Raised by the fencing check; a class of its own so no server or user error can mimic it.
 constexpr std::string_view kFenceSqlstate = "MN001";
 constexpr std::string_view kUndefinedTable = "42P01";
+// How often a migration's backend looks for a vanished client (see begin_sql()).
+constexpr int kClientCheckIntervalMs = 1000;
 // wait_for_release() polls the socket in slices this long so it honours its stop token.
 constexpr auto kWaitSlice = std::chrono::milliseconds(100);
 // libpq's default is to wait forever for an unreachable host.
@@ -339,7 +341,8 @@ class PostgresStore final : public Store {
     const auto started = std::chrono::steady_clock::now();
     if (const auto* script = std::get_if<Script>(execution.work)) {
       if (execution.transactional) {
-        check_migration(send("BEGIN;\n" + script->text + "\n;\n" + commit_script(execution)));
+        check_migration(
+            send(begin_sql() + ";\n" + script->text + "\n;\n" + commit_script(execution)));
         return;
       }
       check_migration(send(script->text));
@@ -459,7 +462,7 @@ class PostgresStore final : public Store {
     if (execution.context == nullptr) {
       throw MigrationExecutionFailedError("postgres: a C++ migration needs a context");
     }
-    if (execution.transactional) check_migration(send("BEGIN"));
+    if (execution.transactional) check_migration(send(begin_sql()));
     execution.context->handle.postgres = conn_;
     try {
       body(*execution.context);
@@ -475,6 +478,15 @@ class PostgresStore final : public Store {
   }
 
   // The end of a transactional migration: its changelog upsert, the fencing check, COMMIT.
+  // A migration's transaction goes on server-side whatever happens to its client: without a
+  // check, one whose migrator was killed would still reach COMMIT (and hold its locks until
+  // then). PostgreSQL 14+ can look for a closed client connection while a statement runs.
+  std::string begin_sql() const {
+    if (PQserverVersion(conn_) < 140000) return "BEGIN";
+    return "BEGIN; SET LOCAL client_connection_check_interval = " +
+           std::to_string(kClientCheckIntervalMs);
+  }
+
   std::string commit_script(const Execution& execution) {
     std::string sql;
     if (execution.record) {
@@ -600,8 +612,8 @@ class PostgresStore final : public Store {
   }
 
   PGconn* conn_;
-  PGcancel* cancel_;  // made at connect: PQcancel on it is safe from any thread
-  std::string uri_;  // redacted
+  PGcancel* cancel_;             // made at connect: PQcancel on it is safe from any thread
+  std::string uri_;              // redacted
   std::string lock_table_;       // quoted
   std::string changelog_table_;  // quoted
   std::string changelog_index_;  // quoted

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Counts the statements (= round trips) a PostgreSQL server sees for `migronaut up`: k pending
+# migrations (k = 1, 10, 100) on a fresh database, then a boot check with nothing pending.
+# A throwaway cluster (initdb in a temp dir, free port, log_statement=all) is removed at exit.
+# Usage: bench/pg_round_trips.sh [path/to/migronaut]   (default: build/src/cli/migronaut)
+set -euo pipefail
+
+bin=$(realpath "${1:-build/src/cli/migronaut}")
+pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
+work=$(mktemp -d /tmp/migronaut-roundtrips.XXXXXX)
+chmod 755 "$work"
+
+# initdb and postgres refuse to run as root.
+as_server_user() {
+  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+[ "$(id -u)" = 0 ] && chown postgres "$work"
+
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+as_server_user "$pg_bin/initdb" -D "$work/data" -U postgres -A trust >/dev/null
+as_server_user "$pg_bin/pg_ctl" -D "$work/data" -l "$work/server.log" -w \
+  -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c log_statement=all -c log_line_prefix='%p '" \
+  start >/dev/null
+trap 'as_server_user "$pg_bin/pg_ctl" -D "$work/data" -m immediate stop >/dev/null; rm -rf "$work"' EXIT
+
+log_lines() { wc -l <"$work/server.log"; }
+
+# Statements logged since line $1, as "total main lock". The lock connection is the backend
+# that claimed the lease (its INSERT into the lock table); everything else is the main one.
+count_since() {
+  tail -n +"$(($1 + 1))" "$work/server.log" | awk '
+    / LOG:  (statement|execute [^:]*): / {
+      total++; per_pid[$1]++
+      if ($0 ~ /INSERT INTO "_migronaut_locks"/) lock_pid = $1
+    }
+    END {
+      lock = (lock_pid != "") ? per_pid[lock_pid] : 0
+      printf "%d %d %d\n", total, total - lock, lock
+    }'
+}
+
+printf '%-22s %7s %6s %6s %8s\n' "run" "total" "main" "lock" "2k+6"
+for k in 1 10 100; do
+  db="k$k"
+  as_server_user "$pg_bin/psql" -q -h 127.0.0.1 -p "$port" -U postgres -c "CREATE DATABASE $db"
+  dir="$work/migrations-$k"
+  mkdir -p "$dir"
+  for i in $(seq 1 "$k"); do
+    printf -- '-- migrate:up\nCREATE TABLE t%d (id int);\n-- migrate:down\nDROP TABLE t%d;\n' \
+      "$i" "$i" >"$dir/$(printf '%014d' $((20260101000000 + i)))-t$i.sql"
+  done
+  uri="postgres://postgres@127.0.0.1:$port/$db"
+
+  start=$(log_lines)
+  "$bin" --no-env --uri "$uri" --dir "$dir" up >/dev/null 2>&1
+  read -r total main lock < <(count_since "$start")
+  printf '%-22s %7d %6d %6d %8d\n' "up, k=$k pending" "$total" "$main" "$lock" $((2 * k + 6))
+
+  start=$(log_lines)
+  "$bin" --no-env --uri "$uri" --dir "$dir" up >/dev/null 2>&1
+  read -r total main lock < <(count_since "$start")
+  printf '%-22s %7d %6d %6d %8s\n' "up, nothing pending" "$total" "$main" "$lock" "1"
+done

@@ -1,0 +1,239 @@
+// Process-level fault tests: the real binary, a real server, and the database's final state
+// checked after every fault (changelog rows, applied objects, no lock row left behind).
+#include <signal.h>
+
+#include <cctype>
+#include <chrono>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "support/pg_cluster.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// Waits (bounded) for `done`; a fault test that never gets there fails instead of hanging. A
+// query that fails (the run has not created its tables yet) counts as "not yet".
+template <typename Condition>
+bool eventually(Condition done, seconds limit = seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    try {
+      if (done()) return true;
+    } catch (const std::runtime_error&) {
+    }
+    std::this_thread::sleep_for(milliseconds(50));
+  }
+  return false;
+}
+
+// A migration held open by a gate: it loops while the `gate` table has a row, so the test
+// decides when (and whether) its transaction may go on. The file never changes, so neither
+// does its checksum, whichever run applies it.
+constexpr std::string_view kGatedMigration =
+    "-- migrate:up\n"
+    "CREATE TABLE made_by_gated (id int);\n"
+    "DO $$ BEGIN WHILE EXISTS (SELECT 1 FROM gate) LOOP PERFORM pg_sleep(0.05); END LOOP; "
+    "END $$;\n"
+    "INSERT INTO log (name) VALUES ('gated');\n";
+constexpr std::string_view kGatedName = "20260101000002-gated.sql";
+
+class PgFaultTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Lower case: the search_path in the URI is not quoted, so it folds to lower case.
+    std::string schema =
+        std::string("fault_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : schema) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema);
+  }
+
+  std::map<std::string, std::string> env(std::map<std::string, std::string> extra = {}) const {
+    extra.emplace("MIGRONAUT_LOCK_POLL_INTERVAL_MS", "50");
+    return extra;
+  }
+  std::vector<std::string> up_args(bool wait) const {
+    std::vector<std::string> args{"--no-env", "--uri", uri_, "--dir", dir_.path().string(), "up"};
+    if (wait) args.emplace_back("--wait");
+    return args;
+  }
+  std::unique_ptr<Process> start_up(bool wait, std::map<std::string, std::string> extra = {}) {
+    std::vector<std::string> argv{migronaut_binary()};
+    for (std::string& arg : up_args(wait)) argv.push_back(std::move(arg));
+    return std::make_unique<Process>(std::move(argv), env(std::move(extra)));
+  }
+
+  std::string value(const std::string& sql) const {
+    return pg_query_value(uri_, sql).value_or("<null>");
+  }
+  int count(const std::string& sql) const { return std::stoi(value(sql)); }
+  bool lock_row_exists() const { return count("SELECT count(*) FROM _migronaut_locks") > 0; }
+  int applied(std::string_view name) const {
+    return count(
+        "SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied' AND name = '" +
+        std::string(name) + "'");
+  }
+  bool table_exists(const std::string& table) const {
+    return value("SELECT to_regclass('" + table + "') IS NOT NULL") == "t";
+  }
+  // The lock row's progress names `migration` (its holder is inside it).
+  bool holder_is_in(std::string_view migration) const {
+    return pg_query_value(uri_, "SELECT migration FROM _migronaut_locks") ==
+           std::optional<std::string>(migration);
+  }
+  // The backend running the gated migration, by the query it is running.
+  std::string gated_backend() const {
+    return value(
+        "SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
+        " AND query LIKE '%FROM gate%' AND query NOT LIKE '%pg_stat_activity%'");
+  }
+  bool gated_backend_gone() const { return gated_backend() == "<null>"; }
+
+  // A log table, a gate that is closed, and the gated migration after the one creating them.
+  void write_gated_set() {
+    dir_.write("20260101000001-log.sql",
+               "-- migrate:up\nCREATE TABLE log (name text NOT NULL);\n"
+               "INSERT INTO log (name) VALUES ('log');\n");
+    dir_.write(std::string(kGatedName), kGatedMigration);
+    pg_query_value(uri_, "CREATE TABLE gate (closed int); INSERT INTO gate VALUES (1)");
+  }
+  void open_gate() const { pg_query_value(uri_, "DELETE FROM gate"); }
+
+  void expect_gated_set_applied_once() const {
+    EXPECT_EQ(applied("20260101000001-log.sql"), 1);
+    EXPECT_EQ(applied(kGatedName), 1);
+    EXPECT_EQ(count("SELECT count(*) FROM log WHERE name = 'gated'"), 1);
+    EXPECT_TRUE(table_exists("made_by_gated"));
+    EXPECT_FALSE(lock_row_exists());
+  }
+
+  TempDir dir_{"migronaut-pg-fault"};
+  std::string uri_;
+};
+
+TEST_F(PgFaultTest, ThirtyConcurrentWaitingRunsApplyEachMigrationOnce) {
+  dir_.write("20260101000001-log.sql",
+             "-- migrate:up\nCREATE TABLE log (name text NOT NULL);\n"
+             "INSERT INTO log (name) VALUES ('one');\n");
+  dir_.write("20260101000002-two.sql", "-- migrate:up\nINSERT INTO log (name) VALUES ('two');\n");
+  dir_.write("20260101000003-three.sql",
+             "-- migrate:up\nINSERT INTO log (name) VALUES ('three');\n");
+
+  std::vector<std::unique_ptr<Process>> runs;
+  for (int i = 0; i < 30; ++i) runs.push_back(start_up(/*wait=*/true));
+  for (auto& run : runs) {
+    const ProcessResult result = run->wait();
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+  }
+
+  for (const char* name : {"one", "two", "three"}) {
+    EXPECT_EQ(count(std::string("SELECT count(*) FROM log WHERE name = '") + name + "'"), 1)
+        << name;
+  }
+  EXPECT_EQ(count("SELECT count(*) FROM log"), 3);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 3);
+  EXPECT_EQ(count("SELECT count(DISTINCT run_id) FROM _migronaut_migrations"), 1);
+  EXPECT_FALSE(lock_row_exists());
+}
+
+TEST_F(PgFaultTest, KilledHolderRollsBackAndALaterRunReclaimsAfterTheTtl) {
+  write_gated_set();
+  auto holder = start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "2"}});
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
+  ASSERT_TRUE(eventually([&] { return !gated_backend_gone(); }));
+  holder->signal(SIGKILL);
+  EXPECT_EQ(holder->wait().signal, SIGKILL);
+
+  // The server notices the dead client and rolls its transaction back by itself; the gate
+  // stays closed, so nothing but that rollback can end the backend.
+  ASSERT_TRUE(eventually([&] { return gated_backend_gone(); }));
+  EXPECT_FALSE(table_exists("made_by_gated"));
+  EXPECT_EQ(applied(kGatedName), 0);
+  EXPECT_TRUE(lock_row_exists());  // a dead holder cannot release; its TTL will
+
+  open_gate();
+  const ProcessResult rerun =
+      run_migronaut(up_args(/*wait=*/true), env({{"MIGRONAUT_LOCK_TTL", "2"}}));
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
+  expect_gated_set_applied_once();
+}
+
+TEST_F(PgFaultTest, StoppedHolderPastItsTtlCommitsNothingAndReportsLockLost) {
+  write_gated_set();
+  auto first = start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "2"}});
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << first->err_so_far();
+  const std::string first_owner = value("SELECT owner FROM _migronaut_locks");
+  first->signal(SIGSTOP);
+
+  // The second run reclaims once the stopped holder's lease runs out; the gate holds both
+  // transactions until then, so the first one's fencing check runs after the reclaim.
+  auto second = start_up(/*wait=*/true, {{"MIGRONAUT_LOCK_TTL", "2"}});
+  ASSERT_TRUE(eventually([&] {
+    const std::string owner = value("SELECT owner FROM _migronaut_locks");
+    return owner != first_owner && owner != "<null>";
+  })) << second->err_so_far();
+  const std::string second_owner = value("SELECT owner FROM _migronaut_locks");
+  open_gate();
+  const ProcessResult second_result = second->wait();
+  EXPECT_EQ(second_result.exit_code, 0) << second_result.err;
+
+  first->signal(SIGCONT);
+  const ProcessResult first_result = first->wait();
+  EXPECT_EQ(first_result.exit_code, 10) << first_result.err;
+
+  expect_gated_set_applied_once();
+  EXPECT_EQ(value("SELECT run_id FROM _migronaut_migrations WHERE name = '" +
+                  std::string(kGatedName) + "'"),
+            second_owner);
+}
+
+TEST_F(PgFaultTest, TerminatedBackendFailsTheRunAndARerunCompletes) {
+  write_gated_set();
+  auto run = start_up(/*wait=*/false);
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << run->err_so_far();
+  ASSERT_TRUE(eventually([&] { return !gated_backend_gone(); }));
+  EXPECT_EQ(value("SELECT pg_terminate_backend(" + gated_backend() + ")"), "t");
+
+  const ProcessResult failed = run->wait();
+  EXPECT_TRUE(failed.exit_code == 5 || failed.exit_code == 10) << failed.exit_code << failed.err;
+  EXPECT_NE(failed.err.find("lost the connection"), std::string::npos) << failed.err;
+  EXPECT_FALSE(table_exists("made_by_gated"));
+  EXPECT_EQ(applied(kGatedName), 0);
+
+  open_gate();
+  const ProcessResult rerun = run_migronaut(up_args(/*wait=*/true), env());
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
+  expect_gated_set_applied_once();
+}
+
+TEST_F(PgFaultTest, ServerRestartFailsTheRunAndARerunAppliesEverything) {
+  write_gated_set();
+  auto run = start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "2"}});
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << run->err_so_far();
+  ASSERT_TRUE(eventually([&] { return !gated_backend_gone(); }));
+  PgCluster::shared().restart();
+
+  const ProcessResult failed = run->wait();
+  EXPECT_EQ(failed.exit_code, 5) << failed.err;
+  EXPECT_NE(failed.err.find("lost the connection"), std::string::npos) << failed.err;
+  EXPECT_FALSE(table_exists("made_by_gated"));
+  EXPECT_EQ(applied(kGatedName), 0);
+
+  open_gate();
+  const ProcessResult rerun =
+      run_migronaut(up_args(/*wait=*/true), env({{"MIGRONAUT_LOCK_TTL", "2"}}));
+  EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
+  expect_gated_set_applied_once();
+}
+
+}  // namespace
+}  // namespace migronaut::testing

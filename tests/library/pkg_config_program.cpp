@@ -1,0 +1,14 @@
+// Built by package_test.cmake with nothing but `pkg-config --cflags --libs migronaut`.
+// usage: pkg-config-program <sqlite-file> <empty-migrations-dir>
+#include <filesystem>
+#include <iostream>
+
+#include "migronaut/migrator.hpp"
+
+int main(int argc, char** argv) {
+  if (argc != 3) return 2;
+  std::filesystem::create_directories(argv[2]);
+  const migronaut::Config config = migronaut::config_from_json(
+      {{"uri", std::string("sqlite:") + argv[1]}, {"migrationsDir", argv[2]}});
+  std::cout << "pending " << migronaut::pending_migrations(config).size() << "\n";
+}

@@ -52,8 +52,13 @@ TEST(HeartbeatTiming, RenewsEveryHalfTtlAndGivesUpBeforeTheTtl) {
 }
 
 TEST_F(HeartbeatTest, RenewsAtEachInterval) {
-  Heartbeat heartbeat(clock, milliseconds(1000), [&] { ++renewals; return true; }, on_lost(),
-                      nullptr);
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&] {
+        ++renewals;
+        return true;
+      },
+      on_lost(), nullptr);
   advance(milliseconds(499));
   EXPECT_EQ(renewals, 0);
   advance(milliseconds(1));
@@ -69,8 +74,13 @@ TEST_F(HeartbeatTest, RenewsAtEachInterval) {
 }
 
 TEST_F(HeartbeatTest, ARenewalThatMatchesNothingLosesTheLockAtOnce) {
-  Heartbeat heartbeat(clock, milliseconds(1000), [&] { ++renewals; return false; }, on_lost(),
-                      nullptr);
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&] {
+        ++renewals;
+        return false;
+      },
+      on_lost(), nullptr);
   advance(milliseconds(500));
   ASSERT_TRUE(eventually([&] { return losses == 1; }));
   EXPECT_EQ(lost_reason, "another run reclaimed it");
@@ -99,13 +109,42 @@ TEST_F(HeartbeatTest, FailingRenewalsLoseTheLockAtTheDeadline) {
 }
 
 TEST_F(HeartbeatTest, NudgeRenewsWithoutWaitingForTheInterval) {
-  Heartbeat heartbeat(clock, milliseconds(60'000), [&] { ++renewals; return true; }, on_lost(),
-                      nullptr);
+  Heartbeat heartbeat(
+      clock, milliseconds(60'000),
+      [&] {
+        ++renewals;
+        return true;
+      },
+      on_lost(), nullptr);
   clock.wait_for_sleepers(1);
   heartbeat.nudge();
   ASSERT_TRUE(eventually([&] { return renewals == 1; }));
   heartbeat.nudge();
   ASSERT_TRUE(eventually([&] { return renewals == 2; }));
+}
+
+TEST_F(HeartbeatTest, RenewNowReturnsOnceItsRenewalIsDone) {
+  std::atomic<bool> renewal_done = false;
+  Heartbeat heartbeat(
+      clock, milliseconds(60'000),
+      [&] {
+        std::this_thread::sleep_for(milliseconds(20));
+        renewal_done = true;
+        return true;
+      },
+      on_lost(), nullptr);
+  clock.wait_for_sleepers(1);
+  heartbeat.renew_now();
+  EXPECT_TRUE(renewal_done);
+}
+
+TEST_F(HeartbeatTest, RenewNowReturnsWhenTheHeartbeatHasEnded) {
+  Heartbeat heartbeat(
+      clock, milliseconds(1000), [] { return false; }, on_lost(), nullptr);
+  heartbeat.nudge();
+  ASSERT_TRUE(eventually([&] { return losses == 1; }));
+  heartbeat.renew_now();  // the lost heartbeat renews no more: this must not block
+  EXPECT_EQ(losses, 1);
 }
 
 TEST_F(HeartbeatTest, StopWaitsForTheRenewalInFlight) {

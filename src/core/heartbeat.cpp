@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
 #include <utility>
 
 #include "fmt/format.h"
@@ -36,6 +37,15 @@ void Heartbeat::nudge() {
   wake_.request_stop();
 }
 
+void Heartbeat::renew_now() {
+  std::unique_lock lock(mutex_);
+  // The renewal in flight, if any, may carry the old progress: wait for the next one.
+  const std::uint64_t target = renewals_started_ + 1;
+  nudged_ = true;
+  wake_.request_stop();
+  renewal_done_.wait(lock, [&] { return ended_ || renewals_finished_ >= target; });
+}
+
 void Heartbeat::stop() {
   if (!thread_.joinable()) return;
   thread_.request_stop();
@@ -47,39 +57,50 @@ void Heartbeat::stop() {
 }
 
 void Heartbeat::run(std::stop_token stop) {
+  // However the loop ends, nobody may keep waiting in renew_now().
+  struct EndNotice {
+    Heartbeat& heartbeat;
+    ~EndNotice() {
+      {
+        std::lock_guard lock(heartbeat.mutex_);
+        heartbeat.ended_ = true;
+      }
+      heartbeat.renewal_done_.notify_all();
+    }
+  } end_notice{*this};
   auto next_renewal = clock_.now() + interval_;
   auto lost_at = clock_.now() + deadline_;
   int failures_in_a_row = 0;
   while (!stop.stop_requested()) {
     std::stop_token wake;
-    bool renew_now = false;
+    bool nudged = false;
     {
       std::lock_guard lock(mutex_);
       if (wake_.stop_requested()) wake_ = std::stop_source();
       wake = wake_.get_token();
-      renew_now = std::exchange(nudged_, false);
+      nudged = std::exchange(nudged_, false);
     }
-    if (!renew_now) {
+    if (!nudged) {
       clock_.sleep_until(std::min(next_renewal, lost_at), wake);
       if (stop.stop_requested()) return;
       std::lock_guard lock(mutex_);
-      renew_now = std::exchange(nudged_, false);
+      nudged = std::exchange(nudged_, false);
     }
     const auto now = clock_.now();
     if (now >= lost_at) {
       on_lost_("no successful renewal within the TTL");
       return;
     }
-    if (!renew_now && now < next_renewal) continue;
+    if (!nudged && now < next_renewal) continue;
 
     next_renewal = now + interval_;
+    {
+      std::lock_guard lock(mutex_);
+      ++renewals_started_;
+    }
+    std::optional<bool> matched;  // empty when the renewal failed
     try {
-      if (!renew_()) {
-        on_lost_("another run reclaimed it");
-        return;
-      }
-      failures_in_a_row = 0;
-      lost_at = clock_.now() + deadline_;
+      matched = renew_();
     } catch (const std::exception& e) {
       ++failures_in_a_row;
       if (logger_) {
@@ -87,6 +108,18 @@ void Heartbeat::run(std::stop_token stop) {
             fmt::format("Lock renewal failed ({} in a row): {}", failures_in_a_row, e.what()));
       }
     }
+    {
+      std::lock_guard lock(mutex_);
+      ++renewals_finished_;
+    }
+    renewal_done_.notify_all();
+    if (!matched) continue;
+    if (!*matched) {
+      on_lost_("another run reclaimed it");
+      return;
+    }
+    failures_in_a_row = 0;
+    lost_at = clock_.now() + deadline_;
   }
 }
 

@@ -5,6 +5,8 @@
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <stop_token>
@@ -28,6 +30,10 @@ class Heartbeat {
 
   // Renew now (the holder moved to its next migration: waiters see the progress at once).
   void nudge();
+  // nudge(), then wait until that renewal has been tried (or the heartbeat ended): the caller
+  // is about to start work that may keep the database busy — a SQLite write transaction
+  // blocks the renewal until it commits — so the progress must be written first.
+  void renew_now();
   // Ends the heartbeat after the renewal in flight, if any, so nothing lands after release.
   void stop();
 
@@ -47,6 +53,11 @@ class Heartbeat {
   std::mutex mutex_;
   std::stop_source wake_;  // requested by nudge() or stop() to end the current sleep early
   bool nudged_ = false;
+  // Renewal attempts begun and finished (they never overlap), for renew_now() to wait on.
+  std::uint64_t renewals_started_ = 0;
+  std::uint64_t renewals_finished_ = 0;
+  bool ended_ = false;
+  std::condition_variable renewal_done_;
   std::jthread thread_;  // last: starts once every other member is ready
 };
 

@@ -123,6 +123,30 @@ TEST_F(HeartbeatTest, NudgeRenewsWithoutWaitingForTheInterval) {
   ASSERT_TRUE(eventually([&] { return renewals == 2; }));
 }
 
+TEST_F(HeartbeatTest, RenewNowReturnsOnceItsRenewalIsDone) {
+  std::atomic<bool> renewal_done = false;
+  Heartbeat heartbeat(
+      clock, milliseconds(60'000),
+      [&] {
+        std::this_thread::sleep_for(milliseconds(20));
+        renewal_done = true;
+        return true;
+      },
+      on_lost(), nullptr);
+  clock.wait_for_sleepers(1);
+  heartbeat.renew_now();
+  EXPECT_TRUE(renewal_done);
+}
+
+TEST_F(HeartbeatTest, RenewNowReturnsWhenTheHeartbeatHasEnded) {
+  Heartbeat heartbeat(
+      clock, milliseconds(1000), [] { return false; }, on_lost(), nullptr);
+  heartbeat.nudge();
+  ASSERT_TRUE(eventually([&] { return losses == 1; }));
+  heartbeat.renew_now();  // the lost heartbeat renews no more: this must not block
+  EXPECT_EQ(losses, 1);
+}
+
 TEST_F(HeartbeatTest, StopWaitsForTheRenewalInFlight) {
   std::latch renewing(1);
   std::promise<void> finish;

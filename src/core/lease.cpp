@@ -70,7 +70,7 @@ void Lease::set_progress(const std::string& migration, std::int64_t step, std::i
     std::lock_guard lock(progress_mutex_);
     progress_ = LockProgress{migration, step, total};
   }
-  heartbeat_->nudge();
+  heartbeat_->renew_now();
 }
 
 void Lease::lost(const std::string& reason) {

@@ -35,7 +35,8 @@ class Lease {
   ~Lease();  // stops the heartbeat; a lease must be release()d to delete the record
 
   const LockToken& token() const { return token_; }
-  // Records the migration the run is on, and renews now so waiters see it.
+  // Records the migration the run is on and renews now, returning once that renewal was tried:
+  // waiters see the progress before the migration can keep the database busy.
   void set_progress(const std::string& migration, std::int64_t step, std::int64_t total);
   // Stops the heartbeat (after the renewal in flight), then deletes the record scoped to our
   // owner and nonce. Throws LockReleaseFailedError.

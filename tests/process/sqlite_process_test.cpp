@@ -1,0 +1,334 @@
+// The real `migronaut` binary in separate processes against one SQLite file: concurrent boots,
+// a holder killed mid-migration, graceful and hard stops by signal, lock contention, every
+// command end to end and a failing migration. Each test checks the database it leaves.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <nlohmann/json.hpp>
+
+#include "process/sqlite_project.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using Statuses = std::map<std::string, std::string>;
+
+// Busy for a few seconds inside the up section (and so inside its transaction) before it
+// records itself: long enough to signal or kill the process while it runs.
+constexpr const char* kSlowFirst = R"(-- migrate:up
+CREATE TABLE applied_log (name TEXT NOT NULL);
+WITH RECURSIVE counter(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE n < 10000000)
+SELECT count(*) FROM counter;
+INSERT INTO applied_log VALUES ('m1');
+-- migrate:down
+DROP TABLE applied_log;
+)";
+constexpr const char* kFastSecond = R"(-- migrate:up
+INSERT INTO applied_log VALUES ('m2');
+-- migrate:down
+DELETE FROM applied_log WHERE name = 'm2';
+)";
+
+// A short TTL and poll interval keep reclaiming and waiting fast.
+const Env kFastLock = {{"MIGRONAUT_LOCK_TTL", "2"}, {"MIGRONAUT_LOCK_POLL_INTERVAL_MS", "50"}};
+
+nlohmann::json json_of(const ProcessResult& result) {
+  try {
+    return nlohmann::json::parse(result.out);
+  } catch (const nlohmann::json::exception&) {
+    ADD_FAILURE() << "not JSON on stdout: " << result.out << "\nstderr: " << result.err;
+    return nlohmann::json::object();
+  }
+}
+
+std::string describe(const ProcessResult& result) {
+  return "exit " + std::to_string(result.exit_code) + " signal " + std::to_string(result.signal) +
+         "\nstdout: " + result.out + "\nstderr: " + result.err;
+}
+
+class SqliteProcessTest : public ::testing::Test {
+ protected:
+  // The applied_log rows, sorted: each migration that committed adds its name once.
+  std::vector<std::string> applied_log() const {
+    std::vector<std::string> names;
+    if (!project.exists()) return names;
+    SqliteDb db = project.open();
+    if (!db.has_table("applied_log")) return names;
+    for (const Row& row : db.rows("SELECT name FROM applied_log ORDER BY name")) {
+      names.push_back(row[0]);
+    }
+    return names;
+  }
+
+  // Starts `args` and waits until the lock record says the run is on `migration`.
+  std::unique_ptr<Process> start_and_wait_for(const std::vector<std::string>& args,
+                                              const std::string& migration) {
+    auto process = project.start(args, kFastLock);
+    const bool on_it = eventually([&] {
+      const auto lock = project.lock_row();
+      return lock && (*lock)[1] == migration;
+    });
+    EXPECT_TRUE(on_it) << "the lock record never named " << migration << "\n"
+                       << process->err_so_far();
+    return process;
+  }
+
+  void write_slow_then_fast() {
+    project.write_migration("0001-slow.sql", kSlowFirst);
+    project.write_migration("0002-fast.sql", kFastSecond);
+  }
+
+  SqliteProject project;
+};
+
+TEST_F(SqliteProcessTest, TenConcurrentBootsApplyEachMigrationExactlyOnce) {
+  project.write_migration("0001-log.sql",
+                          "-- migrate:up\nCREATE TABLE applied_log (name TEXT NOT NULL);\n"
+                          "INSERT INTO applied_log VALUES ('m1');\n");
+  project.write_migration("0002-second.sql",
+                          "-- migrate:up\nINSERT INTO applied_log VALUES ('m2');\n");
+  project.write_migration("0003-third.sql",
+                          "-- migrate:up\nINSERT INTO applied_log VALUES ('m3');\n");
+
+  std::vector<std::unique_ptr<Process>> boots;
+  for (int i = 0; i < 10; ++i) boots.push_back(project.start({"up", "--wait"}, kFastLock));
+  for (auto& boot : boots) {
+    const ProcessResult result = boot->wait();
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+  }
+
+  EXPECT_EQ(applied_log(), (std::vector<std::string>{"m1", "m2", "m3"}));
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-log.sql", "applied"},
+                                          {"0002-second.sql", "applied"},
+                                          {"0003-third.sql", "applied"}}));
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
+TEST_F(SqliteProcessTest, KilledHolderLeavesItsLockWhichThePeerReclaimsAfterTheTtl) {
+  write_slow_then_fast();
+  auto holder = start_and_wait_for({"up"}, "0001-slow.sql");
+  holder->signal(SIGKILL);
+  EXPECT_EQ(holder->wait().signal, SIGKILL);
+
+  // A crash leaves the lock behind and rolls the migration's transaction back.
+  EXPECT_NE(project.lock_row(), std::nullopt);
+  EXPECT_EQ(project.statuses(), Statuses{});
+  EXPECT_EQ(applied_log(), std::vector<std::string>{});
+
+  const ProcessResult peer = project.run({"--json", "up", "--wait"}, kFastLock);
+  ASSERT_EQ(peer.exit_code, 0) << describe(peer);
+  EXPECT_EQ(json_of(peer)["applied"].size(), 2u);
+  EXPECT_EQ(applied_log(), (std::vector<std::string>{"m1", "m2"}));
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"0001-slow.sql", "applied"}, {"0002-fast.sql", "applied"}}));
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
+class StopSignalTest : public SqliteProcessTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(StopSignalTest, FirstSignalFinishesTheMigrationInFlightAndExits11) {
+  write_slow_then_fast();
+  auto run = start_and_wait_for({"--json", "up"}, "0001-slow.sql");
+  run->signal(GetParam());
+  const ProcessResult result = run->wait();
+
+  EXPECT_EQ(result.exit_code, 11) << describe(result);
+  EXPECT_EQ(json_of(result)["error"]["code"], "RUN_ABORTED");
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-slow.sql", "applied"}}));
+  EXPECT_EQ(applied_log(), std::vector<std::string>{"m1"});
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
+TEST_P(StopSignalTest, SecondSignalExitsAtOnceLeavingTheLock) {
+  write_slow_then_fast();
+  auto run = start_and_wait_for({"up"}, "0001-slow.sql");
+  run->signal(GetParam());
+  // Two signals sent back to back could merge into one: the second goes after the first
+  // was handled.
+  ASSERT_TRUE(eventually([&] { return run->err_so_far().find("Stopping") != std::string::npos; }))
+      << run->err_so_far();
+  run->signal(GetParam());
+  const ProcessResult result = run->wait();
+
+  EXPECT_EQ(result.exit_code, 128 + GetParam()) << describe(result);
+  EXPECT_NE(project.lock_row(), std::nullopt);
+  EXPECT_EQ(project.statuses(), Statuses{});
+  EXPECT_EQ(applied_log(), std::vector<std::string>{});
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, StopSignalTest, ::testing::Values(SIGINT, SIGTERM),
+                         [](const ::testing::TestParamInfo<int>& info) {
+                           return std::string(info.param == SIGINT ? "Sigint" : "Sigterm");
+                         });
+
+TEST_F(SqliteProcessTest, HeldLockRefusesOrTimesOutAndOnlyUnlockYesRemovesIt) {
+  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  project.write_migration("0002-second.sql", "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
+  project.open().exec(
+      std::string("INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host,"
+                  " executed_by) VALUES ('migronaut_lock', ") +
+      kSqliteNowMs + ", 60000, 'foreign-run', 'foreign-nonce', 4242, 'elsewhere', 'ops')");
+  const std::string held = project.dump();
+
+  const ProcessResult refused = project.run({"--json", "up"}, kFastLock);
+  EXPECT_EQ(refused.exit_code, 3) << describe(refused);
+  EXPECT_EQ(json_of(refused)["error"]["code"], "LOCK_ALREADY_HELD");
+
+  const ProcessResult timed_out =
+      project.run({"--json", "up", "--wait", "--wait-timeout", "300"}, kFastLock);
+  EXPECT_EQ(timed_out.exit_code, 3) << describe(timed_out);
+  const nlohmann::json error = json_of(timed_out)["error"];
+  EXPECT_EQ(error["code"], "LOCK_ALREADY_HELD");
+  EXPECT_EQ(error["context"]["timedOut"], true);
+  // Nothing applied, and the foreign lock is exactly as it was.
+  EXPECT_EQ(project.dump(), held);
+
+  const ProcessResult shown = project.run({"--json", "lock"});
+  ASSERT_EQ(shown.exit_code, 0) << describe(shown);
+  const nlohmann::json lock = json_of(shown);
+  EXPECT_EQ(lock["held"], true);
+  EXPECT_EQ(lock["holder"]["runId"], "foreign-run");
+  EXPECT_EQ(lock["holder"]["host"], "elsewhere");
+  EXPECT_EQ(shown.out.find("foreign-nonce"), std::string::npos) << "the nonce is never shown";
+
+  const ProcessResult unconfirmed = project.run({"--json", "unlock"});
+  EXPECT_EQ(unconfirmed.exit_code, 6) << describe(unconfirmed);
+  EXPECT_EQ(json_of(unconfirmed)["error"]["code"], "CONFIG_INVALID");
+  EXPECT_EQ(project.dump(), held);
+
+  const ProcessResult unlocked = project.run({"--json", "unlock", "--yes"});
+  ASSERT_EQ(unlocked.exit_code, 0) << describe(unlocked);
+  EXPECT_EQ(json_of(unlocked)["released"], true);
+  EXPECT_EQ(json_of(unlocked)["holder"]["runId"], "foreign-run");
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-first.sql", "applied"}}));
+}
+
+TEST_F(SqliteProcessTest, EveryCommandEndToEnd) {
+  // init scaffolds a project in the working directory, once.
+  const std::vector<std::string> bare_init = {migronaut_binary(), "--no-env", "init"};
+  const ProcessResult init = Process(bare_init, {}, project.cwd()).wait();
+  ASSERT_EQ(init.exit_code, 0) << describe(init);
+  EXPECT_TRUE(std::filesystem::exists(project.cwd() / "migronaut.config.json"));
+  EXPECT_TRUE(std::filesystem::is_directory(project.cwd() / "migrations"));
+  const ProcessResult again = Process(bare_init, {}, project.cwd()).wait();
+  EXPECT_EQ(again.exit_code, 16) << describe(again);
+
+  project.write_migration("0001-users.sql",
+                          "-- migrate:up\nCREATE TABLE users (id INTEGER PRIMARY KEY);\n"
+                          "-- migrate:down\nDROP TABLE users;\n");
+  project.write_migration("0002-posts.sql",
+                          "-- migrate:up\nCREATE TABLE posts (id INTEGER PRIMARY KEY);\n"
+                          "-- migrate:down\nDROP TABLE posts;\n");
+  const ProcessResult created = project.run({"--json", "create", "add-tags"});
+  ASSERT_EQ(created.exit_code, 0) << describe(created);
+  const std::filesystem::path tags = json_of(created)["path"].get<std::string>();
+  ASSERT_TRUE(std::filesystem::exists(tags)) << tags;
+  EXPECT_EQ(tags.parent_path(), project.migrations());
+  const std::string tags_name = tags.filename().string();
+  project.write_migration(tags_name,
+                          "-- migrate:up\nCREATE TABLE tags (id INTEGER PRIMARY KEY);\n"
+                          "-- migrate:down\nDROP TABLE tags;\n");
+
+  // Three pending.
+  EXPECT_EQ(project.run({"status", "--check"}).exit_code, 2);
+  EXPECT_EQ(json_of(project.run({"--json", "status"}))["pending"], 3);
+  EXPECT_EQ(json_of(project.run({"--json", "list", "--pending"}))["migrations"].size(), 3u);
+  EXPECT_EQ(project.run({"wait", "--timeout", "200"}, kFastLock).exit_code, 2);
+  const std::string before_dry_run = project.dump();
+  const ProcessResult dry_up = project.run({"--json", "dry-run", "up"});
+  ASSERT_EQ(dry_up.exit_code, 0) << describe(dry_up);
+  EXPECT_EQ(json_of(dry_up)["migrations"].size(), 3u);
+  EXPECT_EQ(project.dump(), before_dry_run);
+
+  // Batch 1: the first; batch 2: the other two.
+  ASSERT_EQ(project.run({"up", "--to", "0001-users.sql"}).exit_code, 0);
+  const ProcessResult up = project.run({"--json", "up"});
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  const nlohmann::json applied = json_of(up)["applied"];
+  ASSERT_EQ(applied.size(), 2u);
+  EXPECT_EQ(applied[0]["file"], "0002-posts.sql");
+  EXPECT_EQ(applied[1]["file"], tags_name);
+  EXPECT_EQ(applied[1]["batch"], 2);
+  EXPECT_EQ(project.run({"status", "--check"}).exit_code, 0);
+  EXPECT_EQ(project.run({"wait"}).exit_code, 0);
+  EXPECT_EQ(project.run({"--json", "list", "--pending"}).out.find(".sql"), std::string::npos);
+
+  const std::string all_applied = project.dump();
+  const ProcessResult dry_down = project.run({"--json", "dry-run", "down"});
+  ASSERT_EQ(dry_down.exit_code, 0) << describe(dry_down);
+  EXPECT_EQ(json_of(dry_down)["migrations"].size(), 2u);
+  EXPECT_EQ(project.dump(), all_applied);
+
+  // down reverts the last batch only.
+  ASSERT_EQ(project.run({"down"}).exit_code, 0);
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-users.sql", "applied"},
+                                          {"0002-posts.sql", "reverted"},
+                                          {tags_name, "reverted"}}));
+  EXPECT_FALSE(project.open().has_table("posts"));
+
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  ASSERT_EQ(project.run({"down", "--steps", "1"}).exit_code, 0);
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-users.sql", "applied"},
+                                          {"0002-posts.sql", "applied"},
+                                          {tags_name, "reverted"}}));
+  EXPECT_FALSE(project.open().has_table("tags"));
+  EXPECT_TRUE(project.open().has_table("posts"));
+
+  // redo reverts and re-applies the newest applied migration: its table comes back empty.
+  project.open().exec("INSERT INTO posts VALUES (1)");
+  ASSERT_EQ(project.run({"redo"}).exit_code, 0);
+  EXPECT_EQ(project.open().value("SELECT count(*) FROM posts"), "0");
+  EXPECT_EQ(project.statuses()["0002-posts.sql"], "applied");
+
+  // baseline records without running (this up would fail), forward-only.
+  project.write_migration("0003-legacy.sql",
+                          "-- migrate:up\nSELECT * FROM no_such_table;\n"
+                          "-- migrate:down\nSELECT 1;\n");
+  const ProcessResult baseline =
+      project.run({"--json", "baseline", "--yes", "--to", "0003-legacy.sql"});
+  ASSERT_EQ(baseline.exit_code, 0) << describe(baseline);
+  EXPECT_EQ(project.open().value("SELECT status || ' ' || origin FROM _migronaut_migrations"
+                                 " WHERE name = '0003-legacy.sql'"),
+            "applied baseline");
+  const std::string baselined = project.dump();
+  const ProcessResult down_baseline = project.run({"--json", "down"});
+  EXPECT_EQ(down_baseline.exit_code, 13) << describe(down_baseline);
+  EXPECT_EQ(json_of(down_baseline)["error"]["code"], "MIGRATION_IRREVERSIBLE");
+  EXPECT_EQ(project.dump(), baselined);
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
+TEST_F(SqliteProcessTest, FailingMigrationIsRecordedAndRolledBackAfterItsPeersApplied) {
+  project.write_migration("0001-a.sql", "-- migrate:up\nCREATE TABLE a (id INTEGER);\n");
+  project.write_migration("0002-b.sql", "-- migrate:up\nCREATE TABLE b (id INTEGER);\n");
+  project.write_migration("0003-broken.sql",
+                          "-- migrate:up\nCREATE TABLE c (id INTEGER);\nINSERT INTO c VALUES (1);\n"
+                          "SELECT * FROM missing_table;\n");
+  project.write_migration("0004-after.sql", "-- migrate:up\nCREATE TABLE d (id INTEGER);\n");
+
+  const ProcessResult result = project.run({"--json", "up"});
+  EXPECT_EQ(result.exit_code, 7) << describe(result);
+  const nlohmann::json error = json_of(result)["error"];
+  EXPECT_EQ(error["code"], "MIGRATION_EXECUTION_FAILED");
+  EXPECT_NE(error["message"].get<std::string>().find("0003-broken.sql"), std::string::npos);
+
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-a.sql", "applied"},
+                                          {"0002-b.sql", "applied"},
+                                          {"0003-broken.sql", "failed"}}));
+  SqliteDb db = project.open();
+  EXPECT_NE(db.value("SELECT error FROM _migronaut_migrations WHERE name = '0003-broken.sql'")
+                .value_or("")
+                .find("missing_table"),
+            std::string::npos);
+  EXPECT_TRUE(db.has_table("a"));
+  EXPECT_TRUE(db.has_table("b"));
+  EXPECT_FALSE(db.has_table("c"));
+  EXPECT_FALSE(db.has_table("d"));
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
+}  // namespace
+}  // namespace migronaut::testing

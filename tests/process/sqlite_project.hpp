@@ -1,0 +1,195 @@
+// A SQLite project for the real `migronaut` binary: a database file, a migrations folder and a
+// working directory in a TempDir. The database is read (and, to set up a scenario, written)
+// with the sqlite3 C API directly: tests judge the CLI by the database it leaves, not through
+// the code under test.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace migronaut::testing {
+
+using Row = std::vector<std::string>;  // NULL reads as "NULL"
+
+class SqliteDb {
+ public:
+  // Opens an existing database read-write (never creates one); waits out a writer in another
+  // process for up to 10 s.
+  explicit SqliteDb(const std::filesystem::path& path) {
+    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
+      const std::string error = sqlite3_errmsg(db_);
+      sqlite3_close(db_);
+      throw std::runtime_error("cannot open " + path.string() + ": " + error);
+    }
+    sqlite3_busy_timeout(db_, 10'000);
+  }
+  ~SqliteDb() { sqlite3_close(db_); }
+  SqliteDb(const SqliteDb&) = delete;
+  SqliteDb& operator=(const SqliteDb&) = delete;
+
+  std::vector<Row> rows(const std::string& sql) {
+    sqlite3_stmt* statement = nullptr;
+    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
+      throw std::runtime_error(sql + ": " + sqlite3_errmsg(db_));
+    }
+    std::vector<Row> result;
+    int rc = SQLITE_ROW;
+    while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
+      Row& row = result.emplace_back();
+      for (int i = 0; i < sqlite3_column_count(statement); ++i) {
+        const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, i));
+        row.emplace_back(text != nullptr ? text : "NULL");
+      }
+    }
+    sqlite3_finalize(statement);
+    if (rc != SQLITE_DONE) throw std::runtime_error(sql + ": " + sqlite3_errmsg(db_));
+    return result;
+  }
+
+  // The first column of the first row, if any.
+  std::optional<std::string> value(const std::string& sql) {
+    const std::vector<Row> found = rows(sql);
+    if (found.empty()) return std::nullopt;
+    return found.front().front();
+  }
+
+  void exec(const std::string& sql) {
+    char* error = nullptr;
+    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
+      const std::string message = error != nullptr ? error : "unknown error";
+      sqlite3_free(error);
+      throw std::runtime_error(sql + ": " + message);
+    }
+  }
+
+  bool has_table(const std::string& name) {
+    return value("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '" + name + "'")
+        .has_value();
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
+
+// Every table's schema and rows (sorted), as one string; "" for a database with no table — as
+// is a file that does not exist or is empty, so "unchanged" also covers "never created".
+inline std::string dump_database(const std::filesystem::path& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error) || std::filesystem::file_size(path, error) == 0) {
+    return "";
+  }
+  SqliteDb db(path);
+  std::string dump;
+  for (const Row& object :
+       db.rows("SELECT type, name, sql FROM sqlite_master ORDER BY type, name")) {
+    dump += object[0] + " " + object[1] + ": " + object[2] + "\n";
+    if (object[0] != "table") continue;
+    std::vector<Row> rows = db.rows("SELECT * FROM \"" + object[1] + "\"");
+    std::sort(rows.begin(), rows.end());
+    for (const Row& row : rows) {
+      dump += " ";
+      for (const std::string& cell : row) dump += " | " + cell;
+      dump += "\n";
+    }
+  }
+  return dump;
+}
+
+// SQLite's clock in ms, as the store writes `locked_at`.
+inline constexpr const char* kSqliteNowMs =
+    "CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)";
+
+using Env = std::map<std::string, std::string>;
+
+class SqliteProject {
+ public:
+  SqliteProject()
+      : db_path_(dir_.file("app.db")),
+        migrations_(dir_.file("migrations")),
+        cwd_(dir_.file("cwd")) {
+    std::filesystem::create_directories(migrations_);
+    std::filesystem::create_directories(cwd_);
+  }
+
+  const std::filesystem::path& db_path() const { return db_path_; }
+  const std::filesystem::path& migrations() const { return migrations_; }
+  const std::filesystem::path& cwd() const { return cwd_; }
+  const TempDir& dir() const { return dir_; }
+
+  std::filesystem::path write_migration(const std::string& name, const std::string& text) const {
+    return dir_.write(migrations_ / name, text);
+  }
+
+  // `migronaut --no-env --uri sqlite:<db> --dir <migrations> args…`, run in the project's cwd.
+  std::vector<std::string> argv(const std::vector<std::string>& args) const {
+    std::vector<std::string> all = {
+        migronaut_binary(),  "--no-env", "--uri", "sqlite:" + db_path_.string(), "--dir",
+        migrations_.string()};
+    all.insert(all.end(), args.begin(), args.end());
+    return all;
+  }
+  ProcessResult run(const std::vector<std::string>& args, const Env& env = {}) const {
+    return Process(argv(args), env, cwd_).wait();
+  }
+  std::unique_ptr<Process> start(const std::vector<std::string>& args, const Env& env = {}) const {
+    return std::make_unique<Process>(argv(args), env, cwd_);
+  }
+
+  bool exists() const { return std::filesystem::exists(db_path_); }
+  SqliteDb open() const { return SqliteDb(db_path_); }
+  std::string dump() const { return dump_database(db_path_); }
+
+  // name → status of every changelog record.
+  std::map<std::string, std::string> statuses() const {
+    std::map<std::string, std::string> found;
+    if (!exists()) return found;
+    SqliteDb db = open();
+    if (!db.has_table("_migronaut_migrations")) return found;
+    for (const Row& row : db.rows("SELECT name, status FROM _migronaut_migrations")) {
+      found[row[0]] = row[1];
+    }
+    return found;
+  }
+  // The lock record's owner and the migration it is on, if the lock is held.
+  std::optional<Row> lock_row() const {
+    if (!exists()) return std::nullopt;
+    SqliteDb db = open();
+    if (!db.has_table("_migronaut_locks")) return std::nullopt;
+    const std::vector<Row> rows = db.rows("SELECT owner, migration FROM _migronaut_locks");
+    if (rows.empty()) return std::nullopt;
+    return rows.front();
+  }
+
+ private:
+  TempDir dir_{"migronaut-process"};
+  std::filesystem::path db_path_;
+  std::filesystem::path migrations_;
+  std::filesystem::path cwd_;
+};
+
+// Polls `condition` every 20 ms for up to `timeout`; true once it holds.
+inline bool eventually(const std::function<bool()>& condition,
+                       std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+}  // namespace migronaut::testing

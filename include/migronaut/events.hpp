@@ -13,8 +13,9 @@
 
 namespace migronaut {
 
-// name: "run:start", "run:end", "migration:start", "migration:success", "migration:skipped",
-// "migration:error", "lock:acquired", "lock:released", "lock:lost", "lock:wait".
+// name: "lock:acquired", "run:start", "migration:start", "migration:success",
+// "migration:error", "lock:lost" (emitted on the heartbeat's thread), "lock:released",
+// "run:end".
 struct Event {
   std::string name;
   nlohmann::json data;

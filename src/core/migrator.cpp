@@ -64,14 +64,15 @@ struct Migrator::Impl {
 
   void warn_about(const UpSelection& selection) {
     for (const PlanEntry* entry : selection.drifted) {
-      logger->warn(fmt::format("{} changed since it was applied (checksum mismatch): skipped",
-                               entry->name));
+      logger->warn(
+          fmt::format("{} changed since it was applied (checksum mismatch): skipped", entry->name));
     }
     if (config.on_out_of_order == OnOutOfOrder::kWarn) {
       for (const PlanEntry* entry : selection.out_of_order) {
-        logger->warn(fmt::format("{} is applied out of order: it sorts before the newest "
-                                 "applied migration",
-                                 entry->name));
+        logger->warn(
+            fmt::format("{} is applied out of order: it sorts before the newest "
+                        "applied migration",
+                        entry->name));
       }
     }
   }
@@ -144,8 +145,10 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
   const auto end = [&](bool success, const std::string& error) {
     const auto duration =
         std::chrono::duration_cast<milliseconds>(Clock::real().now() - started).count();
-    nlohmann::json data = {{"runId", run_id},      {"command", command},
-                           {"success", success},   {"durationMs", duration},
+    nlohmann::json data = {{"runId", run_id},
+                           {"command", command},
+                           {"success", success},
+                           {"durationMs", duration},
                            {"results", results}};
     if (!error.empty()) data["error"] = error;
     emit({"run:end", data});
@@ -206,9 +209,9 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
   } else {
     emit({"lock:released", {{"early", false}, {"skipped", true}}});
   }
-  logger->info(fmt::format("Done: {} migration(s) in {} ms", results.size(),
-                           std::chrono::duration_cast<milliseconds>(Clock::real().now() - started)
-                               .count()));
+  logger->info(
+      fmt::format("Done: {} migration(s) in {} ms", results.size(),
+                  std::chrono::duration_cast<milliseconds>(Clock::real().now() - started).count()));
   end(true, "");
   return results;
 }
@@ -249,14 +252,13 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
   }
   return impl_->locked_run(
       "up", Direction::kUp, options.no_lock,
-      [&](RunStop& stop, Lease* lease, const std::string& run_id,
-          std::vector<RunResult>& results) {
+      [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
         // Under the lock, read again: a peer may have applied some while we waited.
         const Plan plan = impl_->read_plan(migrations);
         const UpSelection selection = select_up(plan, options, impl_->config);
         impl_->warn_about(selection);
-        Runner runner = impl_->runner(stop, lease,
-                                      impl_->stamp(run_id, options.requested_by, options.reason));
+        Runner runner =
+            impl_->runner(stop, lease, impl_->stamp(run_id, options.requested_by, options.reason));
         runner.run(Direction::kUp, selection.targets, plan.next_batch, results);
       });
 }
@@ -267,11 +269,10 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
   if (select_down(impl_->read_plan(migrations), options).empty()) return {};
   return impl_->locked_run(
       "down", Direction::kDown, options.no_lock,
-      [&](RunStop& stop, Lease* lease, const std::string& run_id,
-          std::vector<RunResult>& results) {
+      [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
         const Plan plan = impl_->read_plan(migrations);
-        Runner runner = impl_->runner(stop, lease,
-                                      impl_->stamp(run_id, options.requested_by, options.reason));
+        Runner runner =
+            impl_->runner(stop, lease, impl_->stamp(run_id, options.requested_by, options.reason));
         runner.run(Direction::kDown, select_down(plan, options), 0, results);
       });
 }
@@ -287,8 +288,7 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   // Both directions under one lock, the target resolved inside it.
   return impl_->locked_run(
       "redo", Direction::kDown, false,
-      [&](RunStop& stop, Lease* lease, const std::string& run_id,
-          std::vector<RunResult>& results) {
+      [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
         Runner runner = impl_->runner(stop, lease, impl_->stamp(run_id));
         const Plan before = impl_->read_plan(migrations);
         const std::vector<const PlanEntry*> targets = select_down(before, down_options);
@@ -376,8 +376,8 @@ RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOpti
   wait.logger = impl.logger.get();
   if (options.on_wait) {
     wait.on_wait = [&](const LockWaitProgress& progress) {
-      options.on_wait(LockWaitReport{progress.attempts, progress.waited, progress.next_delay,
-                                     progress.holder});
+      options.on_wait(
+          LockWaitReport{progress.attempts, progress.waited, progress.next_delay, progress.holder});
     };
   }
   // Where the database announces releases, a release ends the sleep at once; polling stays

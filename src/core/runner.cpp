@@ -82,16 +82,15 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
   if (env_.hooks.before_each) {
     call_hook("beforeEach", [&] { env_.hooks.before_each(migration.name, info); });
   }
-  const nlohmann::json subject = {{"migration", migration.name},
-                                  {"direction", direction_name(direction)},
-                                  {"batch", batch}};
+  const nlohmann::json subject = {
+      {"migration", migration.name}, {"direction", direction_name(direction)}, {"batch", batch}};
   env_.emit({"migration:start", subject});
 
   const bool up = direction == Direction::kUp;
   const Work& work = up ? migration.up : *migration.down;
   const bool in_transaction = transactional(migration);
-  const RecordWrite record =
-      up ? applied_record(migration, batch, env_.stamp) : reverted_record(migration.name, env_.stamp);
+  const RecordWrite record = up ? applied_record(migration, batch, env_.stamp)
+                                : reverted_record(migration.name, env_.stamp);
   if (up && !in_transaction) {
     env_.store.write_record(applying_record(migration, batch, env_.stamp));
   }
@@ -99,15 +98,15 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
   std::stop_source body_stop;
   std::stop_callback forward_run_stop(env_.stop.token(), [&] { body_stop.request_stop(); });
   MigrationLogger logger(env_.logger, migration.name);
-  MigrationContext context{
-      .run = {env_.stamp.run_id, direction, migration.name, batch, 1},
-      .stop = body_stop.get_token(),
-      .logger = logger,
-      .handle = {}};
+  MigrationContext context{.run = {env_.stamp.run_id, direction, migration.name, batch, 1},
+                           .stop = body_stop.get_token(),
+                           .logger = logger,
+                           .handle = {}};
   const std::optional<milliseconds> timeout =
-      migration.timeout ? migration.timeout
-                        : (env_.config.timeout_ms ? std::optional(milliseconds(*env_.config.timeout_ms))
-                                                  : std::nullopt);
+      migration.timeout
+          ? migration.timeout
+          : (env_.config.timeout_ms ? std::optional(milliseconds(*env_.config.timeout_ms))
+                                    : std::nullopt);
 
   const auto started = env_.clock->now();
   bool timed_out = false;
@@ -149,11 +148,13 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
 
   const auto duration =
       std::chrono::duration_cast<milliseconds>(env_.clock->now() - started).count();
-  env_.emit({"migration:success", {{"migration", migration.name},
-                                   {"direction", direction_name(direction)},
-                                   {"batch", batch},
-                                   {"durationMs", duration}}});
-  env_.logger.info(fmt::format("{} {} ({} ms)", up ? "applied" : "reverted", migration.name, duration));
+  env_.emit({"migration:success",
+             {{"migration", migration.name},
+              {"direction", direction_name(direction)},
+              {"batch", batch},
+              {"durationMs", duration}}});
+  env_.logger.info(
+      fmt::format("{} {} ({} ms)", up ? "applied" : "reverted", migration.name, duration));
   if (env_.hooks.after_each) {
     call_hook("afterEach", [&] { env_.hooks.after_each(migration.name, duration, info); });
   }
@@ -174,14 +175,15 @@ void Runner::fail(Direction direction, const Migration& migration, std::int64_t 
     try {
       env_.store.write_record(failed_record(migration, batch, message, env_.stamp));
     } catch (const std::exception& e) {
-      env_.logger.warn(fmt::format("Could not record the failure of {}: {}", migration.name,
-                                   redact(e.what())));
+      env_.logger.warn(
+          fmt::format("Could not record the failure of {}: {}", migration.name, redact(e.what())));
     }
   }
-  env_.emit({"migration:error", {{"migration", migration.name},
-                                 {"direction", direction_name(direction)},
-                                 {"batch", batch},
-                                 {"error", message}}});
+  env_.emit({"migration:error",
+             {{"migration", migration.name},
+              {"direction", direction_name(direction)},
+              {"batch", batch},
+              {"error", message}}});
   nlohmann::json context = error.context();
   context["migration"] = migration.name;
   context["direction"] = direction_name(direction);

@@ -64,15 +64,16 @@ bool Runner::transactional(const Migration& migration) const {
 void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targets,
                  std::int64_t batch, std::vector<RunResult>& results) {
   for (std::size_t i = 0; i < targets.size(); ++i) {
-    // Between migrations is the only safe point: the previous one committed, the next has not
-    // started.
-    if (env_.stop.requested()) env_.stop.throw_reason(results);
     const Migration& migration = *targets[i]->migration;
     const HookInfo info{env_.stamp.run_id, direction, i, targets.size()};
+    // Announcing the next migration renews the lease, so a lock lost meanwhile is known here.
     if (env_.lease) {
       env_.lease->set_progress(migration.name, static_cast<std::int64_t>(i + 1),
                                static_cast<std::int64_t>(targets.size()));
     }
+    // Between migrations is the only safe point: the previous one committed, the next has not
+    // started.
+    if (env_.stop.requested()) env_.stop.throw_reason(results);
     results.push_back(run_one(direction, migration, batch, info));
   }
 }

@@ -129,6 +129,20 @@ TEST_F(MongoCliTest, AFailingStepExitsSevenRecordsTheFailureAndReleasesTheLock) 
   EXPECT_EQ(sent.back().name, "delete");
 }
 
+TEST_F(MongoCliTest, ARenewalThatMatchesNothingStopsTheRunWithLockLostBeforeAnyStep) {
+  dir.write("migrations/20260101000000-users.json", kUsersMigration);
+  MockMongo server("run-renew-lost");
+  const ProcessResult result = up(server);
+  EXPECT_EQ(result.exit_code, 10) << result.err;
+  EXPECT_EQ(json::parse(result.out)["error"]["code"], "LOCK_LOST");
+  const auto sent = server.operations();
+  EXPECT_TRUE(on(sent, "users").empty()) << "a step ran after the lock was lost";
+  for (const auto& command : on(sent, "_migronaut_migrations")) {
+    EXPECT_EQ(command.doc.dump().find("\"applied\""), std::string::npos)
+        << "an applied record was written after the lock was lost";
+  }
+}
+
 TEST_F(MongoCliTest, NothingPendingIsOneReadAndNoLock) {
   MockMongo server("primary");
   const ProcessResult result = up(server);

@@ -81,6 +81,7 @@ SCENARIOS = {
         ok(value=holder("peer-run", "peer-nonce"), lastErrorObject={"n": 1})]}),
     "changelog": (PRIMARY, {"find:" + CHANGELOG: [CHANGELOG_RECORDS]}),
     "changelog-duplicate": (PRIMARY, {"update:" + CHANGELOG: [DUPLICATE_KEY]}),
+    "run-renew-lost": (PRIMARY, {"update:" + LOCKS: [UPSERTED, MATCHED_NONE]}),
     "run-step-fails": (PRIMARY, {"update:" + LOCKS: [UPSERTED, MATCHED],
                                  "boom": [command_error(2, "BadValue", "no such thing as boom")]}),
     "step-fails": (PRIMARY, {"boom": [command_error(2, "BadValue", "no such thing as boom")]}),

@@ -40,7 +40,5 @@ class MockMongo {
   std::filesystem::path record_;
 };
 
-// A local port with nothing listening on it.
-int unused_port();
 
 }  // namespace migronaut::testing

@@ -9,6 +9,7 @@
 
 #include "core/ids.hpp"
 #include "mongo/mock_server.hpp"
+#include "support/ports.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
 
@@ -155,7 +156,7 @@ TEST_F(MongoCliTest, NothingPendingIsOneReadAndNoLock) {
 
 TEST_F(MongoCliTest, ARefusedConnectionExitsFiveWithTheUriRedacted) {
   dir.write("migrations/20260101000000-users.json", kUsersMigration);
-  const std::string uri = "mongodb://admin:s3cr3t@127.0.0.1:" + std::to_string(unused_port()) +
+  const std::string uri = "mongodb://admin:s3cr3t@127.0.0.1:" + std::to_string(free_port()) +
                           "/app?serverSelectionTimeoutMS=300";
   const ProcessResult result = run_migronaut(
       {"--no-env", "--json", "--uri", uri, "--dir", (dir.path() / "migrations").string(), "up"});

@@ -5,6 +5,7 @@
 
 #include "migronaut/errors.hpp"
 #include "mongo/mock_server.hpp"
+#include "support/ports.hpp"
 #include "store/store.hpp"
 
 namespace migronaut::testing {
@@ -494,7 +495,7 @@ TEST(MongoWire, TheDatabaseMayComeFromTheUriPath) {
 
 TEST(MongoWire, AnUnreachableServerIsAConnectionFailureWithTheUriRedacted) {
   Config config;
-  config.uri = "mongodb://deploy:s3cret@127.0.0.1:" + std::to_string(unused_port()) +
+  config.uri = "mongodb://deploy:s3cret@127.0.0.1:" + std::to_string(free_port()) +
                "/app?serverSelectionTimeoutMS=300";
   try {
     open_store(config);

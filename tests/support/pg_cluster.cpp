@@ -1,4 +1,5 @@
 #include "support/pg_cluster.hpp"
+#include "support/ports.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -43,22 +44,6 @@ fs::path find_bin_dir() {
   }
   if (best.empty()) throw std::runtime_error("PgCluster: no /usr/lib/postgresql/*/bin/initdb");
   return best;
-}
-
-// Binds port 0 to let the kernel pick a free port, and gives it back.
-int free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    if (fd >= 0) close(fd);
-    throw std::runtime_error("PgCluster: cannot find a free port");
-  }
-  close(fd);
-  return ntohs(address.sin_port);
 }
 
 std::string tail(const fs::path& file) {

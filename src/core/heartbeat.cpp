@@ -108,16 +108,17 @@ void Heartbeat::run(std::stop_token stop) {
             fmt::format("Lock renewal failed ({} in a row): {}", failures_in_a_row, e.what()));
       }
     }
+    // The loss is reported before anyone waiting in renew_now() is released, so they see it.
+    if (matched == false) {
+      on_lost_("another run reclaimed it");
+      return;
+    }
     {
       std::lock_guard lock(mutex_);
       ++renewals_finished_;
     }
     renewal_done_.notify_all();
     if (!matched) continue;
-    if (!*matched) {
-      on_lost_("another run reclaimed it");
-      return;
-    }
     failures_in_a_row = 0;
     lost_at = clock_.now() + deadline_;
   }

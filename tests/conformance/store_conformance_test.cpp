@@ -64,6 +64,10 @@ class StoreConformance : public ::testing::TestWithParam<HarnessEntry> {
     return std::nullopt;
   }
 
+  // A transactional execution fenced by `holder`, whose lock is no longer its own, must throw
+  // LockLostError and leave neither the object nor the record.
+  void expect_fenced_out(Store& store, const LockClaim& holder);
+
   void skip_unless_transactions() {
     if (!harness_->supports_transactions()) {
       GTEST_SKIP() << GetParam().name << " runs no transactions on this server";
@@ -87,6 +91,17 @@ RecordWrite applied(const std::string& name, std::int64_t batch = 1) {
                          {migronaut::Field::kBatch, batch},
                          {migronaut::Field::kAppliedAt, ServerNow{}},
                          {migronaut::Field::kChecksum, std::string("sum-" + name)}});
+}
+
+void StoreConformance::expect_fenced_out(Store& store, const LockClaim& holder) {
+  const Work work = harness_->create_object_script("conformance_fenced");
+  const auto record = applied("0001-fenced");
+  const auto fence = token_of(holder);
+  EXPECT_THROW(
+      store.execute({.work = &work, .transactional = true, .record = &record, .fence = &fence}),
+      LockLostError);
+  EXPECT_FALSE(harness_->object_exists("conformance_fenced"));
+  EXPECT_FALSE(record_now("0001-fenced").has_value());
 }
 
 RecordWrite with_status(const std::string& name, const std::string& status) {
@@ -488,15 +503,7 @@ TEST_P(StoreConformance, FenceRollsBackWhenTheLockWasForceReleased) {
   const auto mine = claim("run-a");
   ASSERT_TRUE(store->try_acquire(mine).acquired);
   harness_->open()->force_release();
-  const Work work = harness_->create_object_script("conformance_fenced");
-  const auto record = applied("0001-fenced");
-  const auto fence = token_of(mine);
-
-  EXPECT_THROW(
-      store->execute({.work = &work, .transactional = true, .record = &record, .fence = &fence}),
-      LockLostError);
-  EXPECT_FALSE(harness_->object_exists("conformance_fenced"));
-  EXPECT_FALSE(record_now("0001-fenced").has_value());
+  expect_fenced_out(*store, mine);
 }
 
 TEST_P(StoreConformance, FenceRollsBackWhenAnotherRunTookTheLock) {
@@ -507,15 +514,7 @@ TEST_P(StoreConformance, FenceRollsBackWhenAnotherRunTookTheLock) {
   ASSERT_TRUE(store->try_acquire(mine).acquired);
   std::this_thread::sleep_for(milliseconds(200));
   ASSERT_TRUE(usurper->try_acquire(claim("run-b", 100)).acquired);
-  const Work work = harness_->create_object_script("conformance_fenced");
-  const auto record = applied("0001-fenced");
-  const auto fence = token_of(mine);
-
-  EXPECT_THROW(
-      store->execute({.work = &work, .transactional = true, .record = &record, .fence = &fence}),
-      LockLostError);
-  EXPECT_FALSE(harness_->object_exists("conformance_fenced"));
-  EXPECT_FALSE(record_now("0001-fenced").has_value());
+  expect_fenced_out(*store, mine);
   EXPECT_EQ(lock_now()->run_id, "run-b");
 }
 

@@ -32,13 +32,19 @@ struct StatusRow {
   std::string description;
   std::optional<ChangelogRecord> record;
   std::string checksum;  // of the file or code migration on hand
+  std::string version;   // "" for a repeatable migration
+  bool repeatable = false;
+  // The former name of a renamed migration whose new name the changelog does not record yet.
+  std::string renamed_from;
 };
 void to_json(nlohmann::json& out, const StatusRow& row);
 
 struct UpOptions {
-  std::optional<std::string> file;  // only this migration
-  std::optional<std::string> to;    // pending migrations up to and including this one
-  bool no_lock = false;             // development only
+  // Targets are a migration's name or its version ("20260101120000", "3", "1.2").
+  std::optional<std::string> file;    // only this migration
+  std::optional<std::string> to;      // pending migrations up to and including this one
+  std::optional<std::int64_t> steps;  // at most the next n pending migrations
+  bool no_lock = false;               // development only
   std::string requested_by;
   std::string reason;
 };

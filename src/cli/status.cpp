@@ -23,6 +23,8 @@ void print_table(Output& out, const std::vector<StatusRow>& rows) {
     std::string notes;
     if (row.checksum_ok == false) notes += "changed since applied; ";
     if (row.out_of_order) notes += "out of order; ";
+    if (!row.renamed_from.empty()) notes += "renamed from " + row.renamed_from + "; ";
+    if (row.repeatable && row.state == "pending" && row.record) notes += "changed: re-applies; ";
     if (row.invalid_name) notes += "invalid name; ";
     if (row.record && !row.record->error.empty() && row.state == "failed") {
       notes += "error: " + row.record->error + "; ";

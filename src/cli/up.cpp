@@ -1,5 +1,6 @@
-// `migronaut up [file] [--to f] [--wait] [--wait-timeout ms]`: applies pending migrations
-// under the lock, optionally waiting out a peer's lock (the boot path of run_migrations).
+// `migronaut up [file] [--to f] [--steps n] [--wait] [--wait-timeout ms]`: applies pending
+// migrations under the lock, optionally waiting out a peer's lock (the boot path of
+// run_migrations).
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -16,6 +17,7 @@ namespace {
 struct UpFlags {
   std::string file;
   std::string to;
+  std::string steps;
   bool wait = false;
   std::string wait_timeout;
   bool no_lock = false;
@@ -74,8 +76,10 @@ class WaitLine {
 Command add_up(CLI::App& app) {
   auto* sub = app.add_subcommand("up", "Apply pending migrations");
   auto flags = std::make_shared<UpFlags>();
-  sub->add_option("file", flags->file, "Apply only this migration");
-  sub->add_option("--to", flags->to, "Apply pending migrations up to and including this one");
+  sub->add_option("file", flags->file, "Apply only this migration (a name or a version)");
+  sub->add_option("--to", flags->to,
+                  "Apply pending migrations up to and including this one (a name or a version)");
+  sub->add_option("--steps", flags->steps, "Apply at most the next n pending migrations");
   sub->add_flag("--wait", flags->wait, "Wait while another run holds the lock");
   sub->add_option("--wait-timeout", flags->wait_timeout,
                   "Give up after this many ms without progress from the holder");
@@ -94,6 +98,7 @@ Command add_up(CLI::App& app) {
             options.migrator = context.migrator_options();
             if (!flags->file.empty()) options.up.file = flags->file;
             if (!flags->to.empty()) options.up.to = flags->to;
+            options.up.steps = positive_flag(flags->steps, "--steps");
             options.up.no_lock = flags->no_lock;
             options.up.reason = flags->reason;
             options.stop = context.stop();

@@ -86,4 +86,59 @@ RecordWrite failed_record(const Migration& migration, std::int64_t batch, const 
   return write;
 }
 
+namespace {
+
+FieldValue time_or_now(const std::optional<std::int64_t>& ms) {
+  return ms ? FieldValue{*ms} : FieldValue{ServerNow{}};
+}
+
+}  // namespace
+
+RecordWrite renamed_record(const ChangelogRecord& former, const std::string& name,
+                           const RecordStamp& stamp) {
+  RecordWrite write;
+  write.name = name;
+  write.set = {{Field::kStatus, status(RecordStatus::kApplied)},
+               {Field::kBatch, former.batch},
+               {Field::kAppliedAt, time_or_now(former.applied_at_ms)},
+               {Field::kFirstAppliedAt, time_or_now(former.first_applied_at_ms)},
+               {Field::kChecksum, former.checksum},
+               {Field::kDescription, former.description},
+               {Field::kDuration, former.duration_ms},
+               {Field::kEnvironment, former.environment},
+               {Field::kExecutedBy, former.executed_by},
+               {Field::kRunId, former.run_id},
+               {Field::kRequestedBy, stamp.executed_by},
+               {Field::kReason, "renamed from " + former.name}};
+  if (!former.origin.empty()) write.set.emplace_back(Field::kOrigin, former.origin);
+  return write;
+}
+
+RecordWrite restamped_record(const std::string& name, const std::string& checksum,
+                             const RecordStamp& stamp) {
+  RecordWrite write;
+  write.name = name;
+  write.set = {{Field::kChecksum, checksum},
+               {Field::kRequestedBy, stamp.requested_by},
+               {Field::kReason, stamp.reason}};
+  return write;
+}
+
+RecordWrite imported_record(const ImportedRecord& record, const RecordStamp& stamp) {
+  RecordWrite write;
+  write.name = record.name;
+  write.set = {{Field::kStatus, status(RecordStatus::kApplied)},
+               {Field::kBatch, record.batch},
+               {Field::kAppliedAt, time_or_now(record.applied_at_ms)},
+               {Field::kFirstAppliedAt, time_or_now(record.applied_at_ms)},
+               {Field::kChecksum, record.checksum},
+               {Field::kDescription, record.description},
+               {Field::kDuration, std::int64_t{0}},
+               {Field::kOrigin, record.origin}};
+  who_and_why(write, stamp);
+  write.unset.insert(write.unset.end(),
+                     {Field::kRevertedAt, Field::kFailedAt, Field::kError, Field::kFailedChecksum});
+  return write;
+}
+
 }  // namespace migronaut

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "source/migration_set.hpp"
@@ -32,5 +33,24 @@ RecordWrite reverted_record(const std::string& name, const RecordStamp& stamp);
 // Failed: the redacted error and the failing file's checksum. Never demotes an applied record.
 RecordWrite failed_record(const Migration& migration, std::int64_t batch, const std::string& error,
                           const RecordStamp& stamp);
+
+// A renamed migration's record under its new name: the former record's history, with the
+// rename as its reason. The former record stays (records are never deleted).
+RecordWrite renamed_record(const ChangelogRecord& former, const std::string& name,
+                           const RecordStamp& stamp);
+// Repair: the checksum of an applied migration re-stamped, with who asked and why.
+RecordWrite restamped_record(const std::string& name, const std::string& checksum,
+                             const RecordStamp& stamp);
+// Import: an applied record adopted from another tool's history, which ran the migration at
+// `applied_at_ms` (the database's time now when the tool kept none). `origin` names the tool.
+struct ImportedRecord {
+  std::string name;
+  std::string checksum;
+  std::string description;
+  std::optional<std::int64_t> applied_at_ms;
+  std::int64_t batch = 0;
+  std::string origin;
+};
+RecordWrite imported_record(const ImportedRecord& record, const RecordStamp& stamp);
 
 }  // namespace migronaut

@@ -62,6 +62,17 @@ struct Migrator::Impl {
     return make_plan(migrations, connected().read_changelog());
   }
 
+  // Records each renamed migration under its new name (the next locked run's job), so the
+  // changelog follows the folder.
+  void record_renames(const std::vector<Migration>& migrations, const std::string& run_id) {
+    for (const PlanEntry& entry : read_plan(migrations).entries) {
+      if (entry.renamed_from.empty()) continue;
+      logger->info(fmt::format("{} is {} renamed: recorded under its new name", entry.name,
+                               entry.renamed_from));
+      connected().write_record(renamed_record(*entry.record, entry.name, stamp(run_id)));
+    }
+  }
+
   void warn_about(const UpSelection& selection) {
     for (const PlanEntry* entry : selection.drifted) {
       logger->warn(
@@ -253,6 +264,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
   return impl_->locked_run(
       "up", Direction::kUp, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
+        impl_->record_renames(migrations, run_id);
         // Under the lock, read again: a peer may have applied some while we waited.
         const Plan plan = impl_->read_plan(migrations);
         const UpSelection selection = select_up(plan, options, impl_->config);
@@ -270,6 +282,7 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
   return impl_->locked_run(
       "down", Direction::kDown, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
+        impl_->record_renames(migrations, run_id);
         const Plan plan = impl_->read_plan(migrations);
         Runner runner =
             impl_->runner(stop, lease, impl_->stamp(run_id, options.requested_by, options.reason));
@@ -289,6 +302,7 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   return impl_->locked_run(
       "redo", Direction::kDown, false,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
+        impl_->record_renames(migrations, run_id);
         Runner runner = impl_->runner(stop, lease, impl_->stamp(run_id));
         const Plan before = impl_->read_plan(migrations);
         const std::vector<const PlanEntry*> targets = select_down(before, down_options);
@@ -335,21 +349,17 @@ BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
                     [&](RunStop&, Lease*, const std::string& run_id, std::vector<RunResult>&) {
                       const Plan plan = impl_->read_plan(migrations);
                       outcome.batch = plan.next_batch;
-                      if (to) {
-                        UpOptions up_to;
-                        up_to.to = to;
-                        select_up(plan, up_to, impl_->config);  // validates `to`
-                      }
+                      const PlanEntry* last = to ? &find_target(plan, *to, "to") : nullptr;
                       for (const PlanEntry& entry : plan.entries) {
-                        if (to && entry.name > *to) break;
                         if (entry.migration == nullptr) continue;
                         if (!entry.pending()) {
                           outcome.skipped.push_back(entry.name);
-                          continue;
+                        } else {
+                          impl_->connected().write_record(applied_record(
+                              *entry.migration, outcome.batch, impl_->stamp(run_id), "baseline"));
+                          outcome.baselined.push_back(entry.name);
                         }
-                        impl_->connected().write_record(applied_record(
-                            *entry.migration, outcome.batch, impl_->stamp(run_id), "baseline"));
-                        outcome.baselined.push_back(entry.name);
+                        if (&entry == last) break;
                       }
                     });
   return outcome;

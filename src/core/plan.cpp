@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "migronaut/errors.hpp"
 #include "source/names.hpp"
+#include "source/version.hpp"
 
 namespace migronaut {
 namespace {
@@ -51,20 +53,30 @@ bool is_valid_record_name(const std::string& name) {
 }
 
 const PlanEntry* find_entry(const Plan& plan, const std::string& name) {
-  auto it = std::lower_bound(
-      plan.entries.begin(), plan.entries.end(), name,
-      [](const PlanEntry& entry, const std::string& key) { return entry.name < key; });
-  return it != plan.entries.end() && it->name == name ? &*it : nullptr;
+  auto it = std::find_if(plan.entries.begin(), plan.entries.end(),
+                         [&](const PlanEntry& entry) { return entry.name == name; });
+  return it != plan.entries.end() ? &*it : nullptr;
+}
+
+bool is_version(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(),
+                                      [](char c) { return (c >= '0' && c <= '9') || c == '.'; });
+}
+
+// Where `entry` sits in the execution order.
+RunOrder order_of(const PlanEntry& entry) {
+  return entry.migration != nullptr ? entry.migration->order() : record_order(entry.name);
 }
 
 // A target named on the command line must be a migration we have.
-const PlanEntry& require_migration(const Plan& plan, const std::string& name, const char* what) {
-  const PlanEntry* entry = find_entry(plan, name);
-  if (entry == nullptr || entry->migration == nullptr) {
-    throw MigrationFileNotFoundError("No migration named '" + name + "'",
-                                     {{"name", name}, {"option", what}});
+const PlanEntry& require_migration(const Plan& plan, const std::string& target,
+                                   const char* option) {
+  const PlanEntry& entry = find_target(plan, target, option);
+  if (entry.migration == nullptr) {
+    throw MigrationFileNotFoundError("No migration named '" + target + "'",
+                                     {{"name", target}, {"option", option}});
   }
-  return *entry;
+  return entry;
 }
 
 nlohmann::json names_of(const std::vector<const PlanEntry*>& entries) {
@@ -78,6 +90,38 @@ bool newer(const PlanEntry* a, const PlanEntry* b) {
   const auto at = [](const PlanEntry* e) { return e->record->applied_at_ms.value_or(0); };
   if (at(a) != at(b)) return at(a) > at(b);
   return a->name > b->name;
+}
+
+}  // namespace
+
+namespace {
+
+bool same_migration(const PlanEntry& former, const PlanEntry& entry) {
+  return entry.migration != nullptr && !entry.migration->repeatable &&
+         compare_versions(entry.migration->version, record_order(former.name).version) == 0 &&
+         entry.migration->checksum == former.record->checksum;
+}
+
+// Pairs each applied record whose file is gone with the migration it was renamed to, if any.
+// Returns the former names, which leave the plan.
+std::set<std::string> match_renames(std::map<std::string, PlanEntry>& by_name) {
+  std::set<std::string> former_names;
+  for (auto& [name, former] : by_name) {
+    if (former.state != MigrationState::kMissing) continue;
+    for (auto& [other, entry] : by_name) {
+      const bool unrecorded = !entry.record.has_value();
+      if (!same_migration(former, entry)) continue;
+      if (!unrecorded && entry.state != MigrationState::kApplied) continue;
+      if (unrecorded) {
+        entry.state = MigrationState::kApplied;
+        entry.record = former.record;
+        entry.renamed_from = name;
+      }
+      former_names.insert(name);
+      break;
+    }
+  }
+  return former_names;
 }
 
 }  // namespace
@@ -100,23 +144,33 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
     if (entry.migration == nullptr && entry.state == MigrationState::kApplied) {
       entry.state = MigrationState::kMissing;
     }
-    entry.drifted = entry.migration != nullptr && entry.state == MigrationState::kApplied &&
-                    record.checksum != entry.migration->checksum;
+    const bool changed = entry.migration != nullptr && entry.state == MigrationState::kApplied &&
+                         record.checksum != entry.migration->checksum;
+    // A repeatable migration that changed is due again; any other change is drift.
+    if (changed && entry.migration->repeatable) entry.state = MigrationState::kPending;
+    entry.drifted = changed && !entry.migration->repeatable;
     entry.record = std::move(record);
   }
   plan.next_batch = highest_batch + 1;
+  const std::set<std::string> former_names = match_renames(by_name);
 
-  std::string newest_applied;
-  for (auto& [name, entry] : by_name) {
-    if (entry.state == MigrationState::kApplied || entry.state == MigrationState::kMissing) {
-      newest_applied = std::max(newest_applied, name);
-    }
-  }
   for (auto& [name, entry] : by_name) {
     // A record of a migration that is gone and not applied plays no part in any plan.
     if (entry.migration == nullptr && entry.state != MigrationState::kMissing) continue;
-    entry.out_of_order = entry.pending() && name < newest_applied;
+    if (former_names.contains(name)) continue;
     plan.entries.push_back(std::move(entry));
+  }
+  std::stable_sort(
+      plan.entries.begin(), plan.entries.end(),
+      [](const PlanEntry& a, const PlanEntry& b) { return runs_before(order_of(a), order_of(b)); });
+  // Out of order: pending, yet before the newest applied versioned migration.
+  std::size_t newest_applied = 0;
+  for (std::size_t i = 0; i < plan.entries.size(); ++i) {
+    const PlanEntry& entry = plan.entries[i];
+    if (!entry.pending() && !order_of(entry).repeatable) newest_applied = i + 1;
+  }
+  for (std::size_t i = 0; i < newest_applied; ++i) {
+    plan.entries[i].out_of_order = plan.entries[i].pending();
   }
   return plan;
 }
@@ -134,16 +188,34 @@ StatusRow status_row(const PlanEntry& entry) {
     row.description = entry.migration->description;
     row.reversible = entry.migration->down.has_value();
     row.checksum = entry.migration->checksum;
+    row.version = entry.migration->version;
+    row.repeatable = entry.migration->repeatable;
   } else if (entry.record) {
     row.description = entry.record->description;
   }
+  row.renamed_from = entry.renamed_from;
   row.record = entry.record;
   return row;
 }
 
+const PlanEntry& find_target(const Plan& plan, const std::string& target, const char* option) {
+  if (const PlanEntry* entry = find_entry(plan, target)) return *entry;
+  if (is_version(target)) {
+    for (const PlanEntry& entry : plan.entries) {
+      const RunOrder order = order_of(entry);
+      if (!order.repeatable && compare_versions(order.version, target) == 0) return entry;
+    }
+  }
+  throw MigrationFileNotFoundError("No migration named '" + target + "' nor with that version",
+                                   {{"name", target}, {"option", option}});
+}
+
 UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& config) {
-  if (options.file && options.to) {
-    throw ConfigInvalidError("up takes a file or --to, not both");
+  if (options.file && (options.to || options.steps)) {
+    throw ConfigInvalidError("up takes a file, or --to and --steps, not both");
+  }
+  if (options.steps && *options.steps <= 0) {
+    throw ConfigInvalidError("--steps must be a positive integer", {{"steps", *options.steps}});
   }
   UpSelection selection;
   for (const PlanEntry& entry : plan.entries) {
@@ -159,12 +231,16 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
     if (entry.pending()) selection.targets.push_back(&entry);
     return selection;  // a single-file up is exempt from the ordering policy
   }
-  if (options.to) require_migration(plan, *options.to, "to");
+  const PlanEntry* last = options.to ? &require_migration(plan, *options.to, "to") : nullptr;
   for (const PlanEntry& entry : plan.entries) {
-    if (options.to && entry.name > *options.to) break;
-    if (entry.migration == nullptr || !entry.pending()) continue;
-    selection.targets.push_back(&entry);
-    if (entry.out_of_order) selection.out_of_order.push_back(&entry);
+    if (options.steps && selection.targets.size() >= static_cast<std::size_t>(*options.steps)) {
+      break;
+    }
+    if (entry.migration != nullptr && entry.pending()) {
+      selection.targets.push_back(&entry);
+      if (entry.out_of_order) selection.out_of_order.push_back(&entry);
+    }
+    if (&entry == last) break;
   }
   if (!selection.out_of_order.empty() && config.on_out_of_order == OnOutOfOrder::kError) {
     throw MigrationOutOfOrderError(
@@ -197,11 +273,7 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
 
   std::vector<const PlanEntry*> targets;
   if (options.file) {
-    const PlanEntry* entry = find_entry(plan, *options.file);
-    if (entry == nullptr) {
-      throw MigrationFileNotFoundError("No migration named '" + *options.file + "'",
-                                       {{"name", *options.file}});
-    }
+    const PlanEntry* entry = &find_target(plan, *options.file, "file");
     if (entry->state != MigrationState::kApplied && entry->state != MigrationState::kMissing) {
       throw NotAppliedError("'" + *options.file + "' is not applied", {{"name", *options.file}});
     }
@@ -210,12 +282,9 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
     const auto count = std::min<std::size_t>(applied.size(), *options.steps);
     targets.assign(applied.begin(), applied.begin() + count);
   } else if (options.to) {
-    if (find_entry(plan, *options.to) == nullptr) {
-      throw MigrationFileNotFoundError("No migration named '" + *options.to + "'",
-                                       {{"name", *options.to}, {"option", "to"}});
-    }
+    const RunOrder keep = order_of(find_target(plan, *options.to, "to"));
     for (const PlanEntry* entry : applied) {
-      if (entry->name > *options.to) targets.push_back(entry);
+      if (runs_before(keep, order_of(*entry))) targets.push_back(entry);
     }
   } else {
     std::int64_t batch = options.batch.value_or(0);

@@ -24,6 +24,9 @@ struct PlanEntry {
   bool drifted = false;       // applied, but the migration's checksum changed since
   bool out_of_order = false;  // pending, sorting before the newest applied migration
   bool invalid_name = false;  // a record name that is not a bare file name
+  // The applied record's name when this migration is that one renamed (same version, same
+  // checksum, the old file gone) and the changelog does not know the new name yet.
+  std::string renamed_from;
 
   bool pending() const {
     return state != MigrationState::kApplied && state != MigrationState::kMissing;
@@ -31,11 +34,14 @@ struct PlanEntry {
 };
 
 struct Plan {
-  std::vector<PlanEntry> entries;  // by name
+  std::vector<PlanEntry> entries;  // in execution order (source/migration_set.hpp RunOrder)
   std::int64_t next_batch = 1;     // highest batch ever used + 1: rolled-back numbers stay used
 };
 
-// `migrations` must outlive the plan.
+// `migrations` must outlive the plan. A repeatable migration is pending whenever its checksum
+// differs from the one applied. An applied record whose file is gone but whose version and
+// checksum a migration on hand carries is that migration's former name: the migration counts as
+// applied (renamed_from, while its own name has no record) and the former record drops out.
 Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRecord> records);
 
 StatusRow status_row(const PlanEntry& entry);
@@ -45,9 +51,13 @@ struct UpSelection {
   std::vector<const PlanEntry*> drifted;  // applied with a changed checksum: warned and skipped
   std::vector<const PlanEntry*> out_of_order;
 };
-// Throws MigrationFileNotFoundError (unknown file or `to`), ChecksumMismatchError (drift with
-// `strict`), MigrationOutOfOrderError (late arrivals with onOutOfOrder: error; a single-file up
-// is exempt), ConfigInvalidError (file and `to` together).
+// The entry a command-line target names: a migration's name, or its version ("20260101120000",
+// "3", "1.2"). Throws MigrationFileNotFoundError naming `option` when nothing matches.
+const PlanEntry& find_target(const Plan& plan, const std::string& target, const char* option);
+
+// `steps` caps the count. Throws MigrationFileNotFoundError (unknown file or `to`),
+// ChecksumMismatchError (drift with `strict`), MigrationOutOfOrderError (late arrivals with
+// onOutOfOrder: error; a single-file up is exempt), ConfigInvalidError (file and `to` together).
 UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& config);
 
 // Newest first. Checks every target before anything runs: NotAppliedError,

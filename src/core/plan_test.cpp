@@ -10,6 +10,7 @@ namespace {
 Migration migration(const std::string& name, bool reversible = true) {
   Migration m;
   m.name = name;
+  m.version = record_order(name).version;
   m.checksum = "sum-" + name;
   m.up = Script{"-- up"};
   if (reversible) m.down = Script{"-- down"};
@@ -150,6 +151,79 @@ TEST_F(PlanTest, RecordsWithoutMigrationsShowAsMissing) {
   ASSERT_EQ(plan.entries.front().name, "0000-old.sql");
   EXPECT_EQ(status_row(plan.entries.front()).state, "missing");
   for (const PlanEntry& entry : plan.entries) EXPECT_NE(entry.name, "0000-tried.sql");
+}
+
+TEST_F(PlanTest, TargetsMayBeVersions) {
+  const Plan plan = make_plan(migrations, {});
+  UpOptions options;
+  options.to = "2";
+  EXPECT_EQ(names(select_up(plan, options, config).targets),
+            (std::vector<std::string>{"0001-a.sql", "0002-b.sql"}));
+  options.to = "0003";
+  EXPECT_EQ(select_up(plan, options, config).targets.size(), 3u);
+  options.to = "7";
+  EXPECT_THROW(select_up(plan, options, config), MigrationFileNotFoundError);
+}
+
+TEST_F(PlanTest, StepsCapsTheTargets) {
+  const Plan plan = make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied, 1)});
+  UpOptions options;
+  options.steps = 2;
+  EXPECT_EQ(names(select_up(plan, options, config).targets),
+            (std::vector<std::string>{"0002-b.sql", "0003-c.sql"}));
+  options.steps = 0;
+  EXPECT_THROW(select_up(plan, options, config), ConfigInvalidError);
+}
+
+TEST_F(PlanTest, OrdersByNumericVersionWithMissingRecordsInPlace) {
+  const std::vector<Migration> numeric = {migration("2_b.sql"), migration("10_c.sql")};
+  const Plan plan = make_plan(numeric, {record("9_gone.sql", RecordStatus::kApplied, 1)});
+  ASSERT_EQ(plan.entries.size(), 3u);
+  EXPECT_EQ(plan.entries[0].name, "2_b.sql");
+  EXPECT_EQ(plan.entries[1].name, "9_gone.sql");
+  EXPECT_EQ(plan.entries[1].state, MigrationState::kMissing);
+  EXPECT_TRUE(plan.entries[0].out_of_order);
+  EXPECT_FALSE(plan.entries[2].out_of_order);
+}
+
+TEST_F(PlanTest, ARenamedFileIsTheAppliedMigration) {
+  std::vector<Migration> renamed = {migration("0001-new-name.sql")};
+  renamed[0].checksum = "sum-0001-a.sql";
+  const Plan plan = make_plan(renamed, {record("0001-a.sql", RecordStatus::kApplied, 1)});
+  ASSERT_EQ(plan.entries.size(), 1u);
+  EXPECT_EQ(plan.entries[0].state, MigrationState::kApplied);
+  EXPECT_EQ(plan.entries[0].renamed_from, "0001-a.sql");
+  EXPECT_TRUE(select_up(plan, {}, config).targets.empty());
+
+  // Once recorded under the new name, the former record drops out and nothing is renamed.
+  ChangelogRecord recorded = record("0001-new-name.sql", RecordStatus::kApplied, 1);
+  recorded.checksum = "sum-0001-a.sql";
+  const Plan after =
+      make_plan(renamed, {record("0001-a.sql", RecordStatus::kApplied, 1), recorded});
+  ASSERT_EQ(after.entries.size(), 1u);
+  EXPECT_EQ(after.entries[0].renamed_from, "");
+}
+
+TEST_F(PlanTest, AChangedFileWithTheSameVersionIsNoRename) {
+  const std::vector<Migration> changed = {migration("0001-new-name.sql")};
+  const Plan plan = make_plan(changed, {record("0001-a.sql", RecordStatus::kApplied, 1)});
+  ASSERT_EQ(plan.entries.size(), 2u);
+  EXPECT_EQ(plan.entries[0].state, MigrationState::kMissing);
+  EXPECT_EQ(plan.entries[1].state, MigrationState::kPending);
+}
+
+TEST_F(PlanTest, RepeatablesRunAfterVersionedOnesWheneverTheyChange) {
+  std::vector<Migration> set = {migration("0001-a.sql"), migration("R-views.sql")};
+  set[1].repeatable = true;
+  set[1].version = "";
+  ChangelogRecord views = record("R-views.sql", RecordStatus::kApplied, 1);
+  Plan plan = make_plan(set, {record("0001-a.sql", RecordStatus::kApplied, 1), views});
+  EXPECT_TRUE(select_up(plan, {}, config).targets.empty());
+  views.checksum = "older";
+  plan = make_plan(set, {record("0001-a.sql", RecordStatus::kApplied, 1), views});
+  EXPECT_FALSE(plan.entries[1].drifted);
+  EXPECT_FALSE(plan.entries[1].out_of_order);
+  EXPECT_EQ(names(select_up(plan, {}, config).targets), std::vector<std::string>{"R-views.sql"});
 }
 
 }  // namespace

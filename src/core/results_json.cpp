@@ -18,6 +18,9 @@ void to_json(nlohmann::json& out, const StatusRow& row) {
          {"outOfOrder", row.out_of_order},
          {"reversible", row.reversible},
          {"description", row.description}};
+  if (!row.version.empty()) out["version"] = row.version;
+  if (row.repeatable) out["repeatable"] = true;
+  if (!row.renamed_from.empty()) out["renamedFrom"] = row.renamed_from;
   if (row.invalid_name) out["invalid"] = true;
   if (!row.checksum.empty()) out["checksum"] = row.checksum;
   if (row.record) out["record"] = *row.record;

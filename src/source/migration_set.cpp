@@ -4,28 +4,29 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
 #include "core/checksum.hpp"
+#include "core/text.hpp"
 #include "migronaut/errors.hpp"
 #include "source/json_file.hpp"
 #include "source/names.hpp"
+#include "source/naming.hpp"
 #include "source/sql_file.hpp"
+#include "source/version.hpp"
 
 namespace migronaut {
 namespace {
 
 namespace fs = std::filesystem;
 
-using Parser = Migration (*)(std::string_view name, std::string_view text);
-
-Parser parser_for(std::string_view extension) {
-  if (extension == ".sql") return parse_sql_migration;
-  if (extension == ".json") return parse_json_migration;
-  throw std::invalid_argument(
-      fmt::format("no parser for migration files ending in '{}'", extension));
-}
+struct File {
+  std::string name;
+  FileName naming;
+  std::string text;
+};
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -45,23 +46,108 @@ bool is_candidate(const fs::directory_entry& entry, std::string_view extension) 
   return !name.starts_with('.') && name.ends_with(extension) && entry.is_regular_file();
 }
 
-std::vector<Migration> load_files(const fs::path& dir, std::string_view extension) {
-  std::vector<Migration> migrations;
-  if (!fs::exists(dir)) return migrations;
+std::vector<File> scan(const fs::path& dir, std::string_view extension) {
+  std::vector<File> files;
+  if (!fs::exists(dir)) return files;
   if (!fs::is_directory(dir)) {
     throw ConfigInvalidError("The migrations folder " + dir.string() + " is not a directory",
                              {{"key", "migrationsDir"}, {"path", dir.string()}});
   }
-  const Parser parse = parser_for(extension);
   for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
     if (!is_candidate(entry, extension)) continue;
     const std::string name = entry.path().filename().string();
-    validate_migration_name(name);
-    const std::string text = read_file(entry.path());
-    Migration migration = parse(name, text);
-    migration.checksum = checksum_hex(text);
+    files.push_back({name, classify_file_name(name, extension), read_file(entry.path())});
+  }
+  std::sort(files.begin(), files.end(),
+            [](const File& a, const File& b) { return a.name < b.name; });
+  return files;
+}
+
+// One folder, one naming: the files that differ from the most common naming are refused.
+void reject_mixed_namings(const std::vector<File>& files) {
+  std::map<Naming, int> counts;
+  for (const File& file : files) ++counts[file.naming.naming];
+  if (counts.size() < 2) return;
+  const Naming usual = std::max_element(counts.begin(), counts.end(), [](auto& a, auto& b) {
+                         return a.second < b.second;
+                       })->first;
+  nlohmann::json odd = nlohmann::json::array();
+  for (const File& file : files) {
+    if (file.naming.naming != usual) odd.push_back(file.name);
+  }
+  throw MigrationInvalidNameError(
+      fmt::format("The migrations folder mixes namings: most files follow {}'s, but not {}",
+                  naming_name(usual), fmt::join(odd, ", ")),
+      {{"naming", naming_name(usual)}, {"files", odd}});
+}
+
+// A file of plain SQL (golang-migrate, Flyway): the whole file is the script.
+std::optional<Work> plain_script(const File& file) {
+  std::string_view text = file.text;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+  if (trim(text).empty()) return std::nullopt;
+  return Work(Script{std::string(text)});
+}
+
+bool has_sections(const FileName& naming) {
+  return naming.naming == Naming::kMigronaut || naming.naming == Naming::kDbmate;
+}
+
+Migration parse(const File& file, std::string_view extension) {
+  if (has_sections(file.naming)) {
+    return extension == ".json" ? parse_json_migration(file.name, file.text)
+                                : parse_sql_migration(file.name, file.text);
+  }
+  std::optional<Work> up = plain_script(file);
+  if (!up) {
+    throw MigrationInvalidFormatError(
+        fmt::format("Invalid migration {}: the file is empty", file.name),
+        {{"file", file.name}, {"reason", "the file is empty"}});
+  }
+  Migration migration;
+  migration.name = file.name;
+  migration.up = std::move(*up);
+  migration.description = file.naming.title;
+  if (file.naming.naming == Naming::kFlyway) {
+    std::replace(migration.description.begin(), migration.description.end(), '_', ' ');
+  }
+  return migration;
+}
+
+// Separate down files (golang-migrate's .down.sql, Flyway's U undo) join their migration by
+// version; one without a migration of that version is refused.
+void attach_downs(std::vector<Migration>& migrations, const std::vector<const File*>& downs) {
+  for (const File* down : downs) {
+    auto it = std::find_if(migrations.begin(), migrations.end(), [&](const Migration& m) {
+      return !m.repeatable && compare_versions(m.version, down->naming.version) == 0;
+    });
+    if (it == migrations.end()) {
+      const std::string reason =
+          fmt::format("no migration has the version {} it reverts", down->naming.version);
+      throw MigrationInvalidNameError(fmt::format("Invalid down file {}: {}", down->name, reason),
+                                      {{"name", down->name}, {"reason", reason}});
+    }
+    it->down = plain_script(*down);
+  }
+}
+
+std::vector<Migration> load_files(const fs::path& dir, std::string_view extension) {
+  const std::vector<File> files = scan(dir, extension);
+  reject_mixed_namings(files);
+  std::vector<Migration> migrations;
+  std::vector<const File*> downs;
+  for (const File& file : files) {
+    if (file.naming.role == FileRole::kDown) {
+      downs.push_back(&file);
+      continue;
+    }
+    Migration migration = parse(file, extension);
+    migration.version = file.naming.version;
+    migration.repeatable = file.naming.role == FileRole::kRepeatable;
+    migration.checksum = checksum_hex(file.text);
     migrations.push_back(std::move(migration));
   }
+  attach_downs(migrations, downs);
   return migrations;
 }
 
@@ -69,6 +155,7 @@ Migration from_code(const CodeMigration& code) {
   validate_migration_name(code.name);
   Migration migration;
   migration.name = code.name;
+  migration.version = version_of(code.name);
   migration.description = code.description;
   migration.checksum = checksum_hex("code:" + code.name + ":" + code.version);
   migration.up = code.up;
@@ -81,30 +168,47 @@ Migration from_code(const CodeMigration& code) {
 // Two migrations with one version have no defined order between them.
 void reject_shared_versions(const std::vector<Migration>& sorted) {
   for (std::size_t i = 1; i < sorted.size(); ++i) {
-    const std::string& previous = sorted[i - 1].name;
-    const std::string& current = sorted[i].name;
-    const std::string version = version_of(current);
-    if (version_of(previous) != version) continue;
-    const std::string reason = previous == current
-                                   ? fmt::format("two migrations are named {}", current)
+    const Migration& previous = sorted[i - 1];
+    const Migration& current = sorted[i];
+    if (current.name != previous.name &&
+        (current.repeatable || compare_versions(previous.version, current.version) != 0)) {
+      continue;
+    }
+    const std::string reason = previous.name == current.name
+                                   ? fmt::format("two migrations are named {}", current.name)
                                    : fmt::format(
                                          "{} and {} share the version {}, so their "
                                          "order is ambiguous",
-                                         previous, current, version);
-    throw MigrationInvalidNameError(
-        "Invalid migration names: " + reason,
-        {{"name", current}, {"conflictsWith", previous}, {"version", version}, {"reason", reason}});
+                                         previous.name, current.name, current.version);
+    throw MigrationInvalidNameError("Invalid migration names: " + reason,
+                                    {{"name", current.name},
+                                     {"conflictsWith", previous.name},
+                                     {"version", current.version},
+                                     {"reason", reason}});
   }
 }
 
 }  // namespace
 
+bool runs_before(const RunOrder& a, const RunOrder& b) {
+  if (a.repeatable != b.repeatable) return b.repeatable;
+  if (const int order = compare_versions(a.version, b.version); order != 0) return order < 0;
+  return a.name < b.name;
+}
+
+RunOrder record_order(std::string_view name) {
+  const std::optional<FileName> naming = parse_record_name(name);
+  if (!naming) return {false, "", std::string(name)};
+  return {naming->role == FileRole::kRepeatable, naming->version, std::string(name)};
+}
+
 std::vector<Migration> load_migrations(const fs::path& dir, std::string_view extension,
                                        const std::vector<CodeMigration>& code) {
   std::vector<Migration> migrations = load_files(dir, extension);
   for (const CodeMigration& migration : code) migrations.push_back(from_code(migration));
-  std::sort(migrations.begin(), migrations.end(),
-            [](const Migration& a, const Migration& b) { return a.name < b.name; });
+  std::sort(migrations.begin(), migrations.end(), [](const Migration& a, const Migration& b) {
+    return runs_before(a.order(), b.order());
+  });
   reject_shared_versions(migrations);
   return migrations;
 }

@@ -13,24 +13,40 @@
 
 namespace migronaut {
 
+// Where a migration sits in execution order: versioned migrations by version, compared as
+// numbers (source/version.hpp), then by name; repeatable ones after them all, by name.
+struct RunOrder {
+  bool repeatable = false;
+  std::string version;
+  std::string name;
+};
+bool runs_before(const RunOrder& a, const RunOrder& b);
+// The order of a changelog record whose migration may be gone, read from its name.
+RunOrder record_order(std::string_view name);
+
 struct Migration {
-  std::string name;  // bare file name ("20260101120000-users.sql") or a code migration's name
+  std::string name;     // the file's name ("20260101120000-users.sql", "1_users.up.sql") or code's
+  std::string version;  // "" for a repeatable migration
+  bool repeatable = false;  // re-applied, after every versioned one, whenever its checksum changes
   std::string description;
-  std::string checksum;  // SHA-256 hex
+  std::string checksum;  // SHA-256 hex of the file (of the up file for a pair)
   Work up;
-  std::optional<Work> down;  // absent: irreversible
+  std::optional<Work> down;           // absent: irreversible
   std::optional<bool> transactional;  // absent: the config's useTransaction decides
   std::optional<std::chrono::milliseconds> timeout;
+
+  RunOrder order() const { return {repeatable, version, name}; }
 };
 
 // Scans the top level of `dir` for files ending in `extension` (".sql" or ".json"), validates
-// their names, parses and checksums them, adds `code` and sorts the lot by name. Throws
-// MigrationInvalidNameError for a bad name and for two migrations with the same name or the
-// same version prefix (the part before the first "-"), which leaves their order ambiguous;
-// MigrationInvalidFormatError (file and reason in the context) for a file that does not parse.
-// A missing folder holds no migrations.
-std::vector<Migration> load_migrations(const std::filesystem::path& dir,
-                                       std::string_view extension,
+// their names, parses and checksums them, adds `code` and sorts the lot into execution order.
+// A ".sql" folder may follow migronaut's, dbmate's, golang-migrate's or Flyway's naming
+// (source/naming.hpp), one of them: a folder that mixes them is refused naming the files that
+// differ from the rest. Throws MigrationInvalidNameError for a bad name, a mixed folder, a
+// down or undo file without its migration, and two migrations with the same name or the same
+// version, which leaves their order ambiguous; MigrationInvalidFormatError (file and reason in
+// the context) for a file that does not parse. A missing folder holds no migrations.
+std::vector<Migration> load_migrations(const std::filesystem::path& dir, std::string_view extension,
                                        const std::vector<CodeMigration>& code = {});
 
 }  // namespace migronaut

@@ -140,5 +140,86 @@ TEST_F(LoadMigrationsTest, RejectsAFileThatDoesNotParse) {
   }
 }
 
+TEST_F(LoadMigrationsTest, OrdersVersionsAsNumbers) {
+  dir_.write("10-c.sql", kSql);
+  dir_.write("9-b.sql", kSql);
+  dir_.write("0001-a.sql", kSql);
+  EXPECT_EQ(names_of(load_migrations(dir_.path(), ".sql")),
+            (std::vector<std::string>{"0001-a.sql", "9-b.sql", "10-c.sql"}));
+}
+
+TEST_F(LoadMigrationsTest, ReadsDbmateNamesWithTheSameSections) {
+  dir_.write("20260101120000_add_users.sql", kSql);
+  const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql");
+  ASSERT_EQ(migrations.size(), 1u);
+  EXPECT_EQ(migrations[0].version, "20260101120000");
+  EXPECT_EQ(std::get<Script>(migrations[0].up).text, "SELECT 1;");
+  EXPECT_EQ(std::get<Script>(*migrations[0].down).text, "SELECT 2;\n");
+}
+
+TEST_F(LoadMigrationsTest, PairsGolangMigrateUpAndDownFiles) {
+  dir_.write("2_users.up.sql", "CREATE TABLE users (id int);\n");
+  dir_.write("2_users.down.sql", "DROP TABLE users;\n");
+  dir_.write("10_orders.up.sql", "CREATE TABLE orders (id int);\n");
+  const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql");
+  ASSERT_EQ(names_of(migrations), (std::vector<std::string>{"2_users.up.sql", "10_orders.up.sql"}));
+  EXPECT_EQ(std::get<Script>(migrations[0].up).text, "CREATE TABLE users (id int);\n");
+  EXPECT_EQ(std::get<Script>(*migrations[0].down).text, "DROP TABLE users;\n");
+  EXPECT_EQ(migrations[0].checksum, checksum_hex("CREATE TABLE users (id int);\n"));
+  EXPECT_FALSE(migrations[1].down.has_value());
+}
+
+TEST_F(LoadMigrationsTest, ReadsFlywayDottedVersionsNumericallyWithUndoFiles) {
+  dir_.write("V1.10__later.sql", "SELECT 10;");
+  dir_.write("V1.2__add_users.sql", "SELECT 2;");
+  dir_.write("U1.2__add_users.sql", "SELECT -2;");
+  dir_.write("V1__init.sql", "SELECT 1;");
+  const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql");
+  ASSERT_EQ(names_of(migrations),
+            (std::vector<std::string>{"V1__init.sql", "V1.2__add_users.sql", "V1.10__later.sql"}));
+  EXPECT_EQ(migrations[1].description, "add users");
+  EXPECT_EQ(std::get<Script>(*migrations[1].down).text, "SELECT -2;");
+  EXPECT_FALSE(migrations[0].down.has_value());
+}
+
+TEST_F(LoadMigrationsTest, RepeatablesRunAfterEveryVersionedMigration) {
+  dir_.write("R__views.sql", "CREATE VIEW v AS SELECT 1;");
+  dir_.write("V2__b.sql", "SELECT 2;");
+  const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql");
+  ASSERT_EQ(names_of(migrations), (std::vector<std::string>{"V2__b.sql", "R__views.sql"}));
+  EXPECT_TRUE(migrations[1].repeatable);
+}
+
+TEST_F(LoadMigrationsTest, RefusesAFolderThatMixesNamingsNamingTheOddFiles) {
+  dir_.write("20260101120000_a.sql", kSql);
+  dir_.write("20260101120100_b.sql", kSql);
+  dir_.write("20260101120200-c.sql", kSql);
+  try {
+    load_migrations(dir_.path(), ".sql");
+    FAIL() << "expected MigrationInvalidNameError";
+  } catch (const MigrationInvalidNameError& error) {
+    EXPECT_EQ(error.context()["naming"], "dbmate");
+    EXPECT_EQ(error.context()["files"], nlohmann::json::array({"20260101120200-c.sql"}));
+    EXPECT_NE(std::string(error.what()).find("20260101120200-c.sql"), std::string::npos);
+  }
+}
+
+TEST_F(LoadMigrationsTest, RefusesADownFileWithoutItsMigration) {
+  dir_.write("1_a.up.sql", "SELECT 1;");
+  dir_.write("2_b.down.sql", "SELECT 2;");
+  EXPECT_THROW(load_migrations(dir_.path(), ".sql"), MigrationInvalidNameError);
+}
+
+TEST_F(LoadMigrationsTest, RefusesAnEmptyPlainSqlFile) {
+  dir_.write("V1__a.sql", " \n");
+  EXPECT_THROW(load_migrations(dir_.path(), ".sql"), MigrationInvalidFormatError);
+}
+
+TEST_F(LoadMigrationsTest, RefusesVersionsThatAreOneNumber) {
+  dir_.write("V1__a.sql", "SELECT 1;");
+  dir_.write("V1.0__b.sql", "SELECT 2;");
+  EXPECT_THROW(load_migrations(dir_.path(), ".sql"), MigrationInvalidNameError);
+}
+
 }  // namespace
 }  // namespace migronaut

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "migronaut/errors.hpp"
+#include "source/naming.hpp"
 
 namespace migronaut {
 namespace {
@@ -30,20 +31,30 @@ std::string printable(std::string_view name) {
                                   {{"name", nlohmann::json::parse(quoted)}, {"reason", reason}});
 }
 
+constexpr std::string_view kNoNamingProblem =
+    "the name follows no known naming (<version>-<slug>, <version>_<name>, "
+    "V<version>__<description>, R__<description>)";
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 bool is_slug_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-';
 }
 
-// Why `name` is not a valid migration name, or an empty string when it is.
-std::string_view name_problem(std::string_view name) {
+// Why `name` is not a bare file name that stays inside its folder, or "" when it is.
+std::string_view bare_name_problem(std::string_view name) {
   if (name.empty()) return "the name is empty";
   if (name.size() > kMaxNameBytes) return "the name is longer than 255 bytes";
   if (name.find_first_of(std::string_view("/\\\0", 3)) != std::string_view::npos) {
     return "a migration name must be a bare file name, without path separators";
   }
   if (name == "." || name == ".." || name.front() == '.') return "the name starts with '.'";
+  return {};
+}
+
+// Why `name` is not a valid migronaut name, or an empty string when it is.
+std::string_view name_problem(std::string_view name) {
+  if (const std::string_view problem = bare_name_problem(name); !problem.empty()) return problem;
   const std::size_t dash = name.find('-');
   if (dash == 0 || dash == std::string_view::npos ||
       !std::all_of(name.begin(), name.begin() + dash, is_digit)) {
@@ -99,10 +110,18 @@ void validate_migration_name(std::string_view name) {
   }
 }
 
-void validate_record_name(std::string_view name) {
-  if (const std::string_view problem = name_problem(name); !problem.empty()) {
-    reject("migration name in the changelog", name, problem);
+FileName classify_file_name(std::string_view name, std::string_view extension) {
+  if (const std::string_view problem = bare_name_problem(name); !problem.empty()) {
+    reject("migration name", name, problem);
   }
+  if (std::optional<FileName> naming = parse_file_name(name, extension)) return *naming;
+  reject("migration name", name, kNoNamingProblem);
+}
+
+void validate_record_name(std::string_view name) {
+  std::string_view problem = bare_name_problem(name);
+  if (problem.empty() && !parse_record_name(name)) problem = kNoNamingProblem;
+  if (!problem.empty()) reject("migration name in the changelog", name, problem);
 }
 
 std::string version_of(std::string_view name) {

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "source/naming.hpp"
+
 namespace migronaut {
 
 // Throws MigrationInvalidNameError unless `name` is a bare file name (no '/', '\\' or NUL, not
@@ -13,8 +15,13 @@ namespace migronaut {
 // '.', '_' and '-': "20260101120000-users.sql", "0001-seed". At most 255 bytes.
 void validate_migration_name(std::string_view name);
 
-// The same check for a name read back from the changelog, which is later joined to the
-// migrations folder: a record can never point outside it.
+// How the migration file `name` (ending in `extension`) is named: a bare file name following
+// one of the namings of source/naming.hpp. Throws MigrationInvalidNameError otherwise.
+FileName classify_file_name(std::string_view name, std::string_view extension);
+
+// The check for a name read back from the changelog, which is later joined to the migrations
+// folder: a record can never point outside it. Any naming of source/naming.hpp is accepted,
+// whatever the extension (imported records name other tools' files).
 void validate_record_name(std::string_view name);
 
 // The version prefix of a valid name: the digits before the first '-'.

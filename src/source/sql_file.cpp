@@ -1,5 +1,4 @@
 #include "source/sql_file.hpp"
-#include "core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -8,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/text.hpp"
 #include "migronaut/errors.hpp"
 
 namespace migronaut {

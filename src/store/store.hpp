@@ -132,6 +132,34 @@ struct Execution {
   MigrationContext* context = nullptr;
 };
 
+// ----- Adopting other tools' databases (import) and read-only health probes (audit) -----
+
+// The tools whose history a store can read. Each keeps it in its own table (collection) under
+// its default name: dbmate and golang-migrate `schema_migrations`, Flyway
+// `flyway_schema_history`, knex `knex_migrations`, node-pg-migrate `pgmigrations`,
+// migrate-mongo `changelog`.
+enum class ForeignTool { kDbmate, kGolangMigrate, kFlyway, kKnex, kNodePgMigrate, kMigrateMongo };
+
+// One row of another tool's history, as the tool wrote it; fields it does not keep stay empty.
+struct ForeignRecord {
+  std::string version;      // dbmate, golang-migrate, Flyway ("1.2"; "" for a repeatable)
+  std::string name;         // knex, node-pg-migrate, migrate-mongo file name; Flyway's script
+  std::string description;  // Flyway
+  std::optional<std::int64_t> applied_at_ms;
+  std::string checksum;  // migrate-mongo's fileHash; Flyway's CRC32 as text
+  bool success = true;   // Flyway's success; false for golang-migrate's dirty version
+  std::string type;      // Flyway's type: SQL, BASELINE, UNDO_SQL, …
+};
+
+// What `audit` asks of the store's schema, read without creating or changing anything.
+struct StoreProbe {
+  bool changelog_exists = false;
+  bool lock_table_exists = false;
+  std::vector<std::string> missing_indexes;  // changelog indexes ensure_schema() would create
+  bool transactions = true;                  // whether this server runs transactions
+  std::string transactions_detail;           // why not, when it does not
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -185,7 +213,18 @@ class Store {
 
   // The database's current time in ms since the epoch (status output, tests).
   virtual std::int64_t now_ms() = 0;
+
+  // --- adoption and audit ---
+  // Reads `tool`'s history in the order the tool applied it, never writing to it; nullopt when
+  // the table (collection) does not exist. Throws ConfigInvalidError when the tool does not run
+  // on this database, and MigrationInvalidFormatError when the table is not the tool's.
+  virtual std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) = 0;
+  virtual StoreProbe probe() = 0;
 };
+
+// "dbmate", "golang-migrate", "flyway", "knex", "node-pg-migrate", "migrate-mongo".
+std::string_view foreign_tool_name(ForeignTool tool);
+std::optional<ForeignTool> parse_foreign_tool(std::string_view name);
 
 // Opens a store for `config.uri` (scheme decides the backend). Throws ConfigInvalidError for an
 // unknown scheme and ConnectionFailedError (URI redacted) when the database cannot be reached.

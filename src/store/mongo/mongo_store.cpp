@@ -1,9 +1,9 @@
 // The MongoDB store, on the official C driver. Lock and changelog documents match the
 // JavaScript migronaut's (see commands.hpp); lock and changelog writes use majority write
 // concern and reads go to the primary.
-#include <chrono>
 #include <fmt/format.h>
 
+#include <chrono>
 #include <exception>
 #include <mutex>
 #include <string>
@@ -11,6 +11,7 @@
 
 #include "migronaut/errors.hpp"
 #include "store/backends.hpp"
+#include "store/mongo/adopt.hpp"
 #include "store/mongo/bson.hpp"
 #include "store/mongo/commands.hpp"
 
@@ -22,7 +23,6 @@ std::int64_t elapsed_ms_since(std::chrono::steady_clock::time_point started) {
                                                                started)
       .count();
 }
-
 
 using mongo::BsonPtr;
 using mongo::Json;
@@ -84,7 +84,7 @@ std::string command_name(const Json& step) {
   return step.is_object() && !step.empty() ? step.begin().key() : std::string();
 }
 
-class MongoStore final : public Store {
+class MongoStore final : public Store, private MongoFailure {
  public:
   MongoStore(mongo::ClientPtr client, std::string database, const Config& config,
              std::string redacted_uri)
@@ -97,6 +97,7 @@ class MongoStore final : public Store {
         changelog_(mongoc_client_get_collection(client_.get(), database_name_.c_str(),
                                                 config.migrations_table.c_str())),
         changelog_name_(config.migrations_table),
+        lock_name_(config.lock_table),
         primary_(mongoc_read_prefs_new(MONGOC_READ_PRIMARY)) {}
 
   std::string_view kind() const override { return "mongo"; }
@@ -204,6 +205,14 @@ class MongoStore final : public Store {
 
   void write_record(const RecordWrite& write) override { write_record_with(write, nullptr); }
 
+  std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {
+    return read_mongo_history(database_.get(), tool, *this);
+  }
+
+  StoreProbe probe() override {
+    return probe_mongo(client_.get(), database_.get(), changelog_name_, lock_name_, *this);
+  }
+
   void execute(const Execution& execution) override {
     if (execution.work == nullptr) throw std::invalid_argument("execute: no work given");
     if (execution.context != nullptr) {
@@ -245,7 +254,7 @@ class MongoStore final : public Store {
   };
 
   [[noreturn]] void fail(const bson_error_t& error, std::string_view operation,
-                         const bson_t* reply) const {
+                         const bson_t* reply) const override {
     nlohmann::json context = {{"operation", operation},
                               {"code", error.code},
                               {"message", error.message},
@@ -460,6 +469,7 @@ class MongoStore final : public Store {
   mongo::CollectionPtr locks_;
   mongo::CollectionPtr changelog_;
   std::string changelog_name_;
+  std::string lock_name_;
   mongo::ReadPrefsPtr primary_;
   bool schema_ready_ = false;
 };

@@ -20,6 +20,7 @@
 #include "core/text.hpp"
 #include "migronaut/errors.hpp"
 #include "store/backends.hpp"
+#include "store/postgres/adopt.hpp"
 
 namespace migronaut {
 namespace {
@@ -309,6 +310,14 @@ class PostgresStore final : public Store {
         throw connection_lost("wait for a lock release");
       }
     }
+  }
+
+  std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {
+    return read_postgres_history(conn_, tool);
+  }
+
+  StoreProbe probe() override {
+    return probe_postgres(conn_, changelog_table_, lock_table_, changelog_index_);
   }
 
   std::vector<ChangelogRecord> read_changelog() override {

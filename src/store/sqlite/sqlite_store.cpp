@@ -11,6 +11,7 @@
 
 #include "migronaut/errors.hpp"
 #include "store/backends.hpp"
+#include "store/sqlite/adopt.hpp"
 
 namespace migronaut {
 namespace {
@@ -277,9 +278,8 @@ class SqliteStore final : public Store {
       sql += is_integer_field(field) ? " INTEGER" : " TEXT";
     }
     sql += ");";
-    sql += "CREATE INDEX IF NOT EXISTS " +
-           quote_identifier(changelog_table_name_ + "_status_batch") + " ON " + changelog_table_ +
-           " (status, batch);";
+    sql += "CREATE INDEX IF NOT EXISTS " + quote_identifier(status_index()) + " ON " +
+           changelog_table_ + " (status, batch);";
     exec(db_.get(), sql, "ensure_schema");
     schema_ready_ = true;
   }
@@ -441,7 +441,8 @@ class SqliteStore final : public Store {
     };
     if (!execution.transactional) {
       run_work(execution);
-      if (execution.record != nullptr) write_record(resolve_elapsed(*execution.record, elapsed_ms()));
+      if (execution.record != nullptr)
+        write_record(resolve_elapsed(*execution.record, elapsed_ms()));
       return;
     }
     Transaction transaction(db_.get());
@@ -497,6 +498,16 @@ class SqliteStore final : public Store {
       throw failed(e.what());
     }
   }
+
+  std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {
+    return read_sqlite_history(db_.get(), tool);
+  }
+
+  StoreProbe probe() override {
+    return probe_sqlite(db_.get(), changelog_table_name_, lock_table_name_, status_index());
+  }
+
+  std::string status_index() const { return changelog_table_name_ + "_status_batch"; }
 
   bool holds_lock(const LockToken& token) {
     Statement select(db_.get(),

@@ -1,0 +1,72 @@
+#include "store/history_sql.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "migronaut/errors.hpp"
+
+namespace migronaut {
+
+std::optional<HistoryQuery> history_query(
+    ForeignTool tool, const std::function<std::string(std::string_view column)>& epoch_ms) {
+  switch (tool) {
+    case ForeignTool::kDbmate:
+      return HistoryQuery{"schema_migrations",
+                          "SELECT CAST(version AS TEXT), NULL, NULL, NULL, NULL, 1, NULL"
+                          " FROM schema_migrations"};
+    case ForeignTool::kGolangMigrate:
+      return HistoryQuery{"schema_migrations",
+                          "SELECT CAST(version AS TEXT), NULL, NULL, NULL, NULL,"
+                          " CASE WHEN dirty THEN 0 ELSE 1 END, NULL FROM schema_migrations"};
+    case ForeignTool::kFlyway:
+      return HistoryQuery{"flyway_schema_history",
+                          "SELECT version, script, description, " + epoch_ms("installed_on") +
+                              ", CAST(checksum AS TEXT), CASE WHEN success THEN 1 ELSE 0 END,"
+                              " type FROM flyway_schema_history ORDER BY installed_rank"};
+    case ForeignTool::kKnex:
+      return HistoryQuery{"knex_migrations",
+                          "SELECT NULL, name, NULL, " + epoch_ms("migration_time") +
+                              ", NULL, 1, NULL FROM knex_migrations ORDER BY id"};
+    case ForeignTool::kNodePgMigrate:
+      return HistoryQuery{"pgmigrations", "SELECT NULL, name, NULL, " + epoch_ms("run_on") +
+                                              ", NULL, 1, NULL FROM pgmigrations ORDER BY id"};
+    case ForeignTool::kMigrateMongo:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+ForeignRecord foreign_record(const std::function<std::optional<std::string>(int column)>& cell) {
+  ForeignRecord record;
+  record.version = cell(0).value_or("");
+  record.name = cell(1).value_or("");
+  record.description = cell(2).value_or("");
+  if (const std::optional<std::string> at = cell(3)) {
+    std::int64_t ms = 0;
+    if (std::from_chars(at->data(), at->data() + at->size(), ms).ec == std::errc()) {
+      record.applied_at_ms = ms;
+    }
+  }
+  record.checksum = cell(4).value_or("");
+  record.success = cell(5).value_or("1") != "0";
+  record.type = cell(6).value_or("");
+  return record;
+}
+
+void throw_not_the_tools_table(ForeignTool tool, const std::string& table,
+                               const std::string& error) {
+  throw MigrationInvalidFormatError(
+      fmt::format("The table {} is not {}'s history table: {}", table, foreign_tool_name(tool),
+                  error),
+      {{"table", table}, {"tool", foreign_tool_name(tool)}, {"error", error}});
+}
+
+void throw_tool_unsupported(ForeignTool tool, std::string_view store_kind) {
+  throw ConfigInvalidError(
+      fmt::format("{} does not keep its history in a {} database", foreign_tool_name(tool),
+                  store_kind),
+      {{"key", "from"}, {"tool", foreign_tool_name(tool)}, {"store", store_kind}});
+}
+
+}  // namespace migronaut

@@ -1,0 +1,82 @@
+#include "store/sqlite/adopt.hpp"
+
+#include <memory>
+
+#include "migronaut/errors.hpp"
+#include "store/history_sql.hpp"
+
+namespace migronaut {
+namespace {
+
+struct StatementCloser {
+  void operator()(sqlite3_stmt* statement) const { sqlite3_finalize(statement); }
+};
+using StatementHandle = std::unique_ptr<sqlite3_stmt, StatementCloser>;
+
+// A prepared statement, or the error text when `sql` does not prepare (a missing column).
+std::pair<StatementHandle, std::string> prepare(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+    return {nullptr, sqlite3_errmsg(db)};
+  }
+  return {StatementHandle(raw), ""};
+}
+
+[[noreturn]] void fail(sqlite3* db, const std::string& what) {
+  throw ConnectionFailedError("sqlite: cannot " + what + ": " + sqlite3_errmsg(db),
+                              {{"operation", what}});
+}
+
+// Whether sqlite_master has an object of `type` named `name`.
+bool has_object(sqlite3* db, const char* type, const std::string& name) {
+  auto [statement, error] = prepare(db, "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?");
+  if (!statement) fail(db, "inspect the schema");
+  sqlite3_bind_text(statement.get(), 1, type, -1, SQLITE_STATIC);
+  sqlite3_bind_text(statement.get(), 2, name.c_str(), -1, SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(statement.get());
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) fail(db, "inspect the schema");
+  return rc == SQLITE_ROW;
+}
+
+// SQLite keeps times as text (CURRENT_TIMESTAMP, Flyway) or as numbers of ms (knex's dates).
+std::string epoch_ms(std::string_view column) {
+  const std::string c(column);
+  return "CASE WHEN typeof(" + c + ") IN ('integer', 'real') THEN CAST(" + c +
+         " AS INTEGER) ELSE CAST(ROUND((julianday(" + c +
+         ") - 2440587.5) * 86400000.0) AS INTEGER) END";
+}
+
+}  // namespace
+
+std::optional<std::vector<ForeignRecord>> read_sqlite_history(sqlite3* db, ForeignTool tool) {
+  const std::optional<HistoryQuery> query =
+      tool == ForeignTool::kNodePgMigrate ? std::nullopt : history_query(tool, epoch_ms);
+  if (!query) throw_tool_unsupported(tool, "sqlite");
+  if (!has_object(db, "table", query->table)) return std::nullopt;
+  auto [statement, error] = prepare(db, query->select);
+  if (!statement) throw_not_the_tools_table(tool, query->table, error);
+  std::vector<ForeignRecord> records;
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(statement.get())) == SQLITE_ROW) {
+    records.push_back(foreign_record([&](int column) -> std::optional<std::string> {
+      const auto* text = sqlite3_column_text(statement.get(), column);
+      if (text == nullptr) return std::nullopt;
+      return std::string(reinterpret_cast<const char*>(text));
+    }));
+  }
+  if (rc != SQLITE_DONE) fail(db, "read the " + query->table + " table");
+  return records;
+}
+
+StoreProbe probe_sqlite(sqlite3* db, const std::string& changelog_table,
+                        const std::string& lock_table, const std::string& status_index) {
+  StoreProbe probe;
+  probe.changelog_exists = has_object(db, "table", changelog_table);
+  probe.lock_table_exists = has_object(db, "table", lock_table);
+  if (probe.changelog_exists && !has_object(db, "index", status_index)) {
+    probe.missing_indexes.push_back(status_index);
+  }
+  return probe;
+}
+
+}  // namespace migronaut

@@ -28,6 +28,7 @@ enum class ErrorCode : int {
   kMigrationTimeout = 14,
   kTransactionsUnsupported = 15,
   kConfigFileExists = 16,
+  kImportTargetNotEmpty = 17,
   kMigrationFileExists = 18,
   kMigrationInvalidName = 19,
   kMigrationInvalidFormat = 20,
@@ -86,6 +87,7 @@ using MigrationIrreversibleError = CodedError<ErrorCode::kMigrationIrreversible>
 using MigrationTimeoutError = CodedError<ErrorCode::kMigrationTimeout>;
 using TransactionsUnsupportedError = CodedError<ErrorCode::kTransactionsUnsupported>;
 using ConfigFileExistsError = CodedError<ErrorCode::kConfigFileExists>;
+using ImportTargetNotEmptyError = CodedError<ErrorCode::kImportTargetNotEmpty>;
 using MigrationFileExistsError = CodedError<ErrorCode::kMigrationFileExists>;
 using MigrationInvalidNameError = CodedError<ErrorCode::kMigrationInvalidName>;
 using MigrationInvalidFormatError = CodedError<ErrorCode::kMigrationInvalidFormat>;

@@ -36,6 +36,9 @@ struct StatusRow {
   bool repeatable = false;
   // The former name of a renamed migration whose new name the changelog does not record yet.
   std::string renamed_from;
+  // dry-run only: the script the database would receive (an SQL section, or MongoDB's commands
+  // as a JSON array); empty for a C++ body.
+  std::string script;
 };
 void to_json(nlohmann::json& out, const StatusRow& row);
 
@@ -64,6 +67,52 @@ struct BaselineResult {
   std::vector<std::string> skipped;  // already applied
   std::int64_t batch = 0;
 };
+
+// One check of `audit`: "pass", "warn" or "fail", with what it found.
+struct AuditCheck {
+  std::string name;
+  std::string status;
+  std::string detail;
+};
+struct AuditReport {
+  bool ok = true;  // no check failed (warnings allowed)
+  int failed = 0;
+  int warnings = 0;
+  std::vector<AuditCheck> checks;
+};
+void to_json(nlohmann::json& out, const AuditReport& report);
+
+// What `repair` re-stamps: an applied migration whose file changed, the checksums before and
+// after.
+struct RepairTarget {
+  std::string name;
+  std::string recorded;
+  std::string current;
+};
+
+// `import --from <tool>`: adopts another tool's history without running anything.
+struct ImportOptions {
+  std::string from;  // dbmate, golang-migrate, flyway, knex, node-pg-migrate, migrate-mongo
+  bool dry_run = false;
+  bool force = false;       // import into a changelog that already has records
+  bool trust_hash = false;  // migrate-mongo: keep its fileHash even when the file differs
+};
+struct ImportedMigration {
+  std::string name;
+  std::optional<std::int64_t> applied_at_ms;  // the tool's time; absent when it keeps none
+  std::string checksum;
+  std::string checksum_source;  // "disk", "reused" (the tool's hash) or "missing" (no file)
+  std::string description;
+};
+struct ImportResult {
+  std::string from;
+  bool dry_run = false;
+  std::vector<ImportedMigration> imported;
+  std::vector<std::string> skipped;  // already recorded in migronaut's changelog
+  // What the history holds but is not imported, with why (failed rows, versions no file has).
+  std::vector<std::pair<std::string, std::string>> not_imported;
+};
+void to_json(nlohmann::json& out, const ImportResult& result);
 
 struct MigratorOptions {
   std::vector<CodeMigration> migrations;  // mixed with the files into one ordered plan
@@ -98,6 +147,16 @@ class Migrator {
   std::vector<StatusRow> dry_run_down(const DownOptions& options = {});
   // Marks pending migrations (up to `to`) applied without running them.
   BaselineResult baseline(const std::optional<std::string>& to = std::nullopt);
+
+  // Read-only health checks; never throws for a database that cannot be reached (that is a
+  // failed check).
+  AuditReport audit();
+  // Applied migrations whose file changed (only `file`, when given), and re-stamping them
+  // under the lock with who asked and why. Nothing runs, nothing else is written.
+  std::vector<RepairTarget> repair_targets(const std::optional<std::string>& file = std::nullopt);
+  std::vector<RepairTarget> repair(const std::optional<std::string>& file = std::nullopt,
+                                   const std::string& reason = "");
+  ImportResult import_history(const ImportOptions& options);
 
   std::optional<LockInfo> lock_info();
   std::optional<LockInfo> force_unlock();

@@ -71,6 +71,9 @@ Command add_baseline(CLI::App& app);
 Command add_lock(CLI::App& app);
 Command add_unlock(CLI::App& app);
 Command add_wait(CLI::App& app);
+Command add_audit(CLI::App& app);
+Command add_repair(CLI::App& app);
+Command add_import(CLI::App& app);
 
 // Asks y/N on the terminal; with --json (non-interactive) a destructive command needs --yes.
 bool confirm(Context& context, const std::string& question, bool yes);

@@ -1,5 +1,9 @@
-// `migronaut dry-run <up|down> [file] [--to f] [--steps n] [--batch n]`: what the real command
-// would run, with the same selection rules; no lock, no writes.
+// `migronaut dry-run <up|down> [file] [--to f] [--steps n] [--batch n] [--sql [--output f]]`:
+// what the real command would run, with the same selection rules; no lock, no writes. With
+// --sql, the scripts themselves, each under a header line, for a DBA to review.
+#include <cstdio>
+#include <fstream>
+
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
 #include "fmt/format.h"
@@ -13,7 +17,40 @@ struct DryRunFlags {
   std::string to;
   std::string steps;
   std::string batch;
+  bool sql = false;
+  std::string output;
 };
+
+// The script as the database receives it; MongoDB's command array pretty-printed.
+std::string shown_script(const StatusRow& row) {
+  if (row.script.empty()) return "-- a C++ migration: its code runs, no script is sent\n";
+  if (!row.script.starts_with('['))
+    return row.script.ends_with('\n') ? row.script : row.script + "\n";
+  return nlohmann::json::parse(row.script).dump(2) + "\n";
+}
+
+std::string scripts(const std::string& direction, const std::vector<StatusRow>& rows) {
+  std::string text;
+  for (const StatusRow& row : rows) {
+    text += fmt::format("-- migronaut {} {}\n", direction, row.name);
+    text += shown_script(row);
+  }
+  return text;
+}
+
+// --sql: the scripts on stdout, or in `path`.
+void write_scripts(Output& out, const std::string& path, const std::string& text) {
+  if (path.empty()) {
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return;
+  }
+  std::ofstream file(path, std::ios::binary | std::ios::trunc);
+  file << text;
+  if (!file.flush()) {
+    throw ConfigInvalidError("Cannot write " + path, {{"option", "--output"}, {"path", path}});
+  }
+  out.success("Scripts written to " + path);
+}
 
 }  // namespace
 
@@ -25,8 +62,10 @@ Command add_dry_run(CLI::App& app) {
       ->check(CLI::IsMember({"up", "down"}));
   sub->add_option("file", flags->file, "Only this migration");
   sub->add_option("--to", flags->to, "Up to (up) or after (down) this migration");
-  sub->add_option("--steps", flags->steps, "down: the last n applied");
+  sub->add_option("--steps", flags->steps, "down: the last n applied; up: the next n pending");
   sub->add_option("--batch", flags->batch, "down: this batch");
+  sub->add_flag("--sql", flags->sql, "Print the scripts that would be sent, in order");
+  sub->add_option("--output", flags->output, "With --sql: write them to this file");
   return {sub, [flags](Context& context) {
             Migrator migrator(context.config(), context.migrator_options());
             std::vector<StatusRow> rows;
@@ -34,6 +73,7 @@ Command add_dry_run(CLI::App& app) {
               UpOptions options;
               if (!flags->file.empty()) options.file = flags->file;
               if (!flags->to.empty()) options.to = flags->to;
+              options.steps = positive_flag(flags->steps, "--steps");
               rows = migrator.dry_run_up(options);
             } else {
               DownOptions options;
@@ -44,6 +84,13 @@ Command add_dry_run(CLI::App& app) {
               rows = migrator.dry_run_down(options);
             }
             Output& out = context.out();
+            if (!flags->output.empty() && !flags->sql) {
+              throw ConfigInvalidError("--output goes with --sql", {{"option", "--output"}});
+            }
+            if (flags->sql && !out.json_mode()) {
+              write_scripts(out, flags->output, scripts(flags->direction, rows));
+              return 0;
+            }
             out.info(rows.empty() ? "Nothing would run"
                                   : fmt::format("{} would run {} migration(s):", flags->direction,
                                                 rows.size()));

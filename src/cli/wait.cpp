@@ -1,5 +1,7 @@
 // `migronaut wait [--timeout ms]`: blocks until nothing is pending, taking no lock — for
-// replicas that must not migrate but must not start before the migrating peer is done.
+// replicas that must not migrate but must not start before the migrating peer is done. It
+// polls with jittered backoff, honours its timeout to the poll, and gives up at once when a
+// pending migration is recorded failed and no run holds the lock to retry it.
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
 #include "core/clock.hpp"
@@ -7,54 +9,81 @@
 #include "fmt/format.h"
 
 namespace migronaut::cli {
+namespace {
+
+using std::chrono::milliseconds;
+
+struct Pending {
+  std::vector<std::string> names;
+  std::vector<std::string> failed;
+};
+
+Pending pending_of(Migrator& migrator) {
+  Pending pending;
+  for (const StatusRow& row : migrator.status()) {
+    if (row.state == "applied" || row.state == "missing") continue;
+    pending.names.push_back(row.name);
+    if (row.state == "failed") pending.failed.push_back(row.name);
+  }
+  return pending;
+}
+
+}  // namespace
 
 Command add_wait(CLI::App& app) {
   auto* sub = app.add_subcommand("wait", "Block until no migration is pending (takes no lock)");
   auto timeout = std::make_shared<std::string>();
   sub->add_option("--timeout", *timeout, "Give up after this many ms (exit 2)");
-  return {sub,
-          [timeout](Context& context) {
-            nlohmann::json extra = nlohmann::json::object();
-            if (!timeout->empty()) extra["lockWaitTimeoutMs"] = flag_number(*timeout);
-            const Config config = context.config(extra);
-            const std::chrono::milliseconds budget(
-                config.lock_wait_timeout_ms.value_or(std::numeric_limits<std::int32_t>::max()));
-            const std::chrono::milliseconds base(config.lock_poll_interval_ms);
-            Clock& clock = Clock::real();
-            const auto started = clock.now();
-            Migrator migrator(config, context.migrator_options());
-            Output& out = context.out();
-            std::vector<std::string> pending;
-            for (int attempt = 1;; ++attempt) {
-              pending.clear();
-              for (const StatusRow& row : migrator.status()) {
-                if (row.state != "applied" && row.state != "missing") pending.push_back(row.name);
-              }
-              const auto waited =
-                  std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - started);
-              if (pending.empty()) {
-                out.clear_live();
-                out.success("Nothing pending");
-                if (out.json_mode()) {
-                  out.document({{"pending", pending}, {"waitedMs", waited.count()}});
-                }
-                return 0;
-              }
-              const auto delay = lock_wait_backoff(base, attempt, budget, 0.5);
-              if (waited + delay > budget) {
-                throw PendingMigrationsError(
-                    fmt::format("{} migration(s) still pending after {} ms", pending.size(),
-                                waited.count()),
-                    {{"pending", pending}, {"waitedMs", waited.count()}, {"timedOut", true}});
-              }
-              out.live(fmt::format("⏳ {} migration(s) pending — waited {}s", pending.size(),
-                                   waited.count() / 1000));
-              if (!clock.sleep_for(delay, context.stop())) {
-                throw RunAbortedError("wait interrupted", {{"pending", pending}});
-              }
-            }
-          },
-          /*graceful_stop=*/true};
+  return {
+      sub,
+      [timeout](Context& context) {
+        nlohmann::json extra = nlohmann::json::object();
+        if (!timeout->empty()) extra["lockWaitTimeoutMs"] = flag_number(*timeout);
+        const Config config = context.config(extra);
+        const milliseconds budget(
+            config.lock_wait_timeout_ms.value_or(std::numeric_limits<std::int32_t>::max()));
+        const milliseconds base(config.lock_poll_interval_ms);
+        Clock& clock = Clock::real();
+        const auto started = clock.now();
+        Migrator migrator(config, context.migrator_options());
+        Output& out = context.out();
+        for (int attempt = 1;; ++attempt) {
+          const Pending pending = pending_of(migrator);
+          const auto waited = std::chrono::duration_cast<milliseconds>(clock.now() - started);
+          const nlohmann::json detail = {{"pending", pending.names}, {"waitedMs", waited.count()}};
+          if (pending.names.empty()) {
+            out.clear_live();
+            out.success("Nothing pending");
+            if (out.json_mode()) out.document(detail);
+            return 0;
+          }
+          if (!pending.failed.empty() && !migrator.lock_info()) {
+            out.clear_live();
+            nlohmann::json context_json = detail;
+            context_json["failed"] = pending.failed;
+            throw MigrationExecutionFailedError(
+                fmt::format("{} failed and no run is retrying it: waiting cannot succeed",
+                            fmt::join(pending.failed, ", ")),
+                context_json);
+          }
+          if (waited >= budget) {
+            nlohmann::json context_json = detail;
+            context_json["timedOut"] = true;
+            throw PendingMigrationsError(fmt::format("{} migration(s) still pending after {} ms",
+                                                     pending.names.size(), waited.count()),
+                                         context_json);
+          }
+          // The last sleep takes only what is left, so the final poll lands on the deadline.
+          const milliseconds delay = std::min(
+              lock_wait_backoff(base, attempt, budget, lock_wait_random01()), budget - waited);
+          out.live(fmt::format("⏳ {} migration(s) pending — waited {}s", pending.names.size(),
+                               waited.count() / 1000));
+          if (!clock.sleep_for(delay, context.stop())) {
+            throw RunAbortedError("wait interrupted", {{"pending", pending.names}});
+          }
+        }
+      },
+      /*graceful_stop=*/true};
 }
 
 }  // namespace migronaut::cli

@@ -403,7 +403,8 @@ std::string os_user_name() {
 void require_uri_set(const Config& config) {
   if (config.uri.empty()) {
     throw ConfigInvalidError(
-        "Invalid configuration: no database URI (set \"uri\", MIGRONAUT_URI or --uri)",
+        "Invalid configuration: no database URI (set --uri, MIGRONAUT_URI, \"uri\" or "
+        "DATABASE_URL)",
         {{"key", "uri"}});
   }
 }
@@ -452,6 +453,12 @@ Config load_config(const ConfigSources& sources) {
   merge(merged, file);
   merge(merged, environment_layer(environment));
   merge(merged, flags);
+  // What Heroku, Render, Fly and Railway inject (and dbmate reads), below every layer of ours.
+  if (!merged.contains("uri")) {
+    KeySpec platform = key_named("uri");
+    platform.variable = "DATABASE_URL";
+    if (json uri = environment_value(platform, environment); !uri.is_null()) merged["uri"] = uri;
+  }
   return build(merged, sources.cwd, environment, sources.require_uri);
 }
 

@@ -73,6 +73,24 @@ TEST_F(LoadConfigTest, EachLayerBeatsTheOneBelow) {
   EXPECT_EQ(config.db_name, "from_file");
 }
 
+TEST_F(LoadConfigTest, DatabaseUrlIsTheFallbackBelowEveryLayer) {
+  auto s = sources();
+  s.environment = {{"DATABASE_URL", "postgres://db/platform"}};
+  EXPECT_EQ(load_config(s).uri, "postgres://db/platform");
+  write_config({{"uri", "sqlite:file.db"}});
+  EXPECT_EQ(load_config(s).uri, "sqlite:file.db");
+  s.environment["MIGRONAUT_URI"] = "sqlite:env.db";
+  EXPECT_EQ(load_config(s).uri, "sqlite:env.db");
+  s.flags = {{"uri", "sqlite:flag.db"}};
+  EXPECT_EQ(load_config(s).uri, "sqlite:flag.db");
+}
+
+TEST_F(LoadConfigTest, AnInvalidDatabaseUrlIsRefused) {
+  auto s = sources();
+  s.environment = {{"DATABASE_URL", "mysql://db/app"}};
+  EXPECT_THROW(load_config(s), ConfigInvalidError);
+}
+
 TEST_F(LoadConfigTest, UndefinedKeysDoNotErase) {
   write_config({{"uri", "sqlite:file.db"}, {"onLockHeld", "wait"}, {"strict", true}});
   auto s = sources();

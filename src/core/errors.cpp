@@ -36,6 +36,8 @@ std::string_view error_code_name(ErrorCode code) {
       return "TRANSACTIONS_UNSUPPORTED";
     case ErrorCode::kConfigFileExists:
       return "CONFIG_FILE_EXISTS";
+    case ErrorCode::kImportTargetNotEmpty:
+      return "IMPORT_TARGET_NOT_EMPTY";
     case ErrorCode::kMigrationFileExists:
       return "MIGRATION_FILE_EXISTS";
     case ErrorCode::kMigrationInvalidName:
@@ -106,6 +108,8 @@ void throw_typed(const Error& error) {
       throw_as<ErrorCode::kTransactionsUnsupported>(error);
     case ErrorCode::kConfigFileExists:
       throw_as<ErrorCode::kConfigFileExists>(error);
+    case ErrorCode::kImportTargetNotEmpty:
+      throw_as<ErrorCode::kImportTargetNotEmpty>(error);
     case ErrorCode::kMigrationFileExists:
       throw_as<ErrorCode::kMigrationFileExists>(error);
     case ErrorCode::kMigrationInvalidName:

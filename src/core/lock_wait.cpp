@@ -62,6 +62,8 @@ milliseconds lock_wait_budget(std::optional<milliseconds> timeout,
   return std::max(kDefaultLockWaitTimeout, patient);
 }
 
+double lock_wait_random01() { return thread_random01(); }
+
 milliseconds lock_wait_backoff(milliseconds base, int attempt, milliseconds budget,
                                double random01) {
   const milliseconds cap = std::max(

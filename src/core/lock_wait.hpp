@@ -76,6 +76,9 @@ void validate_lock_wait_options(const LockWaitOptions& options);
 milliseconds lock_wait_budget(std::optional<milliseconds> timeout,
                               std::optional<std::int64_t> holder_ttl_ms);
 
+// Uniform in [0, 1) from a per-thread Mersenne Twister: the default jitter source.
+double lock_wait_random01();
+
 // The sleep before poll number `attempt` (1-based): base × 2^(attempt−1), capped at
 // max(base, min(5 s, budget/4)), jittered by ±25% with `random01`.
 milliseconds lock_wait_backoff(milliseconds base, int attempt, milliseconds budget,

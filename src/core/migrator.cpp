@@ -2,8 +2,10 @@
 
 #include <mutex>
 
+#include "core/audit.hpp"
 #include "core/changelog.hpp"
 #include "core/ids.hpp"
+#include "core/import_plan.hpp"
 #include "core/lease.hpp"
 #include "core/lock_wait.hpp"
 #include "core/log.hpp"
@@ -324,12 +326,22 @@ std::vector<StatusRow> Migrator::status() {
   return rows;
 }
 
+namespace {
+
+std::string script_text(const Work& work) {
+  const Script* script = std::get_if<Script>(&work);
+  return script != nullptr ? script->text : "";
+}
+
+}  // namespace
+
 std::vector<StatusRow> Migrator::dry_run_up(const UpOptions& options) {
   const std::vector<Migration> migrations = impl_->load();
   const Plan plan = impl_->read_plan(migrations);
   std::vector<StatusRow> rows;
   for (const PlanEntry* entry : select_up(plan, options, impl_->config).targets) {
     rows.push_back(status_row(*entry));
+    rows.back().script = script_text(entry->migration->up);
   }
   return rows;
 }
@@ -338,7 +350,10 @@ std::vector<StatusRow> Migrator::dry_run_down(const DownOptions& options) {
   const std::vector<Migration> migrations = impl_->load();
   const Plan plan = impl_->read_plan(migrations);
   std::vector<StatusRow> rows;
-  for (const PlanEntry* entry : select_down(plan, options)) rows.push_back(status_row(*entry));
+  for (const PlanEntry* entry : select_down(plan, options)) {
+    rows.push_back(status_row(*entry));
+    rows.back().script = script_text(*entry->migration->down);
+  }
   return rows;
 }
 
@@ -363,6 +378,114 @@ BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
                       }
                     });
   return outcome;
+}
+
+AuditReport Migrator::audit() {
+  std::vector<AuditCheck> checks = {{"config", "pass", "loaded"}};
+  try {
+    impl_->connected();
+    checks.push_back({"connection", "pass", std::string(impl_->store->kind())});
+  } catch (const Error& error) {
+    checks.push_back({"connection", "fail", redact(error.what())});
+    return audit_report(std::move(checks));
+  }
+  try {
+    const std::vector<Migration> migrations = impl_->load();
+    const Plan plan = impl_->read_plan(migrations);
+    for (AuditCheck& check : audit_database(*impl_->store, impl_->config, plan)) {
+      checks.push_back(std::move(check));
+    }
+  } catch (const Error& error) {
+    checks.push_back({error.code() == ErrorCode::kConnectionFailed ? "connection" : "migrations",
+                      "fail", redact(error.what())});
+  }
+  return audit_report(std::move(checks));
+}
+
+namespace {
+
+std::vector<RepairTarget> drifted(const Plan& plan, const std::optional<std::string>& file) {
+  const PlanEntry* only = file ? &find_target(plan, *file, "file") : nullptr;
+  if (only != nullptr && (only->state != MigrationState::kApplied || only->migration == nullptr)) {
+    throw NotAppliedError("'" + *file + "' is not applied: nothing to repair", {{"name", *file}});
+  }
+  std::vector<RepairTarget> targets;
+  for (const PlanEntry& entry : plan.entries) {
+    if (!entry.drifted || (only != nullptr && &entry != only)) continue;
+    targets.push_back({entry.name, entry.record->checksum, entry.migration->checksum});
+  }
+  return targets;
+}
+
+}  // namespace
+
+std::vector<RepairTarget> Migrator::repair_targets(const std::optional<std::string>& file) {
+  const std::vector<Migration> migrations = impl_->load();
+  return drifted(impl_->read_plan(migrations), file);
+}
+
+std::vector<RepairTarget> Migrator::repair(const std::optional<std::string>& file,
+                                           const std::string& reason) {
+  const std::vector<Migration> migrations = impl_->load();
+  if (drifted(impl_->read_plan(migrations), file).empty()) return {};
+  std::vector<RepairTarget> repaired;
+  impl_->locked_run(
+      "repair", Direction::kUp, false,
+      [&](RunStop&, Lease*, const std::string& run_id, std::vector<RunResult>&) {
+        repaired = drifted(impl_->read_plan(migrations), file);
+        for (const RepairTarget& target : repaired) {
+          const std::string why =
+              reason.empty() ? fmt::format("repair: checksum was {}", target.recorded) : reason;
+          impl_->logger->info(fmt::format("{}: checksum re-stamped", target.name));
+          impl_->connected().write_record(restamped_record(
+              target.name, target.current, impl_->stamp(run_id, impl_->config.executed_by, why)));
+        }
+      });
+  return repaired;
+}
+
+ImportResult Migrator::import_history(const ImportOptions& options) {
+  const std::optional<ForeignTool> tool = parse_foreign_tool(options.from);
+  if (!tool) {
+    throw ConfigInvalidError(
+        "import --from takes dbmate, golang-migrate, flyway, knex, node-pg-migrate or "
+        "migrate-mongo",
+        {{"key", "from"}, {"value", options.from}});
+  }
+  const std::vector<Migration> migrations = impl_->load();
+  const auto plan_now = [&] {
+    const std::optional<std::vector<ForeignRecord>> history =
+        impl_->connected().read_foreign_history(*tool);
+    if (!history) {
+      throw ConfigInvalidError(fmt::format("No {} history in this database", options.from),
+                               {{"key", "from"}, {"tool", options.from}});
+    }
+    const std::vector<ChangelogRecord> existing = impl_->connected().read_changelog();
+    if (!existing.empty() && !options.force) {
+      throw ImportTargetNotEmptyError(
+          fmt::format("The changelog already holds {} record(s): import with --force to add to "
+                      "it (records already applied are skipped)",
+                      existing.size()),
+          {{"records", existing.size()}});
+    }
+    ImportResult result = plan_import(*tool, *history, migrations, existing, options.trust_hash);
+    return std::pair{std::move(result), make_plan(migrations, existing).next_batch};
+  };
+  ImportResult result = plan_now().first;
+  result.dry_run = options.dry_run;
+  if (options.dry_run || result.imported.empty()) return result;
+  impl_->locked_run("import", Direction::kUp, false,
+                    [&](RunStop&, Lease*, const std::string& run_id, std::vector<RunResult>&) {
+                      auto [planned, batch] = plan_now();
+                      result = std::move(planned);
+                      for (const ImportedMigration& migration : result.imported) {
+                        impl_->connected().write_record(imported_record(
+                            {migration.name, migration.checksum, migration.description,
+                             migration.applied_at_ms, batch++, result.from},
+                            impl_->stamp(run_id)));
+                      }
+                    });
+  return result;
 }
 
 std::optional<LockInfo> Migrator::lock_info() { return impl_->connected().read_lock(); }

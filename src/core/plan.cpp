@@ -305,6 +305,10 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
       throw MigrationIrreversibleError(
           "'" + entry->name + "' was baselined, not applied: it cannot be reverted", context);
     }
+    if (entry->record->origin == "migrate-mongo") {
+      throw MigrationIrreversibleError(
+          "'" + entry->name + "' was imported from migrate-mongo: it cannot be reverted", context);
+    }
     if (entry->migration == nullptr) {
       throw MigrationFileNotFoundError("The migration '" + entry->name + "' is gone", context);
     }

@@ -24,6 +24,39 @@ void to_json(nlohmann::json& out, const StatusRow& row) {
   if (row.invalid_name) out["invalid"] = true;
   if (!row.checksum.empty()) out["checksum"] = row.checksum;
   if (row.record) out["record"] = *row.record;
+  if (!row.script.empty()) out["script"] = row.script;
+}
+
+void to_json(nlohmann::json& out, const AuditReport& report) {
+  nlohmann::json checks = nlohmann::json::array();
+  for (const AuditCheck& check : report.checks) {
+    checks.push_back({{"name", check.name}, {"status", check.status}, {"detail", check.detail}});
+  }
+  out = {{"ok", report.ok},
+         {"failed", report.failed},
+         {"warnings", report.warnings},
+         {"checks", checks}};
+}
+
+void to_json(nlohmann::json& out, const ImportResult& result) {
+  nlohmann::json imported = nlohmann::json::array();
+  for (const ImportedMigration& migration : result.imported) {
+    imported.push_back(
+        {{"name", migration.name},
+         {"appliedAt",
+          migration.applied_at_ms ? nlohmann::json(*migration.applied_at_ms) : nlohmann::json()},
+         {"checksum", migration.checksum},
+         {"checksumSource", migration.checksum_source}});
+  }
+  nlohmann::json not_imported = nlohmann::json::array();
+  for (const auto& [name, reason] : result.not_imported) {
+    not_imported.push_back({{"name", name}, {"reason", reason}});
+  }
+  out = {{"from", result.from},
+         {"dryRun", result.dry_run},
+         {"imported", imported},
+         {"skipped", result.skipped},
+         {"notImported", not_imported}};
 }
 
 }  // namespace migronaut

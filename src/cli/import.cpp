@@ -1,0 +1,42 @@
+// `migronaut import --from <tool> [--dry-run] [--force] [--trust-hash]`: adopts a database
+// another tool manages, recording what it applied without running anything.
+#include "cli/format.hpp"
+#include "cli/run_output.hpp"
+#include "fmt/format.h"
+
+namespace migronaut::cli {
+
+Command add_import(CLI::App& app) {
+  auto* sub = app.add_subcommand("import", "Adopt another tool's history without running anything");
+  auto options = std::make_shared<ImportOptions>();
+  sub->add_option("--from", options->from,
+                  "dbmate, golang-migrate, flyway, knex, node-pg-migrate or migrate-mongo")
+      ->required();
+  sub->add_flag("--dry-run", options->dry_run, "Show what would be imported; write nothing");
+  sub->add_flag("--force", options->force, "Import into a changelog that has records");
+  sub->add_flag("--trust-hash", options->trust_hash,
+                "migrate-mongo: keep its fileHash even when the file differs");
+  return {sub,
+          [options](Context& context) {
+            StoppableMigrator migrator(context, context.config());
+            const ImportResult result = migrator->import_history(*options);
+            Output& out = context.out();
+            for (const ImportedMigration& migration : result.imported) {
+              out.info(fmt::format("  {}  applied {}  checksum from {}", migration.name,
+                                   migration.applied_at_ms ? format_time(*migration.applied_at_ms)
+                                                           : "(time not kept)",
+                                   migration.checksum_source));
+            }
+            for (const auto& [name, reason] : result.not_imported) {
+              out.warn(fmt::format("{}: not imported ({})", name, reason));
+            }
+            out.success(fmt::format("{} {} from {}, {} already recorded", result.imported.size(),
+                                    result.dry_run ? "would be imported" : "imported", result.from,
+                                    result.skipped.size()));
+            if (out.json_mode()) out.document(result);
+            return 0;
+          },
+          /*graceful_stop=*/true};
+}
+
+}  // namespace migronaut::cli

@@ -1,0 +1,128 @@
+#include "core/audit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+
+#include "core/redact.hpp"
+#include "migronaut/errors.hpp"
+
+namespace migronaut {
+namespace {
+
+AuditCheck pass(std::string name, std::string detail) {
+  return {std::move(name), "pass", std::move(detail)};
+}
+AuditCheck warn(std::string name, std::string detail) {
+  return {std::move(name), "warn", std::move(detail)};
+}
+AuditCheck fail(std::string name, std::string detail) {
+  return {std::move(name), "fail", std::move(detail)};
+}
+
+AuditCheck transactions(const StoreProbe& probe, const Config& config) {
+  if (probe.transactions) return pass("transactions", "supported");
+  if (config.use_transaction.value_or(false)) {
+    return fail("transactions", "useTransaction is set, but " + probe.transactions_detail);
+  }
+  return warn("transactions", probe.transactions_detail);
+}
+
+AuditCheck indexes(const StoreProbe& probe) {
+  if (!probe.changelog_exists) return warn("indexes", "no changelog yet: nothing was applied");
+  if (!probe.missing_indexes.empty()) {
+    return warn("indexes", fmt::format("missing on the changelog: {} (the next run creates them)",
+                                       fmt::join(probe.missing_indexes, ", ")));
+  }
+  return pass("indexes", "present");
+}
+
+AuditCheck lock(Store& store, const Config& config) {
+  try {
+    const std::optional<LockInfo> holder = store.read_lock();
+    if (!holder) return pass("lock", "free");
+    const std::int64_t age = store.now_ms() - holder->locked_at_ms;
+    const std::int64_t ttl = std::max(holder->ttl_ms, config.lock_ttl_ms());
+    const std::string who = fmt::format("held by {} on {} (pid {}) for {} ms", holder->run_id,
+                                        holder->host, holder->pid, age);
+    if (age > ttl) return warn("lock", who + ": stale (a crashed holder?); the next run takes it");
+    return pass("lock", who);
+  } catch (const Error& error) {
+    return fail("lock", std::string("unusable: ") + redact(error.what()));
+  }
+}
+
+using Selector = std::function<bool(const PlanEntry&)>;
+
+std::vector<std::string> names_where(const Plan& plan, const Selector& selected) {
+  std::vector<std::string> names;
+  for (const PlanEntry& entry : plan.entries) {
+    if (selected(entry)) names.push_back(entry.name);
+  }
+  return names;
+}
+
+// A check that passes when no entry is selected and otherwise gives `verdict`, naming them.
+AuditCheck plan_check(const Plan& plan, const char* name, const Selector& selected,
+                      AuditCheck (*verdict)(std::string, std::string), const char* problem) {
+  const std::vector<std::string> names = names_where(plan, selected);
+  if (names.empty()) return pass(name, "none");
+  return verdict(name, fmt::format("{} {}: {}", names.size(), problem, fmt::join(names, ", ")));
+}
+
+bool in_state(const PlanEntry& entry, MigrationState state) { return entry.state == state; }
+
+}  // namespace
+
+std::vector<AuditCheck> audit_database(Store& store, const Config& config, const Plan& plan) {
+  std::vector<AuditCheck> checks;
+  const StoreProbe probe = store.probe();
+  checks.push_back(transactions(probe, config));
+  checks.push_back(indexes(probe));
+  checks.push_back(lock(store, config));
+  checks.push_back(plan_check(
+      plan, "checksums", [](const PlanEntry& e) { return e.drifted; }, fail,
+      "changed since applied (drift; `repair` accepts a cosmetic change)"));
+  checks.push_back(plan_check(
+      plan, "missing",
+      [](const PlanEntry& e) { return in_state(e, MigrationState::kMissing) && !e.invalid_name; },
+      fail, "applied, but the file is gone"));
+  checks.push_back(plan_check(
+      plan, "names", [](const PlanEntry& e) { return e.invalid_name; }, fail,
+      "changelog records whose name is not a bare file name"));
+  checks.push_back(plan_check(
+      plan, "failed", [](const PlanEntry& e) { return in_state(e, MigrationState::kFailed); }, fail,
+      "recorded failed"));
+  checks.push_back(plan_check(
+      plan, "interrupted",
+      [](const PlanEntry& e) { return in_state(e, MigrationState::kInterrupted); }, fail,
+      "interrupted mid-run (applying): check the database, then run up again"));
+  checks.push_back(plan_check(
+      plan, "pending",
+      [](const PlanEntry& e) {
+        return in_state(e, MigrationState::kPending) || in_state(e, MigrationState::kReverted);
+      },
+      warn, "pending"));
+  checks.push_back(plan_check(
+      plan, "ordering", [](const PlanEntry& e) { return e.out_of_order; },
+      config.on_out_of_order == OnOutOfOrder::kError ? fail : warn,
+      "pending, sorting before the newest applied migration (merged late?)"));
+  checks.push_back(plan_check(
+      plan, "renames", [](const PlanEntry& e) { return !e.renamed_from.empty(); }, warn,
+      "renamed: the next run records the new names"));
+  return checks;
+}
+
+AuditReport audit_report(std::vector<AuditCheck> checks) {
+  AuditReport report;
+  for (const AuditCheck& check : checks) {
+    if (check.status == "fail") ++report.failed;
+    if (check.status == "warn") ++report.warnings;
+  }
+  report.ok = report.failed == 0;
+  report.checks = std::move(checks);
+  return report;
+}
+
+}  // namespace migronaut

@@ -1,0 +1,132 @@
+#include "core/import_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include "migronaut/errors.hpp"
+
+namespace migronaut {
+namespace {
+
+Migration file(const std::string& name, const std::string& version) {
+  Migration migration;
+  migration.name = name;
+  migration.version = version;
+  migration.checksum = "sum-" + name;
+  migration.up = Script{"SELECT 1;"};
+  return migration;
+}
+
+ForeignRecord versioned(const std::string& version) {
+  ForeignRecord record;
+  record.version = version;
+  return record;
+}
+
+ForeignRecord named(const std::string& name, std::int64_t at = 0) {
+  ForeignRecord record;
+  record.name = name;
+  if (at > 0) record.applied_at_ms = at;
+  return record;
+}
+
+std::vector<std::string> names(const ImportResult& result) {
+  std::vector<std::string> out;
+  for (const ImportedMigration& migration : result.imported) out.push_back(migration.name);
+  return out;
+}
+
+TEST(PlanImportTest, DbmateVersionsMatchFilesAndVersionsWithoutOneAreNoted) {
+  const std::vector<Migration> disk = {file("20260101_a.sql", "20260101"),
+                                       file("20260102_b.sql", "20260102")};
+  const ImportResult result = plan_import(
+      ForeignTool::kDbmate, {versioned("20260102"), versioned("20260101"), versioned("20251231")},
+      disk, {}, false);
+  EXPECT_EQ(names(result), (std::vector<std::string>{"20260101_a.sql", "20260102_b.sql"}));
+  EXPECT_EQ(result.imported[0].checksum, "sum-20260101_a.sql");
+  EXPECT_EQ(result.imported[0].checksum_source, "disk");
+  ASSERT_EQ(result.not_imported.size(), 1u);
+  EXPECT_EQ(result.not_imported[0].first, "20251231");
+}
+
+TEST(PlanImportTest, GolangMigrateAppliesEverythingUpToItsVersion) {
+  const std::vector<Migration> disk = {file("1_a.up.sql", "1"), file("2_b.up.sql", "2"),
+                                       file("3_c.up.sql", "3")};
+  EXPECT_EQ(names(plan_import(ForeignTool::kGolangMigrate, {versioned("2")}, disk, {}, false)),
+            (std::vector<std::string>{"1_a.up.sql", "2_b.up.sql"}));
+}
+
+TEST(PlanImportTest, GolangMigrateRefusesADirtyVersion) {
+  ForeignRecord dirty = versioned("2");
+  dirty.success = false;
+  EXPECT_THROW(
+      plan_import(ForeignTool::kGolangMigrate, {dirty}, {file("2_b.up.sql", "2")}, {}, false),
+      MigrationBlockedError);
+}
+
+TEST(PlanImportTest, FlywaySkipsFailedRowsUndoneVersionsAndBaselines) {
+  auto row = [](std::string version, std::string script, std::string type, bool success) {
+    ForeignRecord record;
+    record.version = std::move(version);
+    record.name = std::move(script);
+    record.type = std::move(type);
+    record.success = success;
+    record.applied_at_ms = 1767225600000;
+    return record;
+  };
+  const std::vector<Migration> disk = {file("V1__init.sql", "1"), file("V1.1__b.sql", "1.1"),
+                                       file("V2__c.sql", "2"), file("R__views.sql", "")};
+  const ImportResult result = plan_import(
+      ForeignTool::kFlyway,
+      {row("0", "<< Flyway Baseline >>", "BASELINE", true), row("1", "V1__init.sql", "SQL", true),
+       row("1.1", "V1.1__b.sql", "SQL", true), row("1.1", "U1.1__b.sql", "UNDO_SQL", true),
+       row("2", "V2__c.sql", "SQL", false), row("", "R__views.sql", "SQL", true)},
+      disk, {}, false);
+  EXPECT_EQ(names(result), (std::vector<std::string>{"V1__init.sql", "R__views.sql"}));
+  EXPECT_EQ(result.imported[0].applied_at_ms, 1767225600000);
+  ASSERT_EQ(result.not_imported.size(), 2u);
+  EXPECT_EQ(result.not_imported[1].first, "V2__c.sql");
+}
+
+TEST(PlanImportTest, KnexNamesFindTheirPortedFilesByVersion) {
+  const std::vector<Migration> disk = {file("20260101120000_users.sql", "20260101120000")};
+  const ImportResult result = plan_import(
+      ForeignTool::kKnex,
+      {named("20260101120000_users.js", 5), named("20260102120000_orders.js"), named("../evil")},
+      disk, {}, false);
+  EXPECT_EQ(names(result),
+            (std::vector<std::string>{"20260101120000_users.sql", "20260102120000_orders.js"}));
+  EXPECT_EQ(result.imported[0].applied_at_ms, 5);
+  EXPECT_EQ(result.imported[1].checksum_source, "missing");
+  ASSERT_EQ(result.not_imported.size(), 1u);
+  EXPECT_EQ(result.not_imported[0].first, "../evil");
+}
+
+TEST(PlanImportTest, MigrateMongoHashesAreReusedOnlyWhenTheyMatch) {
+  const std::vector<Migration> disk = {file("20260101-a.json", "20260101"),
+                                       file("20260102-b.json", "20260102")};
+  ForeignRecord same = named("20260101-a.js");
+  same.checksum = "sum-20260101-a.json";
+  ForeignRecord other = named("20260102-b.js");
+  other.checksum = "js-hash";
+  const ImportResult recomputed =
+      plan_import(ForeignTool::kMigrateMongo, {same, other}, disk, {}, false);
+  EXPECT_EQ(recomputed.imported[0].checksum_source, "reused");
+  EXPECT_EQ(recomputed.imported[1].checksum, "sum-20260102-b.json");
+  EXPECT_EQ(recomputed.imported[1].checksum_source, "disk");
+  const ImportResult trusted =
+      plan_import(ForeignTool::kMigrateMongo, {same, other}, disk, {}, true);
+  EXPECT_EQ(trusted.imported[1].checksum, "js-hash");
+}
+
+TEST(PlanImportTest, RecordsAlreadyAppliedAreSkipped) {
+  ChangelogRecord applied;
+  applied.name = "1_a.sql";
+  const ImportResult result =
+      plan_import(ForeignTool::kDbmate, {versioned("1"), versioned("2")},
+                  {file("1_a.sql", "1"), file("2_b.sql", "2")}, {applied}, false);
+  EXPECT_EQ(names(result), std::vector<std::string>{"2_b.sql"});
+  EXPECT_EQ(result.skipped, std::vector<std::string>{"1_a.sql"});
+}
+
+}  // namespace
+}  // namespace migronaut

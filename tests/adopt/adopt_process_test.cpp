@@ -1,0 +1,313 @@
+// Coming from another tool, with the real `migronaut` binary against SQLite: other tools'
+// folders run as they are, other tools' history tables are imported, and `audit` and `repair`
+// gate CI. Each test judges the CLI by the database it leaves.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "process/sqlite_project.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+using Statuses = std::map<std::string, std::string>;
+
+std::string describe(const ProcessResult& result) {
+  return "exit " + std::to_string(result.exit_code) + "\nstdout: " + result.out +
+         "\nstderr: " + result.err;
+}
+
+nlohmann::json json_of(const ProcessResult& result) {
+  try {
+    return nlohmann::json::parse(result.out);
+  } catch (const nlohmann::json::exception&) {
+    ADD_FAILURE() << "not JSON on stdout: " << describe(result);
+    return nlohmann::json::object();
+  }
+}
+
+std::string sections(const std::string& table) {
+  return "-- migrate:up\nCREATE TABLE " + table + " (id INTEGER);\n-- migrate:down\nDROP TABLE " +
+         table + ";\n";
+}
+
+class AdoptTest : public ::testing::Test {
+ protected:
+  bool has_table(const std::string& name) const {
+    return project.exists() && project.open().has_table(name);
+  }
+  // Runs `args`, expecting `code`.
+  ProcessResult expect(const std::vector<std::string>& args, int code, const Env& env = {}) {
+    ProcessResult result = project.run(args, env);
+    EXPECT_EQ(result.exit_code, code) << describe(result);
+    return result;
+  }
+  // `up`, `status`, `down`, `status` on a folder of two migrations creating tables a and b.
+  void up_status_down(const std::string& first, const std::string& second) {
+    expect({"up"}, 0);
+    EXPECT_TRUE(has_table("a"));
+    EXPECT_TRUE(has_table("b"));
+    EXPECT_EQ(project.statuses(), (Statuses{{first, "applied"}, {second, "applied"}}));
+    const nlohmann::json status = json_of(expect({"--json", "status"}, 0));
+    EXPECT_EQ(status["pending"], 0);
+    EXPECT_EQ(status["migrations"][0]["name"], first);
+    expect({"down", "--steps", "1"}, 0);
+    EXPECT_TRUE(has_table("a"));
+    EXPECT_FALSE(has_table("b"));
+    expect({"down"}, 0);
+    EXPECT_FALSE(has_table("a"));
+    EXPECT_EQ(project.statuses(), (Statuses{{first, "reverted"}, {second, "reverted"}}));
+  }
+
+  SqliteProject project;
+};
+
+TEST_F(AdoptTest, ADbmateFolderRunsAsItIs) {
+  project.write_migration("20260101120000_create_a.sql", sections("a"));
+  project.write_migration("20260102120000_create_b.sql", sections("b"));
+  up_status_down("20260101120000_create_a.sql", "20260102120000_create_b.sql");
+}
+
+TEST_F(AdoptTest, AGolangMigrateFolderRunsItsPairsInNumericOrder) {
+  project.write_migration("2_create_a.up.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("2_create_a.down.sql", "DROP TABLE a;\n");
+  // 10 after 2: it needs a, so text order would fail.
+  project.write_migration("10_create_b.up.sql", "CREATE TABLE b (id INTEGER REFERENCES a);\n");
+  project.write_migration("10_create_b.down.sql", "DROP TABLE b;\n");
+  up_status_down("2_create_a.up.sql", "10_create_b.up.sql");
+}
+
+TEST_F(AdoptTest, AFlywayFolderRunsDottedVersionsNumericallyWithUndoFiles) {
+  project.write_migration("V1.2__create_a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("U1.2__create_a.sql", "DROP TABLE a;\n");
+  project.write_migration("V1.10__create_b.sql", "CREATE TABLE b (id INTEGER REFERENCES a);\n");
+  project.write_migration("U1.10__create_b.sql", "DROP TABLE b;\n");
+  up_status_down("V1.2__create_a.sql", "V1.10__create_b.sql");
+}
+
+TEST_F(AdoptTest, TargetsMayBeVersionsAndUpTakesSteps) {
+  project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("V1.1__b.sql", "CREATE TABLE b (id INTEGER);\n");
+  project.write_migration("V2__c.sql", "CREATE TABLE c (id INTEGER);\n");
+  expect({"up", "--to", "1.1"}, 0);
+  EXPECT_EQ(project.statuses(), (Statuses{{"V1__a.sql", "applied"}, {"V1.1__b.sql", "applied"}}));
+  expect({"up", "--to", "7"}, 8);
+  expect({"up", "--steps", "1"}, 0);
+  EXPECT_TRUE(has_table("c"));
+}
+
+TEST_F(AdoptTest, AFolderMixingNamingsIsRefusedNamingTheOddFile) {
+  project.write_migration("20260101120000_a.sql", sections("a"));
+  project.write_migration("20260102120000_b.sql", sections("b"));
+  project.write_migration("20260103120000-c.sql", sections("c"));
+  const ProcessResult result = expect({"up"}, 19);
+  EXPECT_NE(result.err.find("20260103120000-c.sql"), std::string::npos) << result.err;
+  EXPECT_FALSE(project.exists() && has_table("a"));
+}
+
+TEST_F(AdoptTest, ARenamedFileIsNotRunAgain) {
+  project.write_migration("20260101120000_create_a.sql", sections("a"));
+  expect({"up"}, 0);
+  std::filesystem::rename(project.migrations() / "20260101120000_create_a.sql",
+                          project.migrations() / "20260101120000_create_table_a.sql");
+  const nlohmann::json status = json_of(expect({"--json", "status"}, 0));
+  EXPECT_EQ(status["pending"], 0);
+  EXPECT_EQ(status["migrations"][0]["renamedFrom"], "20260101120000_create_a.sql");
+  project.write_migration("20260102120000_create_b.sql", sections("b"));
+  expect({"up"}, 0);  // would fail on "table a already exists" if it ran again
+  EXPECT_EQ(project.statuses()["20260101120000_create_table_a.sql"], "applied");
+  EXPECT_EQ(json_of(expect({"--json", "status"}, 0))["migrations"].size(), 2u);
+}
+
+TEST_F(AdoptTest, RepeatablesRunAfterVersionedOnesAndAgainWhenChanged) {
+  project.write_migration("V1__t.sql", "CREATE TABLE t (id INTEGER);\n");
+  project.write_migration("R__view.sql",
+                          "DROP VIEW IF EXISTS v; CREATE VIEW v AS SELECT 1 AS x;\n");
+  expect({"up"}, 0);
+  EXPECT_EQ(project.open().value("SELECT x FROM v"), "1");
+  expect({"up"}, 0);
+  EXPECT_EQ(json_of(expect({"--json", "status"}, 0))["pending"], 0);
+  project.write_migration("R__view.sql",
+                          "DROP VIEW IF EXISTS v; CREATE VIEW v AS SELECT 2 AS x;\n");
+  EXPECT_EQ(json_of(expect({"--json", "status"}, 0))["pending"], 1);
+  expect({"up"}, 0);
+  EXPECT_EQ(project.open().value("SELECT x FROM v"), "2");
+}
+
+TEST_F(AdoptTest, AuditFailsOnDriftAndRepairMakesItPassWithoutRunningAnything) {
+  project.write_migration("0001-a.sql", sections("a"));
+  project.write_migration("0002-b.sql", sections("b"));
+  expect({"up"}, 0);
+  const nlohmann::json clean = json_of(expect({"--json", "audit"}, 0));
+  EXPECT_EQ(clean["ok"], true);
+  EXPECT_EQ(clean["failed"], 0);
+
+  // A cosmetic edit of an applied file.
+  project.write_migration("0002-b.sql", "-- b holds nothing yet\n" + sections("b"));
+  const nlohmann::json drift = json_of(expect({"--json", "audit"}, 22));
+  EXPECT_EQ(drift["ok"], false);
+  bool named = false;
+  for (const auto& check : drift["checks"]) {
+    if (check["name"] == "checksums") {
+      EXPECT_EQ(check["status"], "fail");
+      named = check["detail"].get<std::string>().find("0002-b.sql") != std::string::npos;
+    }
+  }
+  EXPECT_TRUE(named) << drift.dump();
+
+  const std::string batches_before =
+      *project.open().value("SELECT group_concat(batch || applied_at) FROM _migronaut_migrations");
+  expect({"repair", "--yes", "--reason", "comment only"}, 0);
+  EXPECT_EQ(json_of(expect({"--json", "audit"}, 0))["ok"], true);
+  SqliteDb db = project.open();
+  EXPECT_EQ(db.value("SELECT group_concat(batch || applied_at) FROM _migronaut_migrations"),
+            batches_before);  // nothing re-ran
+  EXPECT_EQ(db.value("SELECT reason FROM _migronaut_migrations WHERE name = '0002-b.sql'"),
+            "comment only");
+}
+
+TEST_F(AdoptTest, AuditFailsOnAMissingAppliedFile) {
+  project.write_migration("0001-a.sql", sections("a"));
+  expect({"up"}, 0);
+  std::filesystem::remove(project.migrations() / "0001-a.sql");
+  const ProcessResult result = expect({"audit"}, 22);
+  EXPECT_NE(result.err.find("0001-a.sql"), std::string::npos) << result.err;
+}
+
+TEST_F(AdoptTest, AuditReportsAnUnreachableDatabaseAsAFailedCheck) {
+  const ProcessResult result =
+      Process({migronaut_binary(), "--no-env", "--json", "--uri",
+               "sqlite:" + (project.dir().path() / "no" / "such" / "dir.db").string(), "audit"},
+              {}, project.cwd())
+          .wait();
+  EXPECT_EQ(result.exit_code, 22) << describe(result);
+  const nlohmann::json report = json_of(result);
+  EXPECT_EQ(report["checks"][1]["name"], "connection");
+  EXPECT_EQ(report["checks"][1]["status"], "fail");
+}
+
+TEST_F(AdoptTest, DatabaseUrlIsUsedWhenNothingElseNamesTheDatabase) {
+  project.write_migration("0001-a.sql", sections("a"));
+  const ProcessResult result =
+      Process({migronaut_binary(), "--no-env", "--dir", project.migrations().string(), "up"},
+              {{"DATABASE_URL", "sqlite:" + project.db_path().string()}}, project.cwd())
+          .wait();
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_TRUE(has_table("a"));
+}
+
+TEST_F(AdoptTest, DryRunSqlShowsTheScriptsInOrderAndWritesNothing) {
+  project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("V2__b.sql", "CREATE TABLE b (id INTEGER);\n");
+  const ProcessResult shown = expect({"dry-run", "up", "--sql"}, 0);
+  EXPECT_EQ(shown.out,
+            "-- migronaut up V1__a.sql\nCREATE TABLE a (id INTEGER);\n"
+            "-- migronaut up V2__b.sql\nCREATE TABLE b (id INTEGER);\n");
+  const std::filesystem::path file = project.dir().path() / "review.sql";
+  expect({"dry-run", "up", "--sql", "--output", file.string()}, 0);
+  std::ifstream in(file);
+  const std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, shown.out);
+  EXPECT_FALSE(has_table("a"));
+  EXPECT_TRUE(project.statuses().empty());
+}
+
+TEST_F(AdoptTest, WaitGivesUpAtOnceWhenAPendingMigrationFailed) {
+  project.write_migration("0001-bad.sql", "-- migrate:up\nSELECT * FROM no_such_table;\n");
+  expect({"up"}, 7);
+  const ProcessResult result = expect({"wait", "--timeout", "600000"}, 7);
+  EXPECT_NE(result.err.find("0001-bad.sql"), std::string::npos) << result.err;
+}
+
+TEST_F(AdoptTest, WaitHonoursItsTimeoutToThePoll) {
+  project.write_migration("0001-a.sql", sections("a"));
+  const auto started = std::chrono::steady_clock::now();
+  const ProcessResult result = expect({"--json", "wait", "--timeout", "700"}, 2);
+  // The error's waitedMs is the last poll's: it reaches the deadline instead of stopping early.
+  EXPECT_GE(json_of(result)["error"]["context"]["waitedMs"].get<std::int64_t>(), 700);
+  (void)started;
+}
+
+// History tables exactly as each tool creates them on SQLite (from the tools' sources).
+TEST_F(AdoptTest, ImportsGolangMigrateHistoryAndRefusesADirtyOne) {
+  project.write_migration("1_a.up.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("2_b.up.sql", "CREATE TABLE b (id INTEGER);\n");
+  project.write_migration("3_c.up.sql", "CREATE TABLE c (id INTEGER);\n");
+  { std::ofstream create(project.db_path()); }
+  project.open().exec(
+      "CREATE TABLE schema_migrations (version uint64,dirty bool);"
+      "CREATE UNIQUE INDEX version_unique ON schema_migrations (version);"
+      "INSERT INTO schema_migrations VALUES (2, 1);");
+  const ProcessResult dirty = expect({"import", "--from", "golang-migrate"}, 24);
+  EXPECT_NE(dirty.err.find("dirty"), std::string::npos) << dirty.err;
+  EXPECT_TRUE(project.statuses().empty());
+
+  project.open().exec("UPDATE schema_migrations SET dirty = 0");
+  const std::string source = project.open().rows("SELECT * FROM schema_migrations")[0][0];
+  expect({"import", "--from", "golang-migrate"}, 0);
+  EXPECT_EQ(project.statuses(), (Statuses{{"1_a.up.sql", "applied"}, {"2_b.up.sql", "applied"}}));
+  EXPECT_EQ(project.open().value("SELECT origin FROM _migronaut_migrations LIMIT 1"),
+            "golang-migrate");
+  EXPECT_EQ(project.open().rows("SELECT * FROM schema_migrations")[0][0], source);
+  expect({"up"}, 0);  // only 3 runs
+  EXPECT_TRUE(has_table("c"));
+  EXPECT_FALSE(has_table("a"));
+}
+
+TEST_F(AdoptTest, ImportsFlywayHistoryWithItsTimesSkippingFailedRows) {
+  project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("V1.1__b.sql", "CREATE TABLE b (id INTEGER);\n");
+  { std::ofstream create(project.db_path()); }
+  project.open().exec(
+      "CREATE TABLE flyway_schema_history (installed_rank INT NOT NULL PRIMARY KEY,"
+      " version VARCHAR(50), description VARCHAR(200) NOT NULL, type VARCHAR(20) NOT NULL,"
+      " script VARCHAR(1000) NOT NULL, checksum INT, installed_by VARCHAR(100) NOT NULL,"
+      " installed_on TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f','now')),"
+      " execution_time INT NOT NULL, success BOOLEAN NOT NULL);"
+      "INSERT INTO flyway_schema_history VALUES"
+      " (1, '1', 'a', 'SQL', 'V1__a.sql', 123, 'dba', '2025-03-04 05:06:07.000', 5, 1),"
+      " (2, '1.1', 'b', 'SQL', 'V1.1__b.sql', 456, 'dba', '2025-03-05 05:06:07.000', 5, 0);");
+  const nlohmann::json preview =
+      json_of(expect({"--json", "import", "--from", "flyway", "--dry-run"}, 0));
+  EXPECT_EQ(preview["imported"].size(), 1u);
+  EXPECT_TRUE(project.statuses().empty());
+  expect({"import", "--from", "flyway"}, 0);
+  EXPECT_EQ(project.statuses(), (Statuses{{"V1__a.sql", "applied"}}));
+  EXPECT_EQ(project.open().value("SELECT applied_at FROM _migronaut_migrations"),
+            "1741064767000");  // 2025-03-04T05:06:07Z
+  // A second import needs --force, and is then idempotent.
+  expect({"import", "--from", "flyway"}, 17);
+  const nlohmann::json again =
+      json_of(expect({"--json", "import", "--from", "flyway", "--force"}, 0));
+  EXPECT_EQ(again["imported"].size(), 0u);
+  EXPECT_EQ(again["skipped"], nlohmann::json::array({"V1__a.sql"}));
+  expect({"up"}, 0);
+  EXPECT_TRUE(has_table("b"));
+  EXPECT_FALSE(has_table("a"));
+}
+
+TEST_F(AdoptTest, ImportsKnexHistoryOntoPortedFiles) {
+  project.write_migration("20260101120000_users.sql", sections("users"));
+  { std::ofstream create(project.db_path()); }
+  project.open().exec(
+      "CREATE TABLE knex_migrations (id integer not null primary key autoincrement,"
+      " name varchar(255), batch integer, migration_time datetime);"
+      "INSERT INTO knex_migrations (name, batch, migration_time)"
+      " VALUES ('20260101120000_users.js', 1, 1767268800000);");
+  expect({"import", "--from", "knex"}, 0);
+  SqliteDb db = project.open();
+  EXPECT_EQ(db.value("SELECT name || ' ' || status || ' ' || applied_at || ' ' || origin"
+                     " FROM _migronaut_migrations"),
+            "20260101120000_users.sql applied 1767268800000 knex");
+}
+
+TEST_F(AdoptTest, ImportFromAToolThatSqliteCannotHostIsAConfigError) {
+  project.write_migration("0001-a.sql", sections("a"));
+  expect({"import", "--from", "node-pg-migrate"}, 6);
+  expect({"import", "--from", "liquibase"}, 6);
+  expect({"import", "--from", "dbmate"}, 6);  // no schema_migrations table
+}
+
+}  // namespace
+}  // namespace migronaut::testing

@@ -41,6 +41,13 @@ class MongoHarness : public StoreHarness {
 
   Script failing_script() override { return {R"([{"migronautNoSuchCommand": 1}])"}; }
 
+  std::optional<Script> foreign_history_script(ForeignTool tool) override {
+    if (tool != ForeignTool::kMigrateMongo) return std::nullopt;
+    return Script{R"([{"insert": "changelog", "documents": [
+        {"fileName": "20260101120000_a.js", "appliedAt": {"$date": "2026-01-01T12:00:00Z"}},
+        {"fileName": "20260102120000_b.js", "appliedAt": {"$date": "2026-01-02T12:00:00Z"}}]}])"};
+  }
+
   bool object_exists(const std::string& name) override {
     auto client = connect();
     mongo::DatabasePtr database(mongoc_client_get_database(client.get(), kDatabase));

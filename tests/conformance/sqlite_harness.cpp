@@ -28,6 +28,25 @@ class SqliteHarness final : public StoreHarness {
 
   Script failing_script() override { return {"SELECT * FROM conformance_no_such_table;"}; }
 
+  std::optional<Script> foreign_history_script(ForeignTool tool) override {
+    switch (tool) {
+      case ForeignTool::kKnex:  // knex's sqlite3 client stores dates as ms
+        return Script{
+            "CREATE TABLE knex_migrations (id integer not null primary key autoincrement,"
+            " name varchar(255), batch integer, migration_time datetime);"
+            "INSERT INTO knex_migrations (name, batch, migration_time) VALUES"
+            " ('20260101120000_a.js', 1, 1767268800000), ('20260102120000_b.js', 2,"
+            " 1767355200000);"};
+      case ForeignTool::kGolangMigrate:
+        return Script{
+            "CREATE TABLE schema_migrations (version uint64,dirty bool);"
+            "CREATE UNIQUE INDEX version_unique ON schema_migrations (version);"
+            "INSERT INTO schema_migrations VALUES (2, 1);"};
+      default:
+        return std::nullopt;
+    }
+  }
+
   bool object_exists(const std::string& name) override {
     sqlite3* db = nullptr;
     // Read-only: looking must not create the file.

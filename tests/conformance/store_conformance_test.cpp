@@ -596,6 +596,56 @@ TEST_P(StoreConformance, CodeBodyExceptionsFailTheMigration) {
   EXPECT_TRUE(record_now("0002-after").has_value());
 }
 
+// ----- adoption and audit -----
+
+// Runs `script` with a record beside it (a store runs work with its record).
+void run_script(Store& store, const Script& script) {
+  const Work work = script;
+  const auto record = applied("0001-history");
+  store.execute({.work = &work, .transactional = false, .record = &record});
+}
+
+TEST_P(StoreConformance, ForeignHistoryIsReadAsTheToolWroteItAndNeverWritten) {
+  for (const ForeignTool tool :
+       {ForeignTool::kKnex, ForeignTool::kGolangMigrate, ForeignTool::kMigrateMongo}) {
+    harness_->reset();
+    const std::optional<Script> script = harness_->foreign_history_script(tool);
+    auto store = open_ready();
+    if (!script) {
+      EXPECT_THROW(store->read_foreign_history(tool), ConfigInvalidError)
+          << foreign_tool_name(tool);
+      continue;
+    }
+    EXPECT_FALSE(store->read_foreign_history(tool).has_value()) << foreign_tool_name(tool);
+    run_script(*store, *script);
+    const auto history = harness_->open()->read_foreign_history(tool);
+    ASSERT_TRUE(history.has_value()) << foreign_tool_name(tool);
+    if (tool == ForeignTool::kGolangMigrate) {
+      ASSERT_EQ(history->size(), 1u);
+      EXPECT_EQ((*history)[0].version, "2");
+      EXPECT_FALSE((*history)[0].success);
+      continue;
+    }
+    ASSERT_EQ(history->size(), 2u) << foreign_tool_name(tool);
+    EXPECT_EQ((*history)[0].name, "20260101120000_a.js");
+    EXPECT_EQ((*history)[0].applied_at_ms, 1767268800000);
+    EXPECT_EQ((*history)[1].name, "20260102120000_b.js");
+    EXPECT_EQ((*history)[1].applied_at_ms, 1767355200000);
+    EXPECT_EQ(harness_->open()->read_foreign_history(tool)->size(), 2u);  // nothing consumed
+  }
+}
+
+TEST_P(StoreConformance, ProbeReadsTheSchemaWithoutCreatingIt) {
+  const StoreProbe before = harness_->open()->probe();
+  EXPECT_FALSE(before.changelog_exists);
+  EXPECT_FALSE(before.lock_table_exists);
+  EXPECT_FALSE(harness_->object_exists("_migronaut_migrations"));
+  const StoreProbe after = open_ready()->probe();
+  EXPECT_TRUE(after.changelog_exists);
+  EXPECT_THAT(after.missing_indexes, IsEmpty());
+  EXPECT_EQ(after.transactions, harness_->supports_transactions());
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, StoreConformance, ::testing::ValuesIn(registered_harnesses()),
                          [](const ::testing::TestParamInfo<HarnessEntry>& info) {
                            return info.param.name;

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,11 @@ class StoreHarness {
   virtual Script failing_script() = 0;
   // Whether the object `name` exists, read through a fresh connection.
   virtual bool object_exists(const std::string& name) = 0;
+  // A script that creates `tool`'s history exactly as the tool does, holding two migrations:
+  // knex 20260101120000_a.js (2026-01-01T12:00:00Z) and 20260102120000_b.js
+  // (2026-01-02T12:00:00Z); golang-migrate version 2, dirty; migrate-mongo the same two names as
+  // knex with the same times. nullopt when the tool does not run on this backend.
+  virtual std::optional<Script> foreign_history_script(ForeignTool tool) = 0;
   // Whether this backend runs the transactional cases (MongoDB standalone servers cannot).
   virtual bool supports_transactions() { return true; }
 };

@@ -1,0 +1,99 @@
+// The real dbmate binary (npm's Go build) applies a folder; `migronaut import --from dbmate`
+// adopts that database without running anything, and migronaut carries on from there. Skipped,
+// with the reason, when npm could not install dbmate here.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "process/sqlite_project.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+std::string describe(const ProcessResult& result) {
+  return "exit " + std::to_string(result.exit_code) + "\nstdout: " + result.out +
+         "\nstderr: " + result.err;
+}
+
+std::string read_text(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// dbmate's binary, or why it is not there.
+std::filesystem::path dbmate_binary(std::string& why_not) {
+  const char* dir = MIGRONAUT_NPM_DIR;  // where the npm_peers_install fixture installs
+  const std::filesystem::path binary =
+      std::filesystem::path(dir) / "node_modules/@dbmate/linux-x64/bin/dbmate";
+  if (std::filesystem::exists(binary)) return binary;
+  why_not = read_text(std::filesystem::path(dir) / "unavailable.txt");
+  if (why_not.empty()) why_not = "dbmate is not installed in " + std::string(dir);
+  return {};
+}
+
+constexpr const char* kUsers = R"(-- migrate:up
+CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT NOT NULL);
+-- migrate:down
+DROP TABLE users;
+)";
+constexpr const char* kOrders = R"(-- migrate:up
+CREATE TABLE orders (id INTEGER PRIMARY KEY, user_id INTEGER REFERENCES users);
+-- migrate:down
+DROP TABLE orders;
+)";
+constexpr const char* kInvoices = R"(-- migrate:up
+CREATE TABLE invoices (id INTEGER PRIMARY KEY);
+-- migrate:down
+DROP TABLE invoices;
+)";
+
+TEST(DbmatePeerTest, ADatabaseDbmateAppliedIsAdoptedAndCarriedOn) {
+  std::string why_not;
+  const std::filesystem::path dbmate = dbmate_binary(why_not);
+  if (dbmate.empty()) GTEST_SKIP() << "dbmate unavailable: " << why_not;
+
+  SqliteProject project;
+  project.write_migration("20260101120000_create_users.sql", kUsers);
+  project.write_migration("20260102120000_create_orders.sql", kOrders);
+  const ProcessResult applied =
+      Process({dbmate.string(), "--migrations-dir", project.migrations().string(),
+               "--no-dump-schema", "up"},
+              {{"DATABASE_URL", "sqlite:" + project.db_path().string()}}, project.cwd())
+          .wait();
+  ASSERT_EQ(applied.exit_code, 0) << describe(applied);
+  ASSERT_EQ(project.open().value("SELECT count(*) FROM schema_migrations"), "2");
+
+  const ProcessResult imported = project.run({"import", "--from", "dbmate"});
+  ASSERT_EQ(imported.exit_code, 0) << describe(imported);
+  SqliteDb db = project.open();
+  EXPECT_EQ(db.value("SELECT group_concat(version, ',') FROM schema_migrations"),
+            "20260101120000,20260102120000");  // dbmate's table untouched
+
+  const ProcessResult status = project.run({"--json", "status"});
+  ASSERT_EQ(status.exit_code, 0) << describe(status);
+  const nlohmann::json rows = nlohmann::json::parse(status.out);
+  EXPECT_EQ(rows["pending"], 0);
+  ASSERT_EQ(rows["migrations"].size(), 2u);
+  for (const auto& row : rows["migrations"]) {
+    EXPECT_EQ(row["state"], "applied") << row.dump();
+    EXPECT_EQ(row["checksumOk"], true) << row.dump();
+    EXPECT_EQ(row["record"]["origin"], "dbmate") << row.dump();
+    // dbmate keeps no time of its own: the import stamps the database's time.
+    EXPECT_GT(row["record"]["appliedAt"].get<std::int64_t>(), 0) << row.dump();
+  }
+
+  const std::string before_up = dump_database(project.db_path());
+  const ProcessResult nothing = project.run({"up"});
+  EXPECT_EQ(nothing.exit_code, 0) << describe(nothing);
+  EXPECT_EQ(dump_database(project.db_path()), before_up);  // nothing ran, nothing written
+
+  project.write_migration("20260103120000_create_invoices.sql", kInvoices);
+  const ProcessResult next = project.run({"up"});
+  EXPECT_EQ(next.exit_code, 0) << describe(next);
+  EXPECT_TRUE(project.open().has_table("invoices"));
+  EXPECT_EQ(project.statuses()["20260103120000_create_invoices.sql"], "applied");
+}
+
+}  // namespace
+}  // namespace migronaut::testing

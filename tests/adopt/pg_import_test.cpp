@@ -1,0 +1,106 @@
+// `import --from` on PostgreSQL with the real binary: history tables created exactly as
+// node-pg-migrate, Flyway and dbmate create them (from the tools' sources), then imported
+// without running anything, and migronaut carries on from there.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "support/pg_cluster.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+class PgImportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string schema =
+        std::string("import_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : schema) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema);
+  }
+
+  ProcessResult run(std::vector<std::string> args) const {
+    std::vector<std::string> all{"--no-env", "--uri", uri_, "--dir", dir_.path().string()};
+    all.insert(all.end(), args.begin(), args.end());
+    return run_migronaut(all);
+  }
+  void expect(const std::vector<std::string>& args, int code) const {
+    const ProcessResult result = run(args);
+    EXPECT_EQ(result.exit_code, code) << result.out << result.err;
+  }
+  std::string value(const std::string& sql) const {
+    return pg_query_value(uri_, sql).value_or("<null>");
+  }
+  void write(const std::string& name, const std::string& sql) const { dir_.write(name, sql); }
+  // name → applied_at (ms) of the changelog's applied records.
+  std::string applied() const {
+    return value(
+        "SELECT string_agg(name || '@' || (extract(epoch from applied_at) * 1000)::bigint, ','"
+        " ORDER BY name) FROM _migronaut_migrations WHERE status = 'applied'");
+  }
+
+  std::string uri_;
+  TempDir dir_;
+};
+
+TEST_F(PgImportTest, NodePgMigrateHistoryKeepsItsTimes) {
+  write("1700000000000_create-a.sql", "-- migrate:up\nCREATE TABLE a (id int);\n");
+  write("1700000000001_create-b.sql", "-- migrate:up\nCREATE TABLE b (id int);\n");
+  value(
+      "CREATE TABLE pgmigrations (id SERIAL PRIMARY KEY, name varchar(255) NOT NULL,"
+      " run_on timestamp NOT NULL)");
+  value(
+      "INSERT INTO pgmigrations (name, run_on) VALUES"
+      " ('1700000000000_create-a', '2025-01-02 03:04:05')");
+  expect({"import", "--from", "node-pg-migrate"}, 0);
+  EXPECT_EQ(value("SELECT origin FROM _migronaut_migrations"), "node-pg-migrate");
+  const std::string expected_ms = value(
+      "SELECT (extract(epoch from '2025-01-02 03:04:05'::timestamp::timestamptz) * 1000)"
+      "::bigint");
+  EXPECT_EQ(applied(), "1700000000000_create-a.sql@" + expected_ms);
+  expect({"up"}, 0);
+  EXPECT_EQ(value("SELECT to_regclass('a') IS NULL"), "t");  // a never ran again
+  EXPECT_EQ(value("SELECT to_regclass('b') IS NOT NULL"), "t");
+  EXPECT_EQ(value("SELECT count(*) FROM pgmigrations"), "1");
+}
+
+TEST_F(PgImportTest, FlywayHistoryImportsSuccessfulRowsOnly) {
+  write("V1__create_a.sql", "CREATE TABLE a (id int);\n");
+  write("V1.1__create_b.sql", "CREATE TABLE b (id int);\n");
+  value(
+      "CREATE TABLE flyway_schema_history (installed_rank integer NOT NULL,"
+      " version varchar(50), description varchar(200) NOT NULL, type varchar(20) NOT NULL,"
+      " script varchar(1000) NOT NULL, checksum integer, installed_by varchar(100) NOT NULL,"
+      " installed_on timestamp NOT NULL DEFAULT now(), execution_time integer NOT NULL,"
+      " success boolean NOT NULL, CONSTRAINT flyway_schema_history_pk PRIMARY KEY"
+      " (installed_rank))");
+  value(
+      "INSERT INTO flyway_schema_history VALUES"
+      " (1, '1', 'create a', 'SQL', 'V1__create_a.sql', 1, 'dba', '2025-03-04 05:06:07', 3, true),"
+      " (2, '1.1', 'create b', 'SQL', 'V1.1__create_b.sql', 2, 'dba', now(), 3, false)");
+  expect({"import", "--from", "flyway"}, 0);
+  EXPECT_EQ(value("SELECT string_agg(name, ',') FROM _migronaut_migrations"), "V1__create_a.sql");
+  expect({"up"}, 0);
+  EXPECT_EQ(value("SELECT to_regclass('b') IS NOT NULL"), "t");
+  EXPECT_EQ(value("SELECT to_regclass('a') IS NULL"), "t");
+}
+
+TEST_F(PgImportTest, DbmateHistoryAndADirtyGolangMigrateOne) {
+  write("20260101120000_create_a.sql", "-- migrate:up\nCREATE TABLE a (id int);\n");
+  value("CREATE TABLE schema_migrations (version varchar(128) PRIMARY KEY)");
+  value("INSERT INTO schema_migrations VALUES ('20260101120000')");
+  expect({"import", "--from", "golang-migrate"}, 20);  // dbmate's table has no dirty column
+  expect({"import", "--from", "dbmate", "--dry-run"}, 0);
+  EXPECT_EQ(value("SELECT to_regclass('_migronaut_migrations') IS NULL"), "t");
+  expect({"import", "--from", "dbmate"}, 0);
+  EXPECT_EQ(value("SELECT status || ' ' || origin FROM _migronaut_migrations"), "applied dbmate");
+  expect({"up"}, 0);
+  EXPECT_EQ(value("SELECT to_regclass('a') IS NULL"), "t");
+}
+
+}  // namespace
+}  // namespace migronaut::testing

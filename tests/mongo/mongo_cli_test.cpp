@@ -144,6 +144,33 @@ TEST_F(MongoCliTest, ARenewalThatMatchesNothingStopsTheRunWithLockLostBeforeAnyS
   }
 }
 
+TEST_F(MongoCliTest, ImportFromMigrateMongoKeepsItsTimesAndNeverWritesItsChangelog) {
+  dir.write("migrations/20260101000000-users.json", kUsersMigration);
+  MockMongo server("migrate-mongo");
+  const ProcessResult result =
+      run_migronaut({"--no-env", "--json", "--uri", server.uri("app"), "--dir",
+                     (dir.path() / "migrations").string(), "import", "--from", "migrate-mongo"},
+                    {{"MIGRONAUT_USER", "ci"}}, dir.path());
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const json output = json::parse(result.out);
+  ASSERT_EQ(output["imported"].size(), 1u);
+  EXPECT_EQ(output["imported"][0]["name"], "20260101000000-users.json");
+  EXPECT_EQ(output["imported"][0]["checksumSource"], "disk");  // the .js hash is not the file's
+  const std::int64_t two_days_before_now = 1767323045678 - 2 * 86'400'000;  // scenarios.NOW
+  EXPECT_EQ(output["imported"][0]["appliedAt"], two_days_before_now);
+
+  const auto sent = server.operations();
+  for (const auto& command : on(sent, "changelog")) EXPECT_EQ(command.name, "find");
+  const auto records = on(sent, "_migronaut_migrations");
+  const auto write = std::find_if(records.begin(), records.end(),
+                                  [](const auto& c) { return c.name == "update"; });
+  ASSERT_NE(write, records.end());
+  const std::string update = write->doc["updates"][0].dump();
+  EXPECT_THAT(update, HasSubstr("20260101000000-users.json"));
+  EXPECT_THAT(update, HasSubstr("migrate-mongo"));
+  EXPECT_EQ(on(sent, "_migronaut_locks").back().name, "delete");  // under the lock
+}
+
 TEST_F(MongoCliTest, NothingPendingIsOneReadAndNoLock) {
   MockMongo server("primary");
   const ProcessResult result = up(server);

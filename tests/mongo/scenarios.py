@@ -60,6 +60,12 @@ CHANGELOG_RECORDS = [
      "failedAt": NOW, "error": "boom", "failedChecksum": "c2", "runId": "run-b"},
 ]
 
+# migrate-mongo's own changelog, as it writes it: fileName, appliedAt, fileHash.
+MIGRATE_MONGO_CHANGELOG = [
+    {"fileName": "20260101000000-users.js", "appliedAt": NOW - datetime.timedelta(days=2),
+     "fileHash": "hash-of-the-js-file"},
+]
+
 PRIMARY = {"setName": "rs0", "isWritablePrimary": True, "ismaster": True,
            "secondary": False, "logicalSessionTimeoutMinutes": 30}
 STANDALONE = {"isWritablePrimary": True, "ismaster": True}
@@ -91,6 +97,9 @@ SCENARIOS = {
     "commit-fails": (PRIMARY, {"commitTransaction": [
         command_error(2, "BadValue", "commit refused by the test")]}),
     "fence-lost": (PRIMARY, {"update:" + LOCKS: [MATCHED_NONE]}),
+    "migrate-mongo": (PRIMARY, {"update:" + LOCKS: [UPSERTED, MATCHED],
+                                "listCollections": [[{"name": "changelog", "type": "collection"}]],
+                                "find:changelog": [MIGRATE_MONGO_CHANGELOG]}),
 }
 
 

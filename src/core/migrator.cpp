@@ -448,8 +448,9 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
   const std::optional<ForeignTool> tool = parse_foreign_tool(options.from);
   if (!tool) {
     throw ConfigInvalidError(
-        "import --from takes dbmate, golang-migrate, flyway, knex, node-pg-migrate or "
-        "migrate-mongo",
+        fmt::format("import --from '{}': the tools are dbmate, golang-migrate, flyway, knex, "
+                    "node-pg-migrate and migrate-mongo",
+                    options.from),
         {{"key", "from"}, {"value", options.from}});
   }
   const std::vector<Migration> migrations = impl_->load();

@@ -16,10 +16,10 @@
 #include <variant>
 #include <vector>
 
-#include "core/redact.hpp"
-#include "core/text.hpp"
+#include "util/redact.hpp"
+#include "util/text.hpp"
 #include "migronaut/errors.hpp"
-#include "store/backends.hpp"
+#include "store/postgres/postgres_store.hpp"
 
 namespace migronaut {
 namespace {
@@ -193,8 +193,6 @@ class PostgresStore final : public Store {
   }
 
   std::string_view kind() const override { return "postgres"; }
-  std::string_view script_extension() const override { return ".sql"; }
-  bool transactions_by_default() const override { return true; }
 
   void ensure_schema() override {
     if (schema_known_) return;

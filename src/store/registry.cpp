@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "migronaut/errors.hpp"
+#include "store/module.hpp"
 #include "store/mongo/mongo_store.hpp"
 #include "store/postgres/postgres_store.hpp"
 #include "store/sqlite/sqlite_store.hpp"
@@ -12,17 +13,30 @@ namespace {
 
 using Factory = std::unique_ptr<Store> (*)(const Config&);
 
+constexpr char kPostgres[] = "postgres";
+constexpr char kMongo[] = "mongo";
+
+// The CLI's build loads the backends with client libraries of their own from modules.
+template <const char* kKind>
+[[maybe_unused]] std::unique_ptr<Store> open_module(const Config& config) {
+  return load_store_module(kKind)(config);
+}
+
 #ifdef MIGRONAUT_WITH_SQLITE
 constexpr Factory kOpenSqlite = open_sqlite_store;
 #else
 constexpr Factory kOpenSqlite = nullptr;
 #endif
-#ifdef MIGRONAUT_WITH_POSTGRES
+#if defined(MIGRONAUT_POSTGRES_MODULE)
+constexpr Factory kOpenPostgres = open_module<kPostgres>;
+#elif defined(MIGRONAUT_WITH_POSTGRES)
 constexpr Factory kOpenPostgres = open_postgres_store;
 #else
 constexpr Factory kOpenPostgres = nullptr;
 #endif
-#ifdef MIGRONAUT_WITH_MONGO
+#if defined(MIGRONAUT_MONGO_MODULE)
+constexpr Factory kOpenMongo = open_module<kMongo>;
+#elif defined(MIGRONAUT_WITH_MONGO)
 constexpr Factory kOpenMongo = open_mongo_store;
 #else
 constexpr Factory kOpenMongo = nullptr;
@@ -33,9 +47,9 @@ constexpr Factory kOpenMongo = nullptr;
 const std::vector<Backend>& all_backends() {
   static const std::vector<Backend> table = {
       {"sqlite", {"sqlite:"}, ".sql", true, "MIGRONAUT_WITH_SQLITE", kOpenSqlite},
-      {"postgres", {"postgres://", "postgresql://"}, ".sql", true, "MIGRONAUT_WITH_POSTGRES",
+      {kPostgres, {"postgres://", "postgresql://"}, ".sql", true, "MIGRONAUT_WITH_POSTGRES",
        kOpenPostgres},
-      {"mongo", {"mongodb://", "mongodb+srv://"}, ".json", false, "MIGRONAUT_WITH_MONGO",
+      {kMongo, {"mongodb://", "mongodb+srv://"}, ".json", false, "MIGRONAUT_WITH_MONGO",
        kOpenMongo},
   };
   return table;

@@ -1,8 +1,8 @@
 // `migronaut audit`: read-only health checks for CI — each pass, warn or fail, as a table or
 // with --json {ok, failed, warnings, checks}. Exit 22 (AUDIT_FAILED) when any check fails.
 #include "cli/cli.hpp"
-#include "core/redact.hpp"
 #include "fmt/format.h"
+#include "util/redact.hpp"
 
 namespace migronaut::cli {
 namespace {

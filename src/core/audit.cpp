@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <functional>
 
-#include "core/redact.hpp"
 #include "migronaut/errors.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut {
 namespace {

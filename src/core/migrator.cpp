@@ -4,16 +4,16 @@
 
 #include "core/audit.hpp"
 #include "core/changelog.hpp"
-#include "core/ids.hpp"
 #include "core/import_plan.hpp"
 #include "core/lease.hpp"
 #include "core/lock_wait.hpp"
 #include "core/log.hpp"
 #include "core/plan.hpp"
-#include "core/redact.hpp"
 #include "core/runner.hpp"
 #include "fmt/format.h"
-#include "store/store.hpp"
+#include "store/registry.hpp"
+#include "util/ids.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut {
 
@@ -56,7 +56,7 @@ struct Migrator::Impl {
   }
 
   std::vector<Migration> load() {
-    return load_migrations(config.migrations_dir, connected().script_extension(),
+    return load_migrations(config.migrations_dir, backend_for(config.uri).script_extension,
                            options.migrations);
   }
 

@@ -8,14 +8,14 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/checksum.hpp"
-#include "core/text.hpp"
 #include "migronaut/errors.hpp"
 #include "source/json_file.hpp"
 #include "source/names.hpp"
 #include "source/naming.hpp"
 #include "source/sql_file.hpp"
 #include "source/version.hpp"
+#include "util/checksum.hpp"
+#include "util/text.hpp"
 
 namespace migronaut {
 namespace {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "store/store.hpp"
+#include "store/registry.hpp"
 
 namespace migronaut::testing {
 

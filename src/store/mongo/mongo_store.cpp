@@ -1,6 +1,8 @@
 // The MongoDB store, on the official C driver. Lock and changelog documents match the
 // JavaScript migronaut's (see commands.hpp); lock and changelog writes use majority write
 // concern and reads go to the primary.
+#include "store/mongo/mongo_store.hpp"
+
 #include <fmt/format.h>
 
 #include <chrono>
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "migronaut/errors.hpp"
-#include "store/backends.hpp"
 #include "store/mongo/adopt.hpp"
 #include "store/mongo/bson.hpp"
 #include "store/mongo/commands.hpp"
@@ -101,8 +102,6 @@ class MongoStore final : public Store, private MongoFailure {
         primary_(mongoc_read_prefs_new(MONGOC_READ_PRIMARY)) {}
 
   std::string_view kind() const override { return "mongo"; }
-  std::string_view script_extension() const override { return ".json"; }
-  bool transactions_by_default() const override { return false; }
 
   void ensure_schema() override {
     if (schema_ready_) return;

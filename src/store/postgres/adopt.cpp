@@ -2,9 +2,9 @@
 
 #include <memory>
 
-#include "core/redact.hpp"
 #include "migronaut/errors.hpp"
 #include "store/history_sql.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut {
 namespace {

@@ -1,4 +1,4 @@
-#include "core/checksum.hpp"
+#include "util/checksum.hpp"
 
 #include <gtest/gtest.h>
 

@@ -33,9 +33,17 @@ constexpr Factory kOpenMongo = nullptr;
 const std::vector<Backend>& all_backends() {
   static const std::vector<Backend> table = {
       {"sqlite", {"sqlite:"}, ".sql", true, "MIGRONAUT_WITH_SQLITE", kOpenSqlite},
-      {"postgres", {"postgres://", "postgresql://"}, ".sql", true, "MIGRONAUT_WITH_POSTGRES",
+      {"postgres",
+       {"postgres://", "postgresql://"},
+       ".sql",
+       true,
+       "MIGRONAUT_WITH_POSTGRES",
        kOpenPostgres},
-      {"mongo", {"mongodb://", "mongodb+srv://"}, ".json", false, "MIGRONAUT_WITH_MONGO",
+      {"mongo",
+       {"mongodb://", "mongodb+srv://"},
+       ".json",
+       false,
+       "MIGRONAUT_WITH_MONGO",
        kOpenMongo},
   };
   return table;
@@ -99,6 +107,8 @@ std::string known_schemes() {
   return text;
 }
 
-std::unique_ptr<Store> open_store(const Config& config) { return backend_for(config.uri).open(config); }
+std::unique_ptr<Store> open_store(const Config& config) {
+  return backend_for(config.uri).open(config);
+}
 
 }  // namespace migronaut

@@ -113,6 +113,8 @@ std::string known_schemes() {
   return text;
 }
 
-std::unique_ptr<Store> open_store(const Config& config) { return backend_for(config.uri).open(config); }
+std::unique_ptr<Store> open_store(const Config& config) {
+  return backend_for(config.uri).open(config);
+}
 
 }  // namespace migronaut

@@ -47,9 +47,17 @@ constexpr Factory kOpenMongo = nullptr;
 const std::vector<Backend>& all_backends() {
   static const std::vector<Backend> table = {
       {"sqlite", {"sqlite:"}, ".sql", true, "MIGRONAUT_WITH_SQLITE", kOpenSqlite},
-      {kPostgres, {"postgres://", "postgresql://"}, ".sql", true, "MIGRONAUT_WITH_POSTGRES",
+      {kPostgres,
+       {"postgres://", "postgresql://"},
+       ".sql",
+       true,
+       "MIGRONAUT_WITH_POSTGRES",
        kOpenPostgres},
-      {kMongo, {"mongodb://", "mongodb+srv://"}, ".json", false, "MIGRONAUT_WITH_MONGO",
+      {kMongo,
+       {"mongodb://", "mongodb+srv://"},
+       ".json",
+       false,
+       "MIGRONAUT_WITH_MONGO",
        kOpenMongo},
   };
   return table;

@@ -4,9 +4,9 @@
 // pending migration is recorded failed and no run holds the lock to retry it.
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
-#include "util/clock.hpp"
 #include "core/lock_wait.hpp"
 #include "fmt/format.h"
+#include "util/clock.hpp"
 
 namespace migronaut::cli {
 namespace {

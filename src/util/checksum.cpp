@@ -11,15 +11,15 @@ namespace {
 
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
-std::string normalize_line_endings(std::string_view text) {
+// Hashes `text` as if it had no leading BOM and every CRLF were LF, without copying it.
+void update_normalized(SHA256_CTX& context, std::string_view text) {
   if (text.starts_with(kUtf8Bom)) text.remove_prefix(kUtf8Bom.size());
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n') continue;
-    out.push_back(text[i]);
+  for (std::size_t crlf = text.find("\r\n"); crlf != std::string_view::npos;
+       crlf = text.find("\r\n")) {
+    SHA256_Update(&context, text.data(), crlf);
+    text.remove_prefix(crlf + 1);  // the \n stays
   }
-  return out;
+  SHA256_Update(&context, text.data(), text.size());
 }
 
 std::string to_hex(const unsigned char* data, unsigned int size) {
@@ -36,11 +36,10 @@ std::string to_hex(const unsigned char* data, unsigned int size) {
 }  // namespace
 
 std::string checksum_hex(std::string_view bytes) {
-  const std::string content = normalize_line_endings(bytes);
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256_CTX context;
   SHA256_Init(&context);
-  SHA256_Update(&context, content.data(), content.size());
+  update_normalized(context, bytes);
   SHA256_Final(digest, &context);
   return to_hex(digest, SHA256_DIGEST_LENGTH);
 }

@@ -29,6 +29,12 @@ TEST(ChecksumTest, CrlfEqualsLf) {
             checksum_hex("-- migrate:up\nSELECT 1;\n"));
 }
 
+TEST(ChecksumTest, OnlyTheCarriageReturnBeforeALineFeedGoes) {
+  // "a\r\r\nb" reads as "a\r\nb" with its first CR kept: not the same as "a\nb".
+  EXPECT_NE(checksum_hex("a\r\r\nb"), checksum_hex("a\nb"));
+  EXPECT_EQ(checksum_hex("a\r\r\nb\r\n"), checksum_hex("a\r\r\nb\n"));
+}
+
 TEST(ChecksumTest, LoneCarriageReturnIsContent) {
   EXPECT_NE(checksum_hex("a\rb"), checksum_hex("ab"));
   EXPECT_NE(checksum_hex("a\rb"), checksum_hex("a\nb"));

@@ -55,7 +55,8 @@ std::vector<Applied> golang_migrate(const std::vector<ForeignRecord>& history,
         applied.push_back({migration.version, "", std::nullopt, "", ""});
       }
     }
-    if (by_version(migrations, row.version) == nullptr) applied.push_back({row.version, "", std::nullopt, "", ""});
+    if (by_version(migrations, row.version) == nullptr)
+      applied.push_back({row.version, "", std::nullopt, "", ""});
   }
   return applied;
 }

@@ -56,13 +56,26 @@ void call_hook(const char* hook, const std::function<void()>& call) {
   }
 }
 
-bool Runner::transactional(const Migration& migration) const {
+bool runs_in_transaction(const Store& store, const Config& config, const Migration& migration) {
   return migration.transactional.value_or(
-      env_.config.use_transaction.value_or(env_.store.transactions_by_default()));
+      config.use_transaction.value_or(store.transactions_by_default()));
+}
+
+void check_scripts(const Store& store, const Config& config, Direction direction,
+                   const std::vector<const PlanEntry*>& targets) {
+  for (const PlanEntry* target : targets) {
+    const Migration& migration = *target->migration;
+    const Work* work =
+        direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
+    if (const Script* script = work ? std::get_if<Script>(work) : nullptr) {
+      store.check_script(migration.name, *script, runs_in_transaction(store, config, migration));
+    }
+  }
 }
 
 void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targets,
                  std::int64_t batch, std::vector<RunResult>& results) {
+  check_scripts(env_.store, env_.config, direction, targets);
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const Migration& migration = *targets[i]->migration;
     const HookInfo info{env_.stamp.run_id, direction, i, targets.size()};
@@ -89,7 +102,7 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
 
   const bool up = direction == Direction::kUp;
   const Work& work = up ? migration.up : *migration.down;
-  const bool in_transaction = transactional(migration);
+  const bool in_transaction = runs_in_transaction(env_.store, env_.config, migration);
   const RecordWrite record = up ? applied_record(migration, batch, env_.stamp)
                                 : reverted_record(migration.name, env_.stamp);
   if (up && !in_transaction) {

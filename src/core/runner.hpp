@@ -28,6 +28,15 @@ struct RunEnvironment {
   Clock* clock = &Clock::real();
 };
 
+// Whether `migration` runs in a transaction: its own option, else the config's, else the store's
+// default.
+bool runs_in_transaction(const Store& store, const Config& config, const Migration& migration);
+
+// Has the store check the script each target runs in `direction` before any of them runs, so a
+// refusal leaves the database as it was.
+void check_scripts(const Store& store, const Config& config, Direction direction,
+                   const std::vector<const PlanEntry*>& targets);
+
 // Calls a hook; anything it throws fails the run as HookFailedError naming the hook.
 void call_hook(const char* hook, const std::function<void()>& call);
 
@@ -43,7 +52,6 @@ class Runner {
  private:
   RunResult run_one(Direction direction, const Migration& migration, std::int64_t batch,
                     const HookInfo& info);
-  bool transactional(const Migration& migration) const;
   [[noreturn]] void fail(Direction direction, const Migration& migration, std::int64_t batch,
                          const Error& error, const HookInfo& info);
 

@@ -1,5 +1,4 @@
 #include "source/sql_file.hpp"
-#include "core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +7,9 @@
 #include <optional>
 #include <vector>
 
+#include "core/text.hpp"
 #include "migronaut/errors.hpp"
+#include "sql/text_position.hpp"
 
 namespace migronaut {
 namespace {
@@ -47,6 +48,7 @@ class SqlParser {
 
   Migration parse() {
     if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);
+    refuse_bad_bytes();
     const std::vector<std::string_view> lines = split_lines(text_);
     for (std::size_t i = 0; i < lines.size(); ++i) parse_line(lines[i], i + 1);
     return build();
@@ -133,11 +135,22 @@ class SqlParser {
     migration.transactional = transactional_;
     const std::string up = joined(up_.lines);
     if (is_blank(up)) fail(up_.marker_line, "the up section is empty");
-    migration.up = Script{up};
+    migration.up = Script{up, up_.marker_line + 1};
     if (const std::string down = joined(down_.lines); !is_blank(down)) {
-      migration.down = Script{down};
+      migration.down = Script{down, down_.marker_line + 1};
     }
     return migration;
+  }
+
+  // A NUL would cut the script short where the database reads it as a C string, and bytes that
+  // are not UTF-8 are not SQL text: both are refused, naming where they are.
+  void refuse_bad_bytes() const {
+    const std::size_t bad = first_invalid_utf8(text_);
+    if (bad == std::string_view::npos) return;
+    const TextPosition position = position_at(text_, bad);
+    fail(position.line,
+         fmt::format("{} at column {} (byte {}): a .sql file must be UTF-8 text",
+                     text_[bad] == '\0' ? "a NUL byte" : "invalid UTF-8", position.column, bad));
   }
 
   [[noreturn]] void fail(std::size_t line, const std::string& reason) const {

@@ -117,6 +117,7 @@ struct RecordWrite {
 // section, or a MongoDB JSON array of commands) or a C++ body.
 struct Script {
   std::string text;
+  std::size_t first_line = 1;  // the line of its file the text starts on (for error positions)
 };
 using Work = std::variant<Script, MigrationBody>;
 
@@ -176,6 +177,14 @@ class Store {
   virtual void write_record(const RecordWrite& write) = 0;
 
   // --- migrations ---
+  // Refuses, before anything runs, a script of `file` this store cannot run as asked: run in a
+  // transaction, a statement that would end or escape it. Throws MigrationInvalidFormatError
+  // naming the file, the statement, its line and column.
+  virtual void check_script(std::string_view file, const Script& script, bool transactional) const {
+    (void)file;
+    (void)script;
+    (void)transactional;
+  }
   // Runs `execution.work` and writes `execution.record` as described on Execution. A failing
   // body throws MigrationExecutionFailedError (after rolling back where transactional); a lost
   // connection throws ConnectionFailedError; a failed fence throws LockLostError.

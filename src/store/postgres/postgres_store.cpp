@@ -19,7 +19,10 @@
 #include "core/redact.hpp"
 #include "core/text.hpp"
 #include "migronaut/errors.hpp"
+#include "sql/pg/pg_script.hpp"
+#include "sql/pg/transaction_rules.hpp"
 #include "store/backends.hpp"
+#include "store/script_check.hpp"
 
 namespace migronaut {
 namespace {
@@ -335,6 +338,17 @@ class PostgresStore final : public Store {
     SqlValues values;
     const std::string sql = upsert_sql(write, values);
     run("write the changelog record " + write.name, sql, values.params());
+  }
+
+  void check_script(std::string_view file, const Script& script,
+                    bool transactional) const override {
+    if (!transactional) return;
+    const std::vector<PgStatement> statements = parse_pg_script(script.text);
+    const std::vector<TransactionConflict> conflicts = transaction_conflicts(statements);
+    if (conflicts.empty()) return;
+    const TransactionConflict& first = conflicts.front();
+    refuse_statement(file, script, first.statement->offset, first.statement->text(script.text),
+                     first.rule, first.reason);
   }
 
   void execute(const Execution& execution) override {

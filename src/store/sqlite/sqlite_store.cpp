@@ -11,6 +11,8 @@
 
 #include "migronaut/errors.hpp"
 #include "store/backends.hpp"
+#include "store/script_check.hpp"
+#include "store/sqlite/sqlite_script.hpp"
 
 namespace migronaut {
 namespace {
@@ -432,6 +434,15 @@ class SqliteStore final : public Store {
     upsert.run();
   }
 
+  void check_script(std::string_view file, const Script& script,
+                    bool transactional) const override {
+    if (!transactional) return;
+    if (const std::optional<SqliteConflict> conflict = sqlite_transaction_conflict(script.text)) {
+      refuse_statement(file, script, conflict->offset, conflict->statement, conflict->rule,
+                       conflict->reason);
+    }
+  }
+
   void execute(const Execution& execution) override {
     const auto started = std::chrono::steady_clock::now();
     const auto elapsed_ms = [&] {
@@ -441,7 +452,8 @@ class SqliteStore final : public Store {
     };
     if (!execution.transactional) {
       run_work(execution);
-      if (execution.record != nullptr) write_record(resolve_elapsed(*execution.record, elapsed_ms()));
+      if (execution.record != nullptr)
+        write_record(resolve_elapsed(*execution.record, elapsed_ms()));
       return;
     }
     Transaction transaction(db_.get());

@@ -1,0 +1,110 @@
+// Safe migrations on PostgreSQL, through the real binary against a throwaway server: statements
+// that cannot run in a migration's transaction refused before anything runs.
+#include <cctype>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "support/pg_cluster.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+class PgSafetyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Lower case: the search_path in the URI is not quoted, so it folds to lower case.
+    std::string schema =
+        std::string("safety_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : schema) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema);
+  }
+
+  ProcessResult migronaut(std::vector<std::string> args) const {
+    std::vector<std::string> all{"--no-env", "--json", "--uri",
+                                 uri_,       "--dir",  dir_.path().string()};
+    all.insert(all.end(), args.begin(), args.end());
+    return run_migronaut(all, {});
+  }
+
+  std::string value(const std::string& sql) const {
+    return pg_query_value(uri_, sql).value_or("<null>");
+  }
+  int count(const std::string& sql) const { return std::stoi(value(sql)); }
+  bool table_exists(const std::string& table) const {
+    return value("SELECT to_regclass('" + table + "') IS NOT NULL") == "t";
+  }
+  int records() const {
+    return table_exists("_migronaut_migrations")
+               ? count("SELECT count(*) FROM _migronaut_migrations")
+               : 0;
+  }
+
+  // `up` must be refused with MIGRATION_INVALID_FORMAT naming `where`, nothing of it run.
+  void expect_refused(const std::string& where) const {
+    const ProcessResult result = migronaut({"up"});
+    EXPECT_EQ(result.exit_code, 20) << result.out << result.err;
+    const nlohmann::json error = nlohmann::json::parse(result.out).at("error");
+    EXPECT_EQ(error["code"], "MIGRATION_INVALID_FORMAT");
+    EXPECT_NE(error["message"].get<std::string>().find(where), std::string::npos)
+        << error["message"];
+    EXPECT_EQ(records(), 0);
+    EXPECT_FALSE(table_exists("_migronaut_locks") &&
+                 count("SELECT count(*) FROM _migronaut_locks") > 0);
+  }
+
+  TempDir dir_{"migronaut-pg-safety"};
+  std::string uri_;
+};
+
+TEST_F(PgSafetyTest, CommitInATransactionalMigrationIsRefusedBeforeAnythingRuns) {
+  dir_.write("20260101000001-first.sql", "-- migrate:up\nCREATE TABLE first (id bigint);\n");
+  dir_.write("20260101000002-commit.sql",
+             "-- migrate:up\nCREATE TABLE half (id bigint);\nINSERT INTO half VALUES (1);\n"
+             "COMMIT;\nINSERT INTO half VALUES (2);\n");
+  expect_refused("20260101000002-commit.sql at line 4, column 1: `COMMIT`");
+  EXPECT_FALSE(table_exists("first"));
+  EXPECT_FALSE(table_exists("half"));
+}
+
+TEST_F(PgSafetyTest, ConcurrentIndexNeedsTransactionFalse) {
+  pg_query_value(uri_, "CREATE TABLE users (email text)");
+  dir_.write("20260101000001-index.sql",
+             "-- migrate:up\nINSERT INTO users VALUES ('a');\n"
+             "CREATE INDEX CONCURRENTLY users_email ON users (email);\n");
+  expect_refused("20260101000001-index.sql at line 3, column 1: `CREATE INDEX CONCURRENTLY");
+  EXPECT_EQ(count("SELECT count(*) FROM users"), 0);
+  EXPECT_FALSE(table_exists("users_email"));
+
+  dir_.write("20260101000001-index.sql",
+             "-- migrate:up transaction:false\n"
+             "CREATE INDEX CONCURRENTLY IF NOT EXISTS users_email ON users (email);\n");
+  const ProcessResult applied = migronaut({"up"});
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_TRUE(table_exists("users_email"));
+  EXPECT_EQ(records(), 1);
+}
+
+TEST_F(PgSafetyTest, SavepointsTheMigrationOpensItselfRun) {
+  dir_.write("20260101000001-savepoints.sql",
+             "-- migrate:up\nCREATE TABLE s (id bigint);\nSAVEPOINT a;\nINSERT INTO s VALUES (1);\n"
+             "ROLLBACK TO a;\nINSERT INTO s VALUES (2);\nRELEASE a;\n");
+  const ProcessResult applied = migronaut({"up"});
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_EQ(value("SELECT string_agg(id::text, ',') FROM s"), "2");
+
+  dir_.write("20260101000002-release.sql",
+             "-- migrate:up\nINSERT INTO s VALUES (3);\nRELEASE SAVEPOINT outside;\n");
+  const ProcessResult refused = migronaut({"up"});
+  EXPECT_EQ(refused.exit_code, 20) << refused.out;
+  EXPECT_NE(refused.out.find("line 3, column 1: `RELEASE SAVEPOINT outside`"), std::string::npos)
+      << refused.out;
+  EXPECT_EQ(value("SELECT string_agg(id::text, ',') FROM s"), "2");
+  EXPECT_EQ(records(), 1);
+}
+
+}  // namespace
+}  // namespace migronaut::testing

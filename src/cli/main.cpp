@@ -50,10 +50,10 @@ int main(int argc, char** argv) {
   app.fallthrough();  // global flags may come after the command name too
   add_global_flags(app, flags);
 
-  const std::vector<Command> commands = {add_init(app), add_create(app),  add_up(app),
-                                         add_down(app), add_redo(app),    add_status(app),
-                                         add_list(app), add_dry_run(app), add_baseline(app),
-                                         add_lock(app), add_unlock(app),  add_wait(app)};
+  const std::vector<Command> commands = {
+      add_init(app),   add_create(app), add_up(app),      add_down(app),     add_redo(app),
+      add_status(app), add_list(app),   add_dry_run(app), add_baseline(app), add_lock(app),
+      add_unlock(app), add_wait(app),   add_lint(app)};
 
   try {
     app.parse(argc, argv);

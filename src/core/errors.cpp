@@ -50,6 +50,8 @@ std::string_view error_code_name(ErrorCode code) {
       return "MIGRATION_OUT_OF_ORDER";
     case ErrorCode::kMigrationBlocked:
       return "MIGRATION_BLOCKED";
+    case ErrorCode::kLintFailed:
+      return "LINT_FAILED";
   }
   return "UNCLASSIFIED";
 }
@@ -120,6 +122,8 @@ void throw_typed(const Error& error) {
       throw_as<ErrorCode::kMigrationOutOfOrder>(error);
     case ErrorCode::kMigrationBlocked:
       throw_as<ErrorCode::kMigrationBlocked>(error);
+    case ErrorCode::kLintFailed:
+      throw_as<ErrorCode::kLintFailed>(error);
   }
   throw_as<ErrorCode::kUnclassified>(error);
 }

@@ -106,5 +106,42 @@ TEST_F(PgSafetyTest, SavepointsTheMigrationOpensItselfRun) {
   EXPECT_EQ(records(), 1);
 }
 
+TEST_F(PgSafetyTest, LintAndUpLintRefuseAPlainIndexOnALiveTable) {
+  pg_query_value(uri_, "CREATE TABLE users (email text)");
+  dir_.write("20260101000001-index.sql",
+             "-- migrate:up\n-- a plain index\nCREATE INDEX users_email ON users (email);\n");
+  // No database needed to lint the folder.
+  const ProcessResult linted =
+      run_migronaut({"--no-env", "--json", "--dir", dir_.path().string(), "lint"});
+  EXPECT_EQ(linted.exit_code, 45) << linted.out << linted.err;
+  nlohmann::json index_finding;
+  const nlohmann::json document = nlohmann::json::parse(linted.out);
+  for (const nlohmann::json& finding : document.at("findings")) {
+    if (finding["rule"] == "require-concurrent-index-creation") index_finding = finding;
+  }
+  EXPECT_EQ(index_finding["line"], 3) << linted.out;
+  EXPECT_EQ(index_finding["column"], 1);
+  EXPECT_NE(
+      linted.err.find("20260101000001-index.sql:3:1: error [require-concurrent-index-creation]"),
+      std::string::npos)
+      << linted.err;
+
+  const ProcessResult refused = migronaut({"up", "--lint"});
+  EXPECT_EQ(refused.exit_code, 45) << refused.out << refused.err;
+  EXPECT_EQ(nlohmann::json::parse(refused.out)["error"]["code"], "LINT_FAILED");
+  EXPECT_FALSE(table_exists("users_email"));
+  EXPECT_EQ(records(), 0);
+
+  dir_.write("20260101000001-index.sql",
+             "-- migrate:up transaction:false\nSET lock_timeout = '2s';\n"
+             "SET statement_timeout = '1min';\n"
+             "CREATE INDEX CONCURRENTLY IF NOT EXISTS users_email ON users (email);\n");
+  EXPECT_EQ(run_migronaut({"--no-env", "--dir", dir_.path().string(), "lint"}).exit_code, 0);
+  const ProcessResult applied = migronaut({"up", "--lint"});
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_TRUE(table_exists("users_email"));
+  EXPECT_EQ(records(), 1);
+}
+
 }  // namespace
 }  // namespace migronaut::testing

@@ -359,7 +359,7 @@ class PostgresStore final : public Store {
             send(begin_sql() + ";\n" + script->text + "\n;\n" + commit_script(execution)));
         return;
       }
-      check_migration(send(script->text));
+      run_statements(script->text);
     } else {
       run_body(std::get<MigrationBody>(*execution.work), execution);
       if (execution.transactional) {
@@ -470,6 +470,22 @@ class PostgresStore final : public Store {
       context["position"] = std::stoll(position);
     }
     throw MigrationExecutionFailedError(server_message(result.get()), std::move(context));
+  }
+
+  // Outside a transaction each statement goes on its own: the server runs a multi-statement
+  // string as one implicit transaction, where CREATE INDEX CONCURRENTLY and its kin fail. A
+  // script the parser cannot read whole goes as it is, for the server to report.
+  void run_statements(const std::string& script) {
+    const std::vector<PgStatement> statements = parse_pg_script(script);
+    const bool readable = std::all_of(statements.begin(), statements.end(),
+                                      [](const PgStatement& s) { return s.parsed(); });
+    if (!readable) {
+      check_migration(send(script));
+      return;
+    }
+    for (const PgStatement& statement : statements) {
+      check_migration(send(std::string(statement.text(script))));
+    }
   }
 
   void run_body(const MigrationBody& body, const Execution& execution) {

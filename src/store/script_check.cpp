@@ -11,8 +11,9 @@ namespace {
 
 constexpr std::size_t kShownStatementLength = 80;
 
-// The statement on one line, cut to a length a message can carry.
-std::string shown(std::string_view statement) {
+}  // namespace
+
+std::string shown_statement(std::string_view statement) {
   std::string flat;
   for (char c : trim(statement)) {
     const bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
@@ -24,6 +25,8 @@ std::string shown(std::string_view statement) {
   while (cut > 0 && (static_cast<unsigned char>(flat[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
   return flat.substr(0, cut) + "…";
 }
+
+namespace {
 
 std::string what_to_do(const std::string& rule) {
   if (rule == "transaction-nesting") {
@@ -39,7 +42,7 @@ void refuse_statement(std::string_view file, const Script& script, std::size_t o
                       const std::string& reason) {
   const TextPosition position = position_at(script.text, offset);
   const std::size_t line = script.first_line + position.line - 1;
-  const std::string text = shown(statement);
+  const std::string text = shown_statement(statement);
   throw MigrationInvalidFormatError(
       fmt::format("Invalid migration {} at line {}, column {}: `{}`: {}; {}", file, line,
                   position.column, text, reason, what_to_do(rule)),

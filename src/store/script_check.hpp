@@ -16,4 +16,7 @@ namespace migronaut {
                                    std::string_view statement, const std::string& rule,
                                    const std::string& reason);
 
+// `statement` on one line, shortened to what a message can carry.
+std::string shown_statement(std::string_view statement);
+
 }  // namespace migronaut

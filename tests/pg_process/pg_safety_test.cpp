@@ -143,5 +143,39 @@ TEST_F(PgSafetyTest, LintAndUpLintRefuseAPlainIndexOnALiveTable) {
   EXPECT_EQ(records(), 1);
 }
 
+// The failure as `up --json` reports it: message and context.
+nlohmann::json failure(const ProcessResult& result) {
+  return nlohmann::json::parse(result.out).at("error");
+}
+
+TEST_F(PgSafetyTest, AFailingStatementIsNamedWithItsLineAndColumn) {
+  dir_.write("20260101000001-typo.sql",
+             "-- migrate:up\nCREATE TABLE t (id bigint);\n\nINSERT INTO t (id, nam)\n"
+             "  VALUES (1, 'é');\n");
+  const ProcessResult transactional = migronaut({"up"});
+  EXPECT_EQ(transactional.exit_code, 7) << transactional.out;
+  const nlohmann::json error = failure(transactional);
+  EXPECT_EQ(error["context"]["line"], 4) << error;
+  EXPECT_EQ(error["context"]["column"], 20);
+  EXPECT_EQ(error["context"]["statement"], "INSERT INTO t (id, nam) VALUES (1, 'é')");
+  const std::string message = error["message"];
+  EXPECT_NE(message.find("20260101000001-typo.sql failed: line 4, column 20 in `INSERT INTO t"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("column \"nam\" of relation \"t\" does not exist"), std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("ERROR:"), std::string::npos) << message;
+  EXPECT_FALSE(table_exists("t"));
+
+  // Outside a transaction each statement goes alone; the position still maps to the file.
+  dir_.write("20260101000001-typo.sql",
+             "-- migrate:up transaction:false\nCREATE TABLE IF NOT EXISTS t (id bigint);\n"
+             "SELECT 1;  SELECT nope FROM t;\n");
+  const nlohmann::json alone = failure(migronaut({"up"}));
+  EXPECT_EQ(alone["context"]["line"], 3) << alone;
+  EXPECT_EQ(alone["context"]["column"], 19);
+  EXPECT_EQ(alone["context"]["statement"], "SELECT nope FROM t");
+}
+
 }  // namespace
 }  // namespace migronaut::testing

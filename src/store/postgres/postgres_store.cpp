@@ -2,6 +2,7 @@
 // clock_timestamp(). A transactional script migration travels as ONE simple-query string —
 // BEGIN, the script, the changelog upsert, the fencing check, COMMIT — so applying it costs one
 // round trip and its record commits only with its body and only while the lock is ours.
+#include <fmt/format.h>
 #include <libpq-fe.h>
 #include <poll.h>
 
@@ -9,6 +10,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +23,7 @@
 #include "migronaut/errors.hpp"
 #include "sql/pg/pg_script.hpp"
 #include "sql/pg/transaction_rules.hpp"
+#include "sql/text_position.hpp"
 #include "store/backends.hpp"
 #include "store/script_check.hpp"
 
@@ -173,6 +176,43 @@ std::string changelog_column_type(Field field) {
   if (is_time_field(field)) return "timestamptz";
   if (field == Field::kBatch || field == Field::kDuration) return "bigint";
   return "text";
+}
+
+// Which part of a migration's script a query carried: `length` bytes from byte `offset`,
+// after `prefix` characters of migronaut's own (BEGIN; SET LOCAL …).
+struct SentPiece {
+  const Script* script = nullptr;
+  std::size_t offset = 0;
+  std::size_t length = 0;
+  std::size_t prefix = 0;
+};
+
+// The server's error position (1-based, in characters of the query) mapped back to the
+// script's file: line, column and the statement. False when the error has no position or it
+// lies outside the script (in migronaut's own statements).
+bool locate(const PGresult* result, const SentPiece& piece, nlohmann::json& context,
+            std::string& where) {
+  const char* position = PQresultErrorField(result, PG_DIAG_STATEMENT_POSITION);
+  if (position == nullptr || piece.script == nullptr) return false;
+  const std::size_t character = std::strtoull(position, nullptr, 10);
+  if (character <= piece.prefix) return false;
+  const std::string_view text =
+      std::string_view(piece.script->text).substr(piece.offset, piece.length);
+  const std::size_t in_piece = byte_offset_of_character(text, character - 1 - piece.prefix);
+  if (in_piece >= text.size()) return false;
+  const std::size_t offset = piece.offset + in_piece;
+  const TextPosition at = position_at(piece.script->text, offset);
+  const std::size_t line = piece.script->first_line + at.line - 1;
+  context["line"] = line;
+  context["column"] = at.column;
+  where = fmt::format("line {}, column {}", line, at.column);
+  const std::vector<PgStatement> statements = parse_pg_script(piece.script->text);
+  if (const PgStatement* statement = statement_at(statements, offset)) {
+    const std::string shown = shown_statement(statement->text(piece.script->text));
+    context["statement"] = shown;
+    where += " in `" + shown + "`";
+  }
+  return true;
 }
 
 class PostgresStore final : public Store {
@@ -355,11 +395,12 @@ class PostgresStore final : public Store {
     const auto started = std::chrono::steady_clock::now();
     if (const auto* script = std::get_if<Script>(execution.work)) {
       if (execution.transactional) {
-        check_migration(
-            send(begin_sql() + ";\n" + script->text + "\n;\n" + commit_script(execution)));
+        const std::string head = begin_sql() + ";\n";
+        check_migration(send(head + script->text + "\n;\n" + commit_script(execution)),
+                        SentPiece{script, 0, script->text.size(), head.size()});
         return;
       }
-      run_statements(script->text);
+      run_statements(*script);
     } else {
       run_body(std::get<MigrationBody>(*execution.work), execution);
       if (execution.transactional) {
@@ -457,8 +498,8 @@ class PostgresStore final : public Store {
                 {{"sqlstate", sqlstate_of(result)}});
   }
 
-  // Like check(), for the statements of a migration.
-  void check_migration(const Result& result) const {
+  // Like check(), for the statements of a migration; `piece` places a failure in its file.
+  void check_migration(const Result& result, const SentPiece& piece = {}) const {
     if (succeeded(result.get())) return;
     if (connection_broken(result.get())) throw connection_lost("run a migration", result.get());
     const std::string state = sqlstate_of(result.get());
@@ -466,8 +507,12 @@ class PostgresStore final : public Store {
       throw LockLostError("the lock no longer names this run; the migration was rolled back");
     }
     nlohmann::json context = {{"sqlstate", state}};
-    if (const char* position = PQresultErrorField(result.get(), PG_DIAG_STATEMENT_POSITION)) {
-      context["position"] = std::stoll(position);
+    std::string where;
+    if (locate(result.get(), piece, context, where)) {
+      const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
+      throw MigrationExecutionFailedError(
+          fmt::format("{}: {}", where, primary ? primary : server_message(result.get())),
+          std::move(context));
     }
     throw MigrationExecutionFailedError(server_message(result.get()), std::move(context));
   }
@@ -475,16 +520,17 @@ class PostgresStore final : public Store {
   // Outside a transaction each statement goes on its own: the server runs a multi-statement
   // string as one implicit transaction, where CREATE INDEX CONCURRENTLY and its kin fail. A
   // script the parser cannot read whole goes as it is, for the server to report.
-  void run_statements(const std::string& script) {
-    const std::vector<PgStatement> statements = parse_pg_script(script);
+  void run_statements(const Script& script) {
+    const std::vector<PgStatement> statements = parse_pg_script(script.text);
     const bool readable = std::all_of(statements.begin(), statements.end(),
                                       [](const PgStatement& s) { return s.parsed(); });
     if (!readable) {
-      check_migration(send(script));
+      check_migration(send(script.text), SentPiece{&script, 0, script.text.size(), 0});
       return;
     }
     for (const PgStatement& statement : statements) {
-      check_migration(send(std::string(statement.text(script))));
+      check_migration(send(std::string(statement.text(script.text))),
+                      SentPiece{&script, statement.offset, statement.end - statement.offset, 0});
     }
   }
 

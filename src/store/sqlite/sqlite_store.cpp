@@ -485,7 +485,7 @@ class SqliteStore final : public Store {
   // migronaut's own errors, which keep their type.
   void run_work(const Execution& execution) {
     auto failed = [](const std::string& error) {
-      return MigrationExecutionFailedError("migration failed: " + error, {{"error", error}});
+      return MigrationExecutionFailedError(error, {{"error", error}});
     };
     if (const auto* script = std::get_if<Script>(execution.work)) {
       char* message = nullptr;

@@ -37,6 +37,7 @@ enum class ErrorCode : int {
   kMigrationBlocked = 24,
   // migronaut's own.
   kLintFailed = 45,
+  kMigrationLockTimeout = 46,
 };
 
 // "LOCK_ALREADY_HELD" and so on: the string `--json` prints as error.code.
@@ -95,6 +96,7 @@ using LockReleaseFailedError = CodedError<ErrorCode::kLockReleaseFailed>;
 using MigrationOutOfOrderError = CodedError<ErrorCode::kMigrationOutOfOrder>;
 using MigrationBlockedError = CodedError<ErrorCode::kMigrationBlocked>;
 using LintFailedError = CodedError<ErrorCode::kLintFailed>;
+using MigrationLockTimeoutError = CodedError<ErrorCode::kMigrationLockTimeout>;
 
 // Throws `error` as its coded type (LockLostError for kLockLost, …), so a caller catching the
 // specific type sees an error that was stored or copied as a plain Error.

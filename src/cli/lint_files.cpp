@@ -23,9 +23,17 @@ std::string read_text(const std::filesystem::path& path) {
   return content.str();
 }
 
+// As migronaut will run it: in a transaction or not, with the timeouts it sets there.
 LintOptions options_for(const Migration& migration, const Config& config) {
-  return LintOptions{.transactional =
-                         migration.transactional.value_or(config.use_transaction.value_or(true))};
+  const bool transactional =
+      migration.transactional.value_or(config.use_transaction.value_or(true));
+  const auto lock_timeout =
+      migration.lock_timeout.value_or(std::chrono::milliseconds(config.lock_timeout_ms));
+  const auto statement_timeout = migration.statement_timeout.value_or(std::chrono::milliseconds(0));
+  return LintOptions{
+      .transactional = transactional,
+      .runner_sets_lock_timeout = transactional && lock_timeout.count() > 0,
+      .runner_sets_statement_timeout = transactional && statement_timeout.count() > 0};
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "core/runner.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <random>
 #include <thread>
 
 #include "core/redact.hpp"
@@ -44,6 +46,16 @@ class MigrationLogger : public Logger {
   Logger& sink_;
   std::string prefix_;
 };
+
+// The pause before try `attempt` + 1 of a migration that hit its lock timeout: doubling from
+// 100 ms up to 5 s, with jitter so that retrying peers do not fall into step.
+milliseconds lock_retry_pause(std::int64_t attempt) {
+  constexpr std::int64_t kFirstMs = 100;
+  constexpr std::int64_t kMostMs = 5000;
+  const std::int64_t full = std::min(kMostMs, kFirstMs << std::min<std::int64_t>(attempt - 1, 6));
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  return milliseconds(std::uniform_int_distribution<std::int64_t>(full / 2, full)(random));
+}
 
 }  // namespace
 
@@ -127,11 +139,18 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
   try {
     Watchdog watchdog(*env_.clock, timeout, body_stop, env_.store);
     const LockToken* fence = env_.lease ? &env_.lease->token() : nullptr;
-    env_.store.execute(Execution{.work = &work,
-                                 .transactional = in_transaction,
-                                 .record = &record,
-                                 .fence = fence,
-                                 .context = &context});
+    const auto bound = [](std::optional<milliseconds> own, std::int64_t configured) {
+      return own.value_or(milliseconds(configured));
+    };
+    execute_with_lock_retries(
+        Execution{.work = &work,
+                  .transactional = in_transaction,
+                  .record = &record,
+                  .fence = fence,
+                  .context = &context,
+                  .lock_timeout = bound(migration.lock_timeout, env_.config.lock_timeout_ms),
+                  .statement_timeout = bound(migration.statement_timeout, 0)},
+        migration.name);
     timed_out = watchdog.fired();
   } catch (const LockLostError& e) {
     // Fencing refused the commit: nothing was written, and nothing more may be.
@@ -173,6 +192,35 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
     call_hook("afterEach", [&] { env_.hooks.after_each(migration.name, duration, info); });
   }
   return RunResult{migration.name, up ? "applied" : "reverted", duration, batch, ""};
+}
+
+void Runner::execute_with_lock_retries(const Execution& execution, const std::string& name) {
+  const std::int64_t retries = env_.config.lock_retries;
+  for (std::int64_t attempt = 1;; ++attempt) {
+    try {
+      env_.store.execute(execution);
+      return;
+    } catch (const MigrationLockTimeoutError& e) {
+      // The transaction rolled back whole, so trying again is safe.
+      const std::string blocker = e.context().value("blockedBy", "another session");
+      if (attempt > retries) {
+        nlohmann::json context = e.context();
+        context["tries"] = attempt;
+        throw MigrationLockTimeoutError(
+            fmt::format("{} could not get its locks in {} tries of {} ms; blocked by {}", name,
+                        attempt, execution.lock_timeout.count(), blocker),
+            context);
+      }
+      const milliseconds pause = lock_retry_pause(attempt);
+      env_.logger.warn(fmt::format(
+          "{}: lock timeout after {} ms (try {} of {}), blocked by {}; "
+          "rolled back, trying again in {} ms",
+          name, execution.lock_timeout.count(), attempt, retries + 1, blocker, pause.count()));
+      if (env_.clock->sleep_for(pause, env_.stop.token()) == false) throw;
+      if (env_.lease) env_.lease->renew_now();
+      if (env_.stop.requested()) throw;
+    }
+  }
 }
 
 void Runner::fail(Direction direction, const Migration& migration, std::int64_t batch,

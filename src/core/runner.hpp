@@ -52,6 +52,9 @@ class Runner {
  private:
   RunResult run_one(Direction direction, const Migration& migration, std::int64_t batch,
                     const HookInfo& info);
+  // Executes; a transaction that timed out waiting for a lock rolled back whole, so it is tried
+  // again (up to lockRetries more times, the lease renewed and the stop honoured between tries).
+  void execute_with_lock_retries(const Execution& execution, const std::string& name);
   [[noreturn]] void fail(Direction direction, const Migration& migration, std::int64_t batch,
                          const Error& error, const HookInfo& info);
 

@@ -18,9 +18,12 @@ struct Migration {
   std::string description;
   std::string checksum;  // SHA-256 hex
   Work up;
-  std::optional<Work> down;  // absent: irreversible
+  std::optional<Work> down;           // absent: irreversible
   std::optional<bool> transactional;  // absent: the config's useTransaction decides
   std::optional<std::chrono::milliseconds> timeout;
+  // From the file's header (`lock_timeout:30s`, `statement_timeout:5min`); 0 turns it off.
+  std::optional<std::chrono::milliseconds> lock_timeout;
+  std::optional<std::chrono::milliseconds> statement_timeout;
 };
 
 // Scans the top level of `dir` for files ending in `extension` (".sql" or ".json"), validates
@@ -29,8 +32,7 @@ struct Migration {
 // same version prefix (the part before the first "-"), which leaves their order ambiguous;
 // MigrationInvalidFormatError (file and reason in the context) for a file that does not parse.
 // A missing folder holds no migrations.
-std::vector<Migration> load_migrations(const std::filesystem::path& dir,
-                                       std::string_view extension,
+std::vector<Migration> load_migrations(const std::filesystem::path& dir, std::string_view extension,
                                        const std::vector<CodeMigration>& code = {});
 
 }  // namespace migronaut

@@ -131,6 +131,11 @@ struct Execution {
   const LockToken* fence = nullptr;
   // The context handed to a C++ body; the store fills in `handle`.
   MigrationContext* context = nullptr;
+  // Where the store can (PostgreSQL), bounds on a transactional execution's statements: how
+  // long one may wait for a lock (then it throws MigrationLockTimeoutError, rolled back, with
+  // the blocking session in its context) and how long one may run. 0: no bound.
+  std::chrono::milliseconds lock_timeout{0};
+  std::chrono::milliseconds statement_timeout{0};
 };
 
 class Store {

@@ -1,8 +1,13 @@
 // Safe migrations on PostgreSQL, through the real binary against a throwaway server: statements
 // that cannot run in a migration's transaction refused before anything runs.
+#include <libpq-fe.h>
+
 #include <cctype>
+#include <chrono>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -12,6 +17,45 @@
 
 namespace migronaut::testing {
 namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// A session of the test's own, under an application name a blocker report must show.
+class Session {
+ public:
+  Session(const std::string& uri, const std::string& application) {
+    const char* keys[] = {"dbname", "application_name", nullptr};
+    const char* values[] = {uri.c_str(), application.c_str(), nullptr};
+    conn_.reset(PQconnectdbParams(keys, values, /*expand_dbname=*/1));
+    if (PQstatus(conn_.get()) != CONNECTION_OK) throw std::runtime_error("cannot connect");
+  }
+  // The first cell of `sql`'s result; throws when it fails.
+  std::string query(const std::string& sql) {
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn_.get(), sql.c_str()),
+                                                         &PQclear);
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+      throw std::runtime_error(PQresultErrorMessage(result.get()));
+    }
+    return PQntuples(result.get()) > 0 ? PQgetvalue(result.get(), 0, 0) : "";
+  }
+  int pid() const { return PQbackendPID(conn_.get()); }
+
+ private:
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_{nullptr, &PQfinish};
+};
+
+// Waits (bounded) for `done`.
+template <typename Condition>
+bool eventually(Condition done, seconds limit = seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return false;
+}
 
 class PgSafetyTest : public ::testing::Test {
  protected:
@@ -141,6 +185,97 @@ TEST_F(PgSafetyTest, LintAndUpLintRefuseAPlainIndexOnALiveTable) {
   EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
   EXPECT_TRUE(table_exists("users_email"));
   EXPECT_EQ(records(), 1);
+}
+
+constexpr std::string_view kAlterName = "20260101000001-plan.sql";
+
+// A session that read `accounts` in a transaction it keeps open: its ACCESS SHARE lock blocks
+// the ALTER TABLE of kAlterName, not other readers.
+std::unique_ptr<Session> start_blocker(const std::string& uri) {
+  pg_query_value(uri, "CREATE TABLE accounts (id bigint); INSERT INTO accounts VALUES (1)");
+  auto blocker = std::make_unique<Session>(uri, "report-job");
+  blocker->query("BEGIN");
+  blocker->query("SELECT count(*) FROM accounts");
+  return blocker;
+}
+
+TEST_F(PgSafetyTest, ABlockedMigrationRetriesWithoutStallingReadersAndAppliesOnce) {
+  auto blocker = start_blocker(uri_);
+  dir_.write(std::string(kAlterName),
+             "-- migrate:up\nALTER TABLE accounts ADD COLUMN plan text;\n"
+             "INSERT INTO accounts (id, plan) VALUES (2, 'pro');\n");
+  Process run({migronaut_binary(), "--no-env", "--uri", uri_, "--dir", dir_.path().string(), "up"},
+              {{"MIGRONAUT_LOCK_TIMEOUT_MS", "300"}, {"MIGRONAUT_LOCK_RETRIES", "1000"}});
+  // Each try waits at most 300 ms in the lock queue, and rolls back to let the queue drain.
+  ASSERT_TRUE(eventually([&] { return run.err_so_far().find("(try 3 of") != std::string::npos; }))
+      << run.err_so_far();
+  const std::string log = run.err_so_far();
+  EXPECT_NE(log.find("blocked by pid " + std::to_string(blocker->pid()) +
+                     " (application 'report-job', idle in transaction"),
+            std::string::npos)
+      << log;
+
+  // A reader bounded server-side: a query stalled behind the queued ALTER for more than 3 s
+  // (ten times the lock timeout) fails instead of answering.
+  Session reader(uri_, "reader");
+  reader.query("SET statement_timeout = 3000");
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(reader.query("SELECT count(*) FROM accounts"), "1");
+  EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"), 0);
+
+  blocker->query("COMMIT");
+  const std::optional<ProcessResult> done = run.wait_for(seconds(60));
+  ASSERT_TRUE(done.has_value());
+  EXPECT_EQ(done->exit_code, 0) << done->err;
+  EXPECT_EQ(value("SELECT plan FROM accounts WHERE id = 2"), "pro");
+  EXPECT_EQ(count("SELECT count(*) FROM accounts"), 2);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 1);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
+}
+
+TEST_F(PgSafetyTest, ABlockerThatNeverEndsStopsTheRunNamingItAndNothingIsApplied) {
+  auto blocker = start_blocker(uri_);
+  dir_.write(std::string(kAlterName),
+             "-- migrate:up\nALTER TABLE accounts ADD COLUMN plan text;\n");
+  const ProcessResult result =
+      run_migronaut({"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "up"},
+                    {{"MIGRONAUT_LOCK_TIMEOUT_MS", "200"}, {"MIGRONAUT_LOCK_RETRIES", "2"}});
+  EXPECT_EQ(result.exit_code, 46) << result.out << result.err;
+  const nlohmann::json error = nlohmann::json::parse(result.out).at("error");
+  EXPECT_EQ(error["code"], "MIGRATION_LOCK_TIMEOUT");
+  const std::string message = error["message"];
+  EXPECT_NE(message.find(std::string(kAlterName) + " could not get its locks in 3 tries"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("pid " + std::to_string(blocker->pid()) + " (application 'report-job'"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(error["context"]["blockers"][0]["pid"], blocker->pid());
+  blocker->query("ROLLBACK");
+  EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
+}
+
+TEST_F(PgSafetyTest, AMigrationSetsItsOwnTimeoutsInItsHeader) {
+  auto blocker = start_blocker(uri_);
+  // Its own lock timeout, and no retries: the run stops at the first timeout.
+  dir_.write(std::string(kAlterName),
+             "-- migrate:up lock_timeout:150ms statement_timeout:5s\n"
+             "ALTER TABLE accounts ADD COLUMN plan text;\n");
+  const ProcessResult result =
+      run_migronaut({"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "up"},
+                    {{"MIGRONAUT_LOCK_TIMEOUT_MS", "0"}, {"MIGRONAUT_LOCK_RETRIES", "0"}});
+  EXPECT_EQ(result.exit_code, 46) << result.out << result.err;
+  EXPECT_NE(result.out.find("in 1 tries of 150 ms"), std::string::npos) << result.out;
+  blocker->query("ROLLBACK");
+
+  dir_.write(std::string(kAlterName),
+             "-- migrate:up statement_timeout:100ms\nSELECT pg_sleep(2);\n");
+  const ProcessResult slow =
+      run_migronaut({"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "up"});
+  EXPECT_EQ(slow.exit_code, 7) << slow.out;
+  EXPECT_NE(slow.out.find("statement timeout"), std::string::npos) << slow.out;
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 0);
 }
 
 // The failure as `up --json` reports it: message and context.

@@ -25,6 +25,7 @@
 #include "sql/pg/transaction_rules.hpp"
 #include "sql/text_position.hpp"
 #include "store/backends.hpp"
+#include "store/postgres/blockers.hpp"
 #include "store/script_check.hpp"
 
 namespace migronaut {
@@ -34,12 +35,11 @@ constexpr std::string_view kLockId = "migronaut_lock";
 // Raised by the fencing check; a class of its own so no server or user error can mimic it.
 constexpr std::string_view kFenceSqlstate = "MN001";
 constexpr std::string_view kUndefinedTable = "42P01";
+constexpr std::string_view kLockNotAvailable = "55P03";
 // How often a migration's backend looks for a vanished client (see begin_sql()).
 constexpr int kClientCheckIntervalMs = 1000;
 // wait_for_release() polls the socket in slices this long so it honours its stop token.
 constexpr auto kWaitSlice = std::chrono::milliseconds(100);
-// libpq's default is to wait forever for an unreachable host.
-constexpr const char* kDefaultConnectTimeoutSeconds = "10";
 constexpr std::size_t kMaxIdentifierLength = 63;
 
 struct ResultDeleter {
@@ -224,7 +224,8 @@ class PostgresStore final : public Store {
         lock_table_(quote_identifier(config.lock_table)),
         changelog_table_(quote_identifier(config.migrations_table)),
         changelog_index_(quote_identifier(derived_name(config.migrations_table, "_status_batch"))),
-        channel_(derived_name(config.lock_table, "_released")) {
+        channel_(derived_name(config.lock_table, "_released")),
+        uri_for_blockers_(config.uri) {
     // Server notices (e.g. "relation already exists, skipping") are not ours to print.
     PQsetNoticeProcessor(
         conn_, [](void*, const char*) {}, nullptr);
@@ -395,8 +396,9 @@ class PostgresStore final : public Store {
     const auto started = std::chrono::steady_clock::now();
     if (const auto* script = std::get_if<Script>(execution.work)) {
       if (execution.transactional) {
-        const std::string head = begin_sql() + ";\n";
-        check_migration(send(head + script->text + "\n;\n" + commit_script(execution)),
+        const std::string head = begin_sql(execution) + ";\n";
+        check_migration(send_watched(head + script->text + "\n;\n" + commit_script(execution),
+                                     execution.lock_timeout),
                         SentPiece{script, 0, script->text.size(), head.size()});
         return;
       }
@@ -449,6 +451,18 @@ class PostgresStore final : public Store {
       result.reset(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
                                 values.data(), nullptr, nullptr, 0));
     }
+    if (!succeeded(result.get())) rollback_if_open();
+    return result;
+  }
+
+  // Like send(), noting who blocks the query when it still runs halfway to `lock_timeout`, so
+  // a lock timeout can name its blocker (blockers_).
+  Result send_watched(const std::string& sql, std::chrono::milliseconds lock_timeout) {
+    blockers_ = nlohmann::json::array();
+    if (lock_timeout.count() == 0) return send(sql);
+    Watched watched = exec_watching_blockers(conn_, sql, uri_for_blockers_, lock_timeout / 2);
+    Result result(watched.result);
+    blockers_ = std::move(watched.blockers);
     if (!succeeded(result.get())) rollback_if_open();
     return result;
   }
@@ -506,6 +520,13 @@ class PostgresStore final : public Store {
     if (state == kFenceSqlstate) {
       throw LockLostError("the lock no longer names this run; the migration was rolled back");
     }
+    if (state == kLockNotAvailable) {
+      const std::string blocker = describe_blockers(blockers_);
+      throw MigrationLockTimeoutError(
+          "a statement waited past its lock_timeout for a lock held by " + blocker +
+              "; the transaction was rolled back",
+          {{"sqlstate", state}, {"blockedBy", blocker}, {"blockers", blockers_}});
+    }
     nlohmann::json context = {{"sqlstate", state}};
     std::string where;
     if (locate(result.get(), piece, context, where)) {
@@ -538,7 +559,7 @@ class PostgresStore final : public Store {
     if (execution.context == nullptr) {
       throw MigrationExecutionFailedError("postgres: a C++ migration needs a context");
     }
-    if (execution.transactional) check_migration(send(begin_sql()));
+    if (execution.transactional) check_migration(send(begin_sql(execution)));
     execution.context->handle.postgres = conn_;
     try {
       body(*execution.context);
@@ -557,10 +578,22 @@ class PostgresStore final : public Store {
   // A migration's transaction goes on server-side whatever happens to its client: without a
   // check, one whose migrator was killed would still reach COMMIT (and hold its locks until
   // then). PostgreSQL 14+ can look for a closed client connection while a statement runs.
-  std::string begin_sql() const {
-    if (PQserverVersion(conn_) < 140000) return "BEGIN";
-    return "BEGIN; SET LOCAL client_connection_check_interval = " +
-           std::to_string(kClientCheckIntervalMs);
+  // The migration's own bounds follow: lock_timeout (a wait for a lock fails with 55P03, the
+  // whole transaction rolls back, and the engine tries again) and statement_timeout.
+  std::string begin_sql(const Execution& execution) const {
+    std::string sql = "BEGIN";
+    if (PQserverVersion(conn_) >= 140000) {
+      sql += "; SET LOCAL client_connection_check_interval = " +
+             std::to_string(kClientCheckIntervalMs);
+    }
+    if (execution.lock_timeout.count() > 0) {
+      sql += "; SET LOCAL lock_timeout = " + std::to_string(execution.lock_timeout.count());
+    }
+    if (execution.statement_timeout.count() > 0) {
+      sql +=
+          "; SET LOCAL statement_timeout = " + std::to_string(execution.statement_timeout.count());
+    }
+    return sql;
   }
 
   std::string commit_script(const Execution& execution) {
@@ -696,16 +729,15 @@ class PostgresStore final : public Store {
   std::string channel_;          // the NOTIFY channel, unquoted (pg_notify takes it as text)
   bool schema_known_ = false;    // the tables exist: ensure_schema() costs nothing
   bool listening_ = false;
+  std::string uri_for_blockers_;  // unredacted: the blocker query's own connection
+  nlohmann::json blockers_ = nlohmann::json::array();  // seen during the last watched query
 };
 
 }  // namespace
 
 std::unique_ptr<Store> open_postgres_store(const Config& config) {
   std::string redacted = redact_uri(config.uri);
-  // Keywords before `dbname` are defaults that the URI's own parameters override.
-  const char* keys[] = {"connect_timeout", "fallback_application_name", "dbname", nullptr};
-  const char* values[] = {kDefaultConnectTimeoutSeconds, "migronaut", config.uri.c_str(), nullptr};
-  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  PGconn* conn = connect_postgres(config.uri);
   if (conn == nullptr) {
     throw ConnectionFailedError("postgres: out of memory connecting to " + redacted,
                                 {{"uri", redacted}});

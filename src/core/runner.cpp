@@ -5,8 +5,9 @@
 #include <random>
 #include <thread>
 
-#include "core/redact.hpp"
 #include "fmt/format.h"
+#include "store/registry.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut {
 namespace {
@@ -68,9 +69,9 @@ void call_hook(const char* hook, const std::function<void()>& call) {
   }
 }
 
-bool runs_in_transaction(const Store& store, const Config& config, const Migration& migration) {
+bool runs_in_transaction(const Config& config, const Migration& migration) {
   return migration.transactional.value_or(
-      config.use_transaction.value_or(store.transactions_by_default()));
+      config.use_transaction.value_or(backend_for(config.uri).transactions_by_default));
 }
 
 void check_scripts(const Store& store, const Config& config, Direction direction,
@@ -80,7 +81,7 @@ void check_scripts(const Store& store, const Config& config, Direction direction
     const Work* work =
         direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
     if (const Script* script = work ? std::get_if<Script>(work) : nullptr) {
-      store.check_script(migration.name, *script, runs_in_transaction(store, config, migration));
+      store.check_script(migration.name, *script, runs_in_transaction(config, migration));
     }
   }
 }
@@ -114,7 +115,7 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
 
   const bool up = direction == Direction::kUp;
   const Work& work = up ? migration.up : *migration.down;
-  const bool in_transaction = runs_in_transaction(env_.store, env_.config, migration);
+  const bool in_transaction = runs_in_transaction(env_.config, migration);
   const RecordWrite record = up ? applied_record(migration, batch, env_.stamp)
                                 : reverted_record(migration.name, env_.stamp);
   if (up && !in_transaction) {

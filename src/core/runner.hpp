@@ -28,9 +28,9 @@ struct RunEnvironment {
   Clock* clock = &Clock::real();
 };
 
-// Whether `migration` runs in a transaction: its own option, else the config's, else the store's
-// default.
-bool runs_in_transaction(const Store& store, const Config& config, const Migration& migration);
+// Whether `migration` runs in a transaction: its own option, else the config's, else the
+// backend's default.
+bool runs_in_transaction(const Config& config, const Migration& migration);
 
 // Has the store check the script each target runs in `direction` before any of them runs, so a
 // refusal leaves the database as it was.

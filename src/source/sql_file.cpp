@@ -9,9 +9,9 @@
 #include <optional>
 #include <vector>
 
-#include "core/text.hpp"
 #include "migronaut/errors.hpp"
 #include "sql/text_position.hpp"
+#include "util/text.hpp"
 
 namespace migronaut {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "core/text.hpp"
+#include "util/text.hpp"
 #include "migronaut/errors.hpp"
 #include "sql/text_position.hpp"
 

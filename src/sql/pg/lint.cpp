@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <set>
 
-#include "core/text.hpp"
+#include "util/text.hpp"
 #include "sql/pg/lint_checks.hpp"
 #include "sql/pg/transaction_rules.hpp"
 

@@ -1,6 +1,8 @@
 // The SQLite store: one sqlite3 connection to a database file (`sqlite:path/to.db`, relative to
 // the process's working directory). Every timestamp comes from SQLite's own clock, so two
 // processes on one machine judge the lock by the same time source.
+#include "store/sqlite/sqlite_store.hpp"
+
 #include <sqlite3.h>
 
 #include <chrono>
@@ -10,7 +12,6 @@
 #include <utility>
 
 #include "migronaut/errors.hpp"
-#include "store/backends.hpp"
 #include "store/script_check.hpp"
 #include "store/sqlite/sqlite_script.hpp"
 
@@ -261,8 +262,6 @@ class SqliteStore final : public Store {
         changelog_table_(quote_identifier(config.migrations_table)) {}
 
   std::string_view kind() const override { return "sqlite"; }
-  std::string_view script_extension() const override { return ".sql"; }
-  bool transactions_by_default() const override { return true; }
 
   void ensure_schema() override {
     if (schema_ready_) return;

@@ -2,9 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "util/text.hpp"
 #include "migronaut/errors.hpp"
 #include "sql/text_position.hpp"
+#include "util/text.hpp"
 
 namespace migronaut {
 namespace {

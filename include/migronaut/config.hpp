@@ -34,6 +34,11 @@ struct Config {
   OnLockHeld on_lock_held = OnLockHeld::kThrow;
   std::optional<std::int64_t> lock_wait_timeout_ms;  // unset: max(90 s, 1.5 × holder TTL)
   std::int64_t lock_poll_interval_ms = 500;
+  // Where the database supports it (PostgreSQL), each statement of a transactional migration
+  // waits at most this long for a lock; then the transaction rolls back and is tried again, up
+  // to `lock_retries` more times with a growing, jittered pause. 0: wait forever.
+  std::int64_t lock_timeout_ms = 5000;
+  std::int64_t lock_retries = 10;
   std::string executed_by;  // MIGRONAUT_USER, else the OS user
 
   std::int64_t lock_ttl_ms() const { return lock_ttl_seconds * 1000; }

@@ -36,6 +36,9 @@ enum class ErrorCode : int {
   kAuditFailed = 22,
   kMigrationOutOfOrder = 23,
   kMigrationBlocked = 24,
+  // migronaut's own.
+  kLintFailed = 45,
+  kMigrationLockTimeout = 46,
 };
 
 // "LOCK_ALREADY_HELD" and so on: the string `--json` prints as error.code.
@@ -94,6 +97,8 @@ using MigrationInvalidFormatError = CodedError<ErrorCode::kMigrationInvalidForma
 using LockReleaseFailedError = CodedError<ErrorCode::kLockReleaseFailed>;
 using MigrationOutOfOrderError = CodedError<ErrorCode::kMigrationOutOfOrder>;
 using MigrationBlockedError = CodedError<ErrorCode::kMigrationBlocked>;
+using LintFailedError = CodedError<ErrorCode::kLintFailed>;
+using MigrationLockTimeoutError = CodedError<ErrorCode::kMigrationLockTimeout>;
 
 // Throws `error` as its coded type (LockLostError for kLockLost, …), so a caller catching the
 // specific type sees an error that was stored or copied as a plain Error.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -74,6 +75,11 @@ Command add_wait(CLI::App& app);
 Command add_audit(CLI::App& app);
 Command add_repair(CLI::App& app);
 Command add_import(CLI::App& app);
+Command add_lint(CLI::App& app);
+
+// The files of the migrations `up` with `options` would apply (the database decides which).
+std::vector<std::filesystem::path> pending_files(Context& context, const Config& config,
+                                                 const UpOptions& options);
 
 // Asks y/N on the terminal; with --json (non-interactive) a destructive command needs --yes.
 bool confirm(Context& context, const std::string& question, bool yes);

@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
   const std::vector<Command> commands = {
       add_init(app),   add_create(app), add_up(app),      add_down(app),     add_redo(app),
       add_status(app), add_list(app),   add_dry_run(app), add_baseline(app), add_lock(app),
-      add_unlock(app), add_wait(app),   add_audit(app),   add_repair(app),   add_import(app)};
+      add_unlock(app), add_wait(app),   add_audit(app),   add_repair(app),   add_import(app),
+      add_lint(app)};
 
   try {
     app.parse(argc, argv);

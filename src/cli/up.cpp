@@ -9,7 +9,9 @@
 
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
+#include "cli/lint_files.hpp"
 #include "fmt/format.h"
+#include "migronaut/errors.hpp"
 
 namespace migronaut::cli {
 namespace {
@@ -22,7 +24,28 @@ struct UpFlags {
   std::string wait_timeout;
   bool no_lock = false;
   std::string reason;
+  bool lint = false;
 };
+
+// `up --lint`: the pending migrations linted first; any error refuses the run untouched.
+void lint_pending(Context& context, const Config& config, const UpOptions& options) {
+  const LintResult result = lint_files(pending_files(context, config, options), config);
+  nlohmann::json findings = nlohmann::json::array();
+  for (const FileFinding& finding : result.findings) {
+    if (finding.rule->severity != LintSeverity::kError) continue;
+    context.out().error(describe(finding));
+    findings.push_back(to_json(finding));
+  }
+  if (findings.empty()) return;
+  const FileFinding& first =
+      *std::find_if(result.findings.begin(), result.findings.end(),
+                    [](const FileFinding& f) { return f.rule->severity == LintSeverity::kError; });
+  throw LintFailedError(
+      fmt::format("lint found {} error(s) in the pending migrations, first "
+                  "{}:{}:{} [{}]; nothing was applied",
+                  findings.size(), first.file, first.line, first.column, first.rule->id),
+      {{"findings", findings}});
+}
 
 // The live line a terminal shows while waiting: who holds the lock, what it is on, and how
 // long we have waited. Redrawn every second between polls.
@@ -85,6 +108,7 @@ Command add_up(CLI::App& app) {
                   "Give up after this many ms without progress from the holder");
   sub->add_flag("--no-lock", flags->no_lock, "Take no lock (development only)");
   sub->add_option("--reason", flags->reason, "Why: stamped on the changelog records");
+  sub->add_flag("--lint", flags->lint, "Lint the pending migrations first; refuse on errors");
   return {sub,
           [flags](Context& context) {
             nlohmann::json extra = nlohmann::json::object();
@@ -102,6 +126,7 @@ Command add_up(CLI::App& app) {
             options.up.no_lock = flags->no_lock;
             options.up.reason = flags->reason;
             options.stop = context.stop();
+            if (flags->lint) lint_pending(context, config, options.up);
             WaitLine line(context.out());
             options.on_wait = [&line](const LockWaitReport& report) { line.update(report); };
 

@@ -51,6 +51,7 @@ struct KeySpec {
   Type type;
   std::span<const std::string_view> allowed = {};  // kEnum
   std::int64_t max = kInt32Max;                    // kPositiveInt
+  std::int64_t min = 1;                            // kPositiveInt: 0 where 0 means "off"
   void (*apply)(Config&, const json&) = nullptr;   // absent: the key shapes loading only
 };
 
@@ -65,7 +66,7 @@ E enum_at(const std::array<std::string_view, N>& names, const json& value) {
   return static_cast<E>(found - names.begin());
 }
 
-const std::array<KeySpec, 18> kKeys = {{
+const std::array<KeySpec, 20> kKeys = {{
     {.name = "uri",
      .variable = "MIGRONAUT_URI",
      .type = Type::kUri,
@@ -143,6 +144,19 @@ const std::array<KeySpec, 18> kKeys = {{
      .variable = "MIGRONAUT_LOCK_POLL_INTERVAL_MS",
      .type = Type::kPositiveInt,
      .apply = [](Config& c, const json& v) { c.lock_poll_interval_ms = v; }},
+    // How long a migration's statement may queue for a table lock before it gives up (the
+    // transaction rolls back and is tried again); 0 waits forever, as PostgreSQL does.
+    {.name = "lockTimeoutMs",
+     .variable = "MIGRONAUT_LOCK_TIMEOUT_MS",
+     .type = Type::kPositiveInt,
+     .min = 0,
+     .apply = [](Config& c, const json& v) { c.lock_timeout_ms = v; }},
+    {.name = "lockRetries",
+     .variable = "MIGRONAUT_LOCK_RETRIES",
+     .type = Type::kPositiveInt,
+     .max = 1000,
+     .min = 0,
+     .apply = [](Config& c, const json& v) { c.lock_retries = v; }},
 }};
 
 json defaults() {
@@ -156,7 +170,9 @@ json defaults() {
           {"onLockLost", "abort"},
           {"onOutOfOrder", "warn"},
           {"onLockHeld", "throw"},
-          {"lockPollIntervalMs", 500}};
+          {"lockPollIntervalMs", 500},
+          {"lockTimeoutMs", 5000},
+          {"lockRetries", 10}};
 }
 
 // Where a value came from, for the error that rejects it.
@@ -184,7 +200,8 @@ bool is_identifier(const std::string& name) {
 }
 
 // A JSON number that is a whole number in 1..max, as an integer.
-std::optional<std::int64_t> positive_integer(const json& value, std::int64_t max) {
+std::optional<std::int64_t> positive_integer(const json& value, std::int64_t min,
+                                             std::int64_t max) {
   std::int64_t number = 0;
   if (value.is_number_integer()) {
     if (value.is_number_unsigned() &&
@@ -194,14 +211,15 @@ std::optional<std::int64_t> positive_integer(const json& value, std::int64_t max
     number = value.get<std::int64_t>();
   } else if (value.is_number_float()) {
     const double real = value.get<double>();
-    if (!std::isfinite(real) || std::trunc(real) != real || real < 1 || real > double(max)) {
+    if (!std::isfinite(real) || std::trunc(real) != real || real < double(min) ||
+        real > double(max)) {
       return std::nullopt;
     }
     number = static_cast<std::int64_t>(real);
   } else {
     return std::nullopt;
   }
-  if (number < 1 || number > max) return std::nullopt;
+  if (number < min || number > max) return std::nullopt;
   return number;
 }
 
@@ -231,8 +249,10 @@ json checked(const KeySpec& key, const json& value, const Origin& origin) {
       if (!value.is_boolean()) reject(origin, "must be true or false");
       return value;
     case Type::kPositiveInt:
-      if (const auto number = positive_integer(value, key.max)) return *number;
-      reject(origin, "must be a positive integer no greater than " + std::to_string(key.max));
+      if (const auto number = positive_integer(value, key.min, key.max)) return *number;
+      reject(origin, key.min == 0
+                         ? "must be an integer from 0 (off) to " + std::to_string(key.max)
+                         : "must be a positive integer no greater than " + std::to_string(key.max));
     case Type::kEnum:
       if (value.is_string() && std::find(key.allowed.begin(), key.allowed.end(),
                                          value.get<std::string>()) != key.allowed.end()) {

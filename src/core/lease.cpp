@@ -73,6 +73,8 @@ void Lease::set_progress(const std::string& migration, std::int64_t step, std::i
   heartbeat_->renew_now();
 }
 
+void Lease::renew_now() { heartbeat_->renew_now(); }
+
 void Lease::lost(const std::string& reason) {
   if (options_.logger) options_.logger->warn("Lost the migration lock: " + reason);
   if (options_.emit) options_.emit({"lock:lost", {{"reason", reason}}});

@@ -38,6 +38,8 @@ class Lease {
   // Records the migration the run is on and renews now, returning once that renewal was tried:
   // waiters see the progress before the migration can keep the database busy.
   void set_progress(const std::string& migration, std::int64_t step, std::int64_t total);
+  // Renews now with the progress as it is (between tries of a migration).
+  void renew_now();
   // Stops the heartbeat (after the renewal in flight), then deletes the record scoped to our
   // owner and nonce. Throws LockReleaseFailedError.
   void release();

@@ -262,6 +262,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
       impl_->warn_about(selection);
       return {};
     }
+    check_scripts(impl_->connected(), impl_->config, Direction::kUp, selection.targets);
   }
   return impl_->locked_run(
       "up", Direction::kUp, options.no_lock,
@@ -280,7 +281,10 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
 std::vector<RunResult> Migrator::down(const DownOptions& options) {
   const std::vector<Migration> migrations = impl_->load();
   // Validate the selection before taking the lock, so bad input fails without touching it.
-  if (select_down(impl_->read_plan(migrations), options).empty()) return {};
+  const Plan boot_plan = impl_->read_plan(migrations);
+  const std::vector<const PlanEntry*> boot_targets = select_down(boot_plan, options);
+  if (boot_targets.empty()) return {};
+  check_scripts(impl_->connected(), impl_->config, Direction::kDown, boot_targets);
   return impl_->locked_run(
       "down", Direction::kDown, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
@@ -297,9 +301,11 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   DownOptions down_options;
   down_options.file = file;
   if (!file) down_options.steps = 1;
-  if (select_down(impl_->read_plan(migrations), down_options).empty()) {
-    throw NotAppliedError("Nothing is applied: nothing to redo");
-  }
+  const Plan boot_plan = impl_->read_plan(migrations);
+  const std::vector<const PlanEntry*> boot_targets = select_down(boot_plan, down_options);
+  if (boot_targets.empty()) throw NotAppliedError("Nothing is applied: nothing to redo");
+  check_scripts(impl_->connected(), impl_->config, Direction::kDown, boot_targets);
+  check_scripts(impl_->connected(), impl_->config, Direction::kUp, boot_targets);
   // Both directions under one lock, the target resolved inside it.
   return impl_->locked_run(
       "redo", Direction::kDown, false,

@@ -1,6 +1,8 @@
 #include "core/runner.hpp"
 
+#include <algorithm>
 #include <atomic>
+#include <random>
 #include <thread>
 
 #include "fmt/format.h"
@@ -46,6 +48,16 @@ class MigrationLogger : public Logger {
   std::string prefix_;
 };
 
+// The pause before try `attempt` + 1 of a migration that hit its lock timeout: doubling from
+// 100 ms up to 5 s, with jitter so that retrying peers do not fall into step.
+milliseconds lock_retry_pause(std::int64_t attempt) {
+  constexpr std::int64_t kFirstMs = 100;
+  constexpr std::int64_t kMostMs = 5000;
+  const std::int64_t full = std::min(kMostMs, kFirstMs << std::min<std::int64_t>(attempt - 1, 6));
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  return milliseconds(std::uniform_int_distribution<std::int64_t>(full / 2, full)(random));
+}
+
 }  // namespace
 
 void call_hook(const char* hook, const std::function<void()>& call) {
@@ -57,13 +69,26 @@ void call_hook(const char* hook, const std::function<void()>& call) {
   }
 }
 
-bool Runner::transactional(const Migration& migration) const {
+bool runs_in_transaction(const Config& config, const Migration& migration) {
   return migration.transactional.value_or(
-      env_.config.use_transaction.value_or(backend_for(env_.config.uri).transactions_by_default));
+      config.use_transaction.value_or(backend_for(config.uri).transactions_by_default));
+}
+
+void check_scripts(const Store& store, const Config& config, Direction direction,
+                   const std::vector<const PlanEntry*>& targets) {
+  for (const PlanEntry* target : targets) {
+    const Migration& migration = *target->migration;
+    const Work* work =
+        direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
+    if (const Script* script = work ? std::get_if<Script>(work) : nullptr) {
+      store.check_script(migration.name, *script, runs_in_transaction(config, migration));
+    }
+  }
 }
 
 void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targets,
                  std::int64_t batch, std::vector<RunResult>& results) {
+  check_scripts(env_.store, env_.config, direction, targets);
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const Migration& migration = *targets[i]->migration;
     const HookInfo info{env_.stamp.run_id, direction, i, targets.size()};
@@ -90,7 +115,7 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
 
   const bool up = direction == Direction::kUp;
   const Work& work = up ? migration.up : *migration.down;
-  const bool in_transaction = transactional(migration);
+  const bool in_transaction = runs_in_transaction(env_.config, migration);
   const RecordWrite record = up ? applied_record(migration, batch, env_.stamp)
                                 : reverted_record(migration.name, env_.stamp);
   if (up && !in_transaction) {
@@ -115,11 +140,18 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
   try {
     Watchdog watchdog(*env_.clock, timeout, body_stop, env_.store);
     const LockToken* fence = env_.lease ? &env_.lease->token() : nullptr;
-    env_.store.execute(Execution{.work = &work,
-                                 .transactional = in_transaction,
-                                 .record = &record,
-                                 .fence = fence,
-                                 .context = &context});
+    const auto bound = [](std::optional<milliseconds> own, std::int64_t configured) {
+      return own.value_or(milliseconds(configured));
+    };
+    execute_with_lock_retries(
+        Execution{.work = &work,
+                  .transactional = in_transaction,
+                  .record = &record,
+                  .fence = fence,
+                  .context = &context,
+                  .lock_timeout = bound(migration.lock_timeout, env_.config.lock_timeout_ms),
+                  .statement_timeout = bound(migration.statement_timeout, 0)},
+        migration.name);
     timed_out = watchdog.fired();
   } catch (const LockLostError& e) {
     // Fencing refused the commit: nothing was written, and nothing more may be.
@@ -161,6 +193,35 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
     call_hook("afterEach", [&] { env_.hooks.after_each(migration.name, duration, info); });
   }
   return RunResult{migration.name, up ? "applied" : "reverted", duration, batch, ""};
+}
+
+void Runner::execute_with_lock_retries(const Execution& execution, const std::string& name) {
+  const std::int64_t retries = env_.config.lock_retries;
+  for (std::int64_t attempt = 1;; ++attempt) {
+    try {
+      env_.store.execute(execution);
+      return;
+    } catch (const MigrationLockTimeoutError& e) {
+      // The transaction rolled back whole, so trying again is safe.
+      const std::string blocker = e.context().value("blockedBy", "another session");
+      if (attempt > retries) {
+        nlohmann::json context = e.context();
+        context["tries"] = attempt;
+        throw MigrationLockTimeoutError(
+            fmt::format("{} could not get its locks in {} tries of {} ms; blocked by {}", name,
+                        attempt, execution.lock_timeout.count(), blocker),
+            context);
+      }
+      const milliseconds pause = lock_retry_pause(attempt);
+      env_.logger.warn(fmt::format(
+          "{}: lock timeout after {} ms (try {} of {}), blocked by {}; "
+          "rolled back, trying again in {} ms",
+          name, execution.lock_timeout.count(), attempt, retries + 1, blocker, pause.count()));
+      if (env_.clock->sleep_for(pause, env_.stop.token()) == false) throw;
+      if (env_.lease) env_.lease->renew_now();
+      if (env_.stop.requested()) throw;
+    }
+  }
 }
 
 void Runner::fail(Direction direction, const Migration& migration, std::int64_t batch,

@@ -28,6 +28,15 @@ struct RunEnvironment {
   Clock* clock = &Clock::real();
 };
 
+// Whether `migration` runs in a transaction: its own option, else the config's, else the
+// backend's default.
+bool runs_in_transaction(const Config& config, const Migration& migration);
+
+// Has the store check the script each target runs in `direction` before any of them runs, so a
+// refusal leaves the database as it was.
+void check_scripts(const Store& store, const Config& config, Direction direction,
+                   const std::vector<const PlanEntry*>& targets);
+
 // Calls a hook; anything it throws fails the run as HookFailedError naming the hook.
 void call_hook(const char* hook, const std::function<void()>& call);
 
@@ -43,7 +52,9 @@ class Runner {
  private:
   RunResult run_one(Direction direction, const Migration& migration, std::int64_t batch,
                     const HookInfo& info);
-  bool transactional(const Migration& migration) const;
+  // Executes; a transaction that timed out waiting for a lock rolled back whole, so it is tried
+  // again (up to lockRetries more times, the lease renewed and the stop honoured between tries).
+  void execute_with_lock_retries(const Execution& execution, const std::string& name);
   [[noreturn]] void fail(Direction direction, const Migration& migration, std::int64_t batch,
                          const Error& error, const HookInfo& info);
 

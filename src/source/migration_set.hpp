@@ -34,6 +34,9 @@ struct Migration {
   std::optional<Work> down;           // absent: irreversible
   std::optional<bool> transactional;  // absent: the config's useTransaction decides
   std::optional<std::chrono::milliseconds> timeout;
+  // From the file's header (`lock_timeout:30s`, `statement_timeout:5min`); 0 turns it off.
+  std::optional<std::chrono::milliseconds> lock_timeout;
+  std::optional<std::chrono::milliseconds> statement_timeout;
 
   RunOrder order() const { return {repeatable, version, name}; }
 };

@@ -4,10 +4,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <chrono>
 #include <optional>
 #include <vector>
 
 #include "migronaut/errors.hpp"
+#include "sql/text_position.hpp"
 #include "util/text.hpp"
 
 namespace migronaut {
@@ -15,6 +18,10 @@ namespace {
 
 constexpr std::string_view kMarkerPrefix = "migrate:";
 constexpr std::string_view kDescriptionPrefix = "description:";
+constexpr std::string_view kLockTimeoutOption = "lock_timeout:";
+constexpr std::string_view kStatementTimeoutOption = "statement_timeout:";
+// PostgreSQL's timeouts are 32-bit milliseconds.
+constexpr std::int64_t kMaxTimeoutMs = 2'147'483'647;
 
 bool is_blank(std::string_view text) { return trim(text).empty(); }
 
@@ -47,6 +54,7 @@ class SqlParser {
 
   Migration parse() {
     if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);
+    refuse_bad_bytes();
     const std::vector<std::string_view> lines = split_lines(text_);
     for (std::size_t i = 0; i < lines.size(); ++i) parse_line(lines[i], i + 1);
     return build();
@@ -109,11 +117,33 @@ class SqlParser {
         transactional_ = false;
       } else if (option == "transaction:true") {
         transactional_ = true;
+      } else if (option.starts_with(kLockTimeoutOption)) {
+        lock_timeout_ = duration(option.substr(kLockTimeoutOption.size()), option, number);
+      } else if (option.starts_with(kStatementTimeoutOption)) {
+        statement_timeout_ =
+            duration(option.substr(kStatementTimeoutOption.size()), option, number);
       } else {
         fail(number, fmt::format("unknown option '{}'", option));
       }
       options = end == std::string_view::npos ? std::string_view() : trim(options.substr(end));
     }
+  }
+
+  // "30s", "500ms", "5min", "1h", "250" (ms), "0" or "off" (none).
+  std::chrono::milliseconds duration(std::string_view text, std::string_view option,
+                                     std::size_t number) const {
+    if (text == "off") return std::chrono::milliseconds(0);
+    std::int64_t value = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    const std::string_view unit(end, text.data() + text.size() - end);
+    static constexpr std::pair<std::string_view, std::int64_t> kUnits[] = {
+        {"", 1}, {"ms", 1}, {"s", 1000}, {"min", 60'000}, {"h", 3'600'000}};
+    for (const auto& [name, scale] : kUnits) {
+      if (error == std::errc() && value >= 0 && unit == name && value <= kMaxTimeoutMs / scale) {
+        return std::chrono::milliseconds(value * scale);
+      }
+    }
+    fail(number, fmt::format("'{}' needs a duration such as 30s, 500ms, 5min or off", option));
   }
 
   static std::string joined(const std::vector<std::string_view>& lines) {
@@ -131,13 +161,26 @@ class SqlParser {
     migration.name = name_;
     migration.description = description_;
     migration.transactional = transactional_;
+    migration.lock_timeout = lock_timeout_;
+    migration.statement_timeout = statement_timeout_;
     const std::string up = joined(up_.lines);
     if (is_blank(up)) fail(up_.marker_line, "the up section is empty");
-    migration.up = Script{up};
+    migration.up = Script{up, up_.marker_line + 1};
     if (const std::string down = joined(down_.lines); !is_blank(down)) {
-      migration.down = Script{down};
+      migration.down = Script{down, down_.marker_line + 1};
     }
     return migration;
+  }
+
+  // A NUL would cut the script short where the database reads it as a C string, and bytes that
+  // are not UTF-8 are not SQL text: both are refused, naming where they are.
+  void refuse_bad_bytes() const {
+    const std::size_t bad = first_invalid_utf8(text_);
+    if (bad == std::string_view::npos) return;
+    const TextPosition position = position_at(text_, bad);
+    fail(position.line,
+         fmt::format("{} at column {} (byte {}): a .sql file must be UTF-8 text",
+                     text_[bad] == '\0' ? "a NUL byte" : "invalid UTF-8", position.column, bad));
   }
 
   [[noreturn]] void fail(std::size_t line, const std::string& reason) const {
@@ -150,6 +193,8 @@ class SqlParser {
   std::string_view text_;
   std::string description_;
   std::optional<bool> transactional_;
+  std::optional<std::chrono::milliseconds> lock_timeout_;
+  std::optional<std::chrono::milliseconds> statement_timeout_;
   Section up_;
   Section down_;
   Section* current_ = nullptr;

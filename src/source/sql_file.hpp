@@ -1,7 +1,7 @@
 // .sql migrations in dbmate's format:
 //
 //   -- description: users table            (optional, before the first marker)
-//   -- migrate:up [transaction:false]
+//   -- migrate:up [transaction:false] [lock_timeout:30s] [statement_timeout:5min]
 //   CREATE TABLE users (...);
 //   -- migrate:down
 //   DROP TABLE users;

@@ -34,6 +34,13 @@ TEST(SqlFileTest, SplitsUpAndDown) {
   EXPECT_TRUE(migration.checksum.empty());
 }
 
+TEST(SqlFileTest, ScriptsKnowTheLineTheyStartOn) {
+  const Migration migration = parse_sql_migration(
+      kName, "-- description: x\n\n-- migrate:up\nSELECT 1;\n-- migrate:down\nSELECT 2;");
+  EXPECT_EQ(std::get<Script>(migration.up).first_line, 4u);
+  EXPECT_EQ(std::get<Script>(*migration.down).first_line, 6u);
+}
+
 TEST(SqlFileTest, KeepsMultiStatementSectionsWhole) {
   const Migration migration =
       parse_sql_migration(kName, "-- migrate:up\nSELECT 1;\n\n-- a comment\nSELECT 2;");
@@ -89,6 +96,9 @@ TEST(SqlFileTest, RejectsMalformedFiles) {
       {"-- migrate:up\nA;\n-- migrate:down transaction:false\nB;", 3, "options belong"},
       {"-- migrate:upp\nA;", 1, "unknown marker"},
       {"-- migrate:up\nA;\n-- migrate:sideways\nB;", 3, "unknown marker"},
+      {std::string("-- migrate:up\nSELECT 1;\nSELECT\0 2;", 34), 3, "a NUL byte at column 7"},
+      {"-- migrate:up\nSELECT 'caf\xE9';", 2, "invalid UTF-8 at column 12"},
+      {"-- description: caf\xC3\n-- migrate:up\nSELECT 1;", 1, "invalid UTF-8"},
   };
   for (const Case& c : cases) {
     const auto [reason, line] = format_error(c.text);

@@ -120,6 +120,7 @@ struct RecordWrite {
 // section, or a MongoDB JSON array of commands) or a C++ body.
 struct Script {
   std::string text;
+  std::size_t first_line = 1;  // the line of its file the text starts on (for error positions)
 };
 using Work = std::variant<Script, MigrationBody>;
 
@@ -133,6 +134,11 @@ struct Execution {
   const LockToken* fence = nullptr;
   // The context handed to a C++ body; the store fills in `handle`.
   MigrationContext* context = nullptr;
+  // Where the store can (PostgreSQL), bounds on a transactional execution's statements: how
+  // long one may wait for a lock (then it throws MigrationLockTimeoutError, rolled back, with
+  // the blocking session in its context) and how long one may run. 0: no bound.
+  std::chrono::milliseconds lock_timeout{0};
+  std::chrono::milliseconds statement_timeout{0};
 };
 
 // ----- Adopting other tools' databases (import) and read-only health probes (audit) -----
@@ -203,6 +209,14 @@ class Store {
   virtual void write_record(const RecordWrite& write) = 0;
 
   // --- migrations ---
+  // Refuses, before anything runs, a script of `file` this store cannot run as asked: run in a
+  // transaction, a statement that would end or escape it. Throws MigrationInvalidFormatError
+  // naming the file, the statement, its line and column.
+  virtual void check_script(std::string_view file, const Script& script, bool transactional) const {
+    (void)file;
+    (void)script;
+    (void)transactional;
+  }
   // Runs `execution.work` and writes `execution.record` as described on Execution. A failing
   // body throws MigrationExecutionFailedError (after rolling back where transactional); a lost
   // connection throws ConnectionFailedError; a failed fence throws LockLostError.

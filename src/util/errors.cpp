@@ -52,6 +52,10 @@ std::string_view error_code_name(ErrorCode code) {
       return "MIGRATION_OUT_OF_ORDER";
     case ErrorCode::kMigrationBlocked:
       return "MIGRATION_BLOCKED";
+    case ErrorCode::kLintFailed:
+      return "LINT_FAILED";
+    case ErrorCode::kMigrationLockTimeout:
+      return "MIGRATION_LOCK_TIMEOUT";
   }
   return "UNCLASSIFIED";
 }
@@ -124,6 +128,10 @@ void throw_typed(const Error& error) {
       throw_as<ErrorCode::kMigrationOutOfOrder>(error);
     case ErrorCode::kMigrationBlocked:
       throw_as<ErrorCode::kMigrationBlocked>(error);
+    case ErrorCode::kLintFailed:
+      throw_as<ErrorCode::kLintFailed>(error);
+    case ErrorCode::kMigrationLockTimeout:
+      throw_as<ErrorCode::kMigrationLockTimeout>(error);
   }
   throw_as<ErrorCode::kUnclassified>(error);
 }

@@ -104,6 +104,13 @@ BadInput invalid_format(std::string name, std::string text) {
           .culprit = file};
 }
 
+// A transactional migration holding `text` whose statement at `where` is refused.
+BadInput refused_statement(std::string name, std::string text, std::string where) {
+  BadInput input = invalid_format(std::move(name), std::move(text));
+  input.culprit += " " + where;
+  return input;
+}
+
 BadInput invalid_name(std::string name, std::string file) {
   return {.name = "Name_" + std::move(name),
           .files = {{file, kValid}},
@@ -148,6 +155,44 @@ const BadInput kCorpus[] = {
     invalid_format("DuplicateUp", "-- migrate:up\nSELECT 1;\n-- migrate:up\nSELECT 2;\n"),
     invalid_format("UnknownOption", "-- migrate:up transaction:maybe\nSELECT 1;\n"),
     invalid_format("TextBeforeMarker", "SELECT 0;\n-- migrate:up\nSELECT 1;\n"),
+    // Nothing runs half: transaction control is refused before anything of the run runs.
+    refused_statement("Commit",
+                      "-- migrate:up\nINSERT INTO base VALUES (2);\n  COMMIT;\nINSERT INTO base "
+                      "VALUES (3);\n",
+                      "at line 3, column 3: `COMMIT`"),
+    refused_statement("End", "-- migrate:up\nINSERT INTO base VALUES (2); END;\n",
+                      "at line 2, column 30: `END`"),
+    refused_statement("Rollback", "-- migrate:up\nDELETE FROM base;\nROLLBACK;\n",
+                      "at line 3, column 1: `ROLLBACK`"),
+    refused_statement("Begin", "-- description: x\n-- migrate:up\nBEGIN;\nDELETE FROM base;\n",
+                      "at line 3, column 1: `BEGIN`"),
+    refused_statement(
+        "ReleaseOfASavepointNotOpened",
+        "-- migrate:up\nSAVEPOINT a;\nDELETE FROM base;\nRELEASE a;\nRELEASE outer;\n",
+        "at line 5, column 1: `RELEASE outer`"),
+    refused_statement("Vacuum", "-- migrate:up\nDELETE FROM base;\n/* tidy */ VACUUM;\n",
+                      "at line 3, column 12: `VACUUM`"),
+    [] {
+      BadInput input = refused_statement(
+          "InTheDownSection",
+          "-- migrate:up\nSELECT 1;\n-- migrate:down\nDELETE FROM base; COMMIT;\n",
+          "at line 4, column 19: `COMMIT`");
+      input.setup = {{"up"}};
+      input.args = {"down", "0002-InTheDownSection.sql"};
+      return input;
+    }(),
+    // A later migration's COMMIT stops the whole run before the valid one ahead of it runs.
+    {.name = "Format_CommitInTheSecondOfTwo",
+     .files = {{"0002-two.sql", kValid},
+               {"0003-commit.sql", "-- migrate:up\nINSERT INTO base VALUES (2);\nCOMMIT;\n"}},
+     .args = {"up"},
+     .exit_code = 20,
+     .code = "MIGRATION_INVALID_FORMAT",
+     .culprit = "0003-commit.sql at line 3, column 1: `COMMIT`"},
+    invalid_format("NulByte", std::string("-- migrate:up\nINSERT INTO base VALUES (2);\0\nDROP "
+                                          "TABLE base;\n",
+                                          61)),
+    invalid_format("InvalidUtf8", "-- migrate:up\nINSERT INTO base VALUES (2); -- caf\xE9\n"),
     [] {
       BadInput input = invalid_format("OnAnEmptyDatabase", "DROP TABLE base;\n");
       input.baseline = false;

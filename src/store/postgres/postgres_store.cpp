@@ -4,6 +4,7 @@
 // round trip and its record commits only with its body and only while the lock is ours.
 #include "store/postgres/postgres_store.hpp"
 
+#include <fmt/format.h>
 #include <libpq-fe.h>
 #include <poll.h>
 
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <charconv>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,9 +21,14 @@
 #include <vector>
 
 #include "migronaut/errors.hpp"
+#include "sql/pg/pg_script.hpp"
+#include "sql/pg/transaction_rules.hpp"
+#include "sql/text_position.hpp"
 #include "store/execution.hpp"
 #include "store/postgres/adopt.hpp"
+#include "store/postgres/blockers.hpp"
 #include "store/rows.hpp"
+#include "store/script_check.hpp"
 #include "util/redact.hpp"
 #include "util/text.hpp"
 
@@ -34,12 +41,11 @@ namespace {
 constexpr std::string_view kFenceMarker = "migronaut: the lock no longer names this run";
 constexpr std::string_view kInvalidTextRepresentation = "22P02";
 constexpr std::string_view kUndefinedTable = "42P01";
+constexpr std::string_view kLockNotAvailable = "55P03";
 // How often a migration's backend looks for a vanished client (see begin_sql()).
 constexpr int kClientCheckIntervalMs = 1000;
 // wait_for_release() polls the socket in slices this long so it honours its stop token.
 constexpr auto kWaitSlice = std::chrono::milliseconds(100);
-// libpq's default is to wait forever for an unreachable host.
-constexpr const char* kDefaultConnectTimeoutSeconds = "10";
 constexpr std::size_t kMaxIdentifierLength = 63;
 
 struct ResultDeleter {
@@ -179,6 +185,43 @@ std::string changelog_column_type(Field field) {
   return "text";
 }
 
+// Which part of a migration's script a query carried: `length` bytes from byte `offset`,
+// after `prefix` characters of migronaut's own (BEGIN; SET LOCAL …).
+struct SentPiece {
+  const Script* script = nullptr;
+  std::size_t offset = 0;
+  std::size_t length = 0;
+  std::size_t prefix = 0;
+};
+
+// The server's error position (1-based, in characters of the query) mapped back to the
+// script's file: line, column and the statement. False when the error has no position or it
+// lies outside the script (in migronaut's own statements).
+bool locate(const PGresult* result, const SentPiece& piece, nlohmann::json& context,
+            std::string& where) {
+  const char* position = PQresultErrorField(result, PG_DIAG_STATEMENT_POSITION);
+  if (position == nullptr || piece.script == nullptr) return false;
+  const std::size_t character = std::strtoull(position, nullptr, 10);
+  if (character <= piece.prefix) return false;
+  const std::string_view text =
+      std::string_view(piece.script->text).substr(piece.offset, piece.length);
+  const std::size_t in_piece = byte_offset_of_character(text, character - 1 - piece.prefix);
+  if (in_piece >= text.size()) return false;
+  const std::size_t offset = piece.offset + in_piece;
+  const TextPosition at = position_at(piece.script->text, offset);
+  const std::size_t line = piece.script->first_line + at.line - 1;
+  context["line"] = line;
+  context["column"] = at.column;
+  where = fmt::format("line {}, column {}", line, at.column);
+  const std::vector<PgStatement> statements = parse_pg_script(piece.script->text);
+  if (const PgStatement* statement = statement_at(statements, offset)) {
+    const std::string shown = shown_statement(statement->text(piece.script->text));
+    context["statement"] = shown;
+    where += " in `" + shown + "`";
+  }
+  return true;
+}
+
 class PostgresStore final : public Store {
  public:
   PostgresStore(const Config& config, PGconn* conn, std::string redacted_uri)
@@ -188,7 +231,8 @@ class PostgresStore final : public Store {
         lock_table_(quote_identifier(config.lock_table)),
         changelog_table_(quote_identifier(config.migrations_table)),
         changelog_index_(quote_identifier(derived_name(config.migrations_table, "_status_batch"))),
-        channel_(derived_name(config.lock_table, "_released")) {
+        channel_(derived_name(config.lock_table, "_released")),
+        uri_for_blockers_(config.uri) {
     // Server notices (e.g. "relation already exists, skipping") are not ours to print.
     PQsetNoticeProcessor(
         conn_, [](void*, const char*) {}, nullptr);
@@ -347,17 +391,30 @@ class PostgresStore final : public Store {
     run("write the changelog record " + write.name, sql, values.params());
   }
 
+  void check_script(std::string_view file, const Script& script,
+                    bool transactional) const override {
+    if (!transactional) return;
+    const std::vector<PgStatement> statements = parse_pg_script(script.text);
+    const std::vector<TransactionConflict> conflicts = transaction_conflicts(statements);
+    if (conflicts.empty()) return;
+    const TransactionConflict& first = conflicts.front();
+    refuse_statement(file, script, first.statement->offset, first.statement->text(script.text),
+                     first.rule, first.reason);
+  }
+
   void execute(const Execution& execution) override {
     const auto* script = std::get_if<Script>(execution.work);
     if (!execution.transactional) {
       return execute_untransacted(
-          execution, [&] { script ? check_migration(send(script->text)) : run_code(execution); },
+          execution, [&] { script ? run_statements(*script) : run_code(execution); },
           [&](const RecordWrite& record) { write_record(record); });
     }
     if (script) {
       // One round trip: BEGIN, the script, the record, the fence, COMMIT.
-      check_migration(
-          send(begin_sql() + ";\n" + script->text + "\n;\n" + commit_script(execution)));
+      const std::string head = begin_sql(execution) + ";\n";
+      check_migration(send_watched(head + script->text + "\n;\n" + commit_script(execution),
+                                   execution.lock_timeout),
+                      SentPiece{script, 0, script->text.size(), head.size()});
       return;
     }
     run_code(execution);
@@ -397,6 +454,18 @@ class PostgresStore final : public Store {
       result.reset(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
                                 values.data(), nullptr, nullptr, 0));
     }
+    if (!succeeded(result.get())) rollback_if_open();
+    return result;
+  }
+
+  // Like send(), noting who blocks the query when it still runs halfway to `lock_timeout`, so
+  // a lock timeout can name its blocker (blockers_).
+  Result send_watched(const std::string& sql, std::chrono::milliseconds lock_timeout) {
+    blockers_ = nlohmann::json::array();
+    if (lock_timeout.count() == 0) return send(sql);
+    Watched watched = exec_watching_blockers(conn_, sql, uri_for_blockers_, lock_timeout / 2);
+    Result result(watched.result);
+    blockers_ = std::move(watched.blockers);
     if (!succeeded(result.get())) rollback_if_open();
     return result;
   }
@@ -446,25 +515,53 @@ class PostgresStore final : public Store {
                 {{"sqlstate", sqlstate_of(result)}});
   }
 
-  // Like check(), for the statements of a migration.
-  void check_migration(const Result& result) const {
+  // Like check(), for the statements of a migration; `piece` places a failure in its file.
+  void check_migration(const Result& result, const SentPiece& piece = {}) const {
     if (succeeded(result.get())) return;
     if (connection_broken(result.get())) throw connection_lost("run a migration", result.get());
     const std::string state = sqlstate_of(result.get());
     if (is_fence_failure(result.get())) {
       throw LockLostError("the lock no longer names this run; the migration was rolled back");
     }
+    if (state == kLockNotAvailable) {
+      const std::string blocker = describe_blockers(blockers_);
+      throw MigrationLockTimeoutError(
+          "a statement waited past its lock_timeout for a lock held by " + blocker +
+              "; the transaction was rolled back",
+          {{"sqlstate", state}, {"blockedBy", blocker}, {"blockers", blockers_}});
+    }
     nlohmann::json context = {{"sqlstate", state}};
-    if (const char* position = PQresultErrorField(result.get(), PG_DIAG_STATEMENT_POSITION)) {
-      context["position"] = std::stoll(position);
+    std::string where;
+    if (locate(result.get(), piece, context, where)) {
+      const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
+      throw MigrationExecutionFailedError(
+          fmt::format("{}: {}", where, primary ? primary : server_message(result.get())),
+          std::move(context));
     }
     throw MigrationExecutionFailedError(server_message(result.get()), std::move(context));
+  }
+
+  // Outside a transaction each statement goes on its own: the server runs a multi-statement
+  // string as one implicit transaction, where CREATE INDEX CONCURRENTLY and its kin fail. A
+  // script the parser cannot read whole goes as it is, for the server to report.
+  void run_statements(const Script& script) {
+    const std::vector<PgStatement> statements = parse_pg_script(script.text);
+    const bool readable = std::all_of(statements.begin(), statements.end(),
+                                      [](const PgStatement& s) { return s.parsed(); });
+    if (!readable) {
+      check_migration(send(script.text), SentPiece{&script, 0, script.text.size(), 0});
+      return;
+    }
+    for (const PgStatement& statement : statements) {
+      check_migration(send(std::string(statement.text(script.text))),
+                      SentPiece{&script, statement.offset, statement.end - statement.offset, 0});
+    }
   }
 
   // A C++ body (in a transaction when transactional); on failure the transaction is rolled
   // back, and a connection lost meanwhile is reported as such.
   void run_code(const Execution& execution) {
-    if (execution.transactional) check_migration(send(begin_sql()));
+    if (execution.transactional) check_migration(send(begin_sql(execution)));
     if (execution.context != nullptr) execution.context->handle.postgres = conn_;
     try {
       run_body(execution);
@@ -479,10 +576,22 @@ class PostgresStore final : public Store {
   // A migration's transaction goes on server-side whatever happens to its client: without a
   // check, one whose migrator was killed would still reach COMMIT (and hold its locks until
   // then). PostgreSQL 14+ can look for a closed client connection while a statement runs.
-  std::string begin_sql() const {
-    if (PQserverVersion(conn_) < 140000) return "BEGIN";
-    return "BEGIN; SET LOCAL client_connection_check_interval = " +
-           std::to_string(kClientCheckIntervalMs);
+  // The migration's own bounds follow: lock_timeout (a wait for a lock fails with 55P03, the
+  // whole transaction rolls back, and the engine tries again) and statement_timeout.
+  std::string begin_sql(const Execution& execution) const {
+    std::string sql = "BEGIN";
+    if (PQserverVersion(conn_) >= 140000) {
+      sql += "; SET LOCAL client_connection_check_interval = " +
+             std::to_string(kClientCheckIntervalMs);
+    }
+    if (execution.lock_timeout.count() > 0) {
+      sql += "; SET LOCAL lock_timeout = " + std::to_string(execution.lock_timeout.count());
+    }
+    if (execution.statement_timeout.count() > 0) {
+      sql +=
+          "; SET LOCAL statement_timeout = " + std::to_string(execution.statement_timeout.count());
+    }
+    return sql;
   }
 
   std::string commit_script(const Execution& execution) {
@@ -556,16 +665,15 @@ class PostgresStore final : public Store {
   std::string channel_;          // the NOTIFY channel, unquoted (pg_notify takes it as text)
   bool schema_known_ = false;    // the tables exist: ensure_schema() costs nothing
   bool listening_ = false;
+  std::string uri_for_blockers_;  // unredacted: the blocker query's own connection
+  nlohmann::json blockers_ = nlohmann::json::array();  // seen during the last watched query
 };
 
 }  // namespace
 
 std::unique_ptr<Store> open_postgres_store(const Config& config) {
   std::string redacted = redact_uri(config.uri);
-  // Keywords before `dbname` are defaults that the URI's own parameters override.
-  const char* keys[] = {"connect_timeout", "fallback_application_name", "dbname", nullptr};
-  const char* values[] = {kDefaultConnectTimeoutSeconds, "migronaut", config.uri.c_str(), nullptr};
-  PGconn* conn = PQconnectdbParams(keys, values, /*expand_dbname=*/1);
+  PGconn* conn = connect_postgres(config.uri);
   if (conn == nullptr) {
     throw ConnectionFailedError("postgres: out of memory connecting to " + redacted,
                                 {{"uri", redacted}});

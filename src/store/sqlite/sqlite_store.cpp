@@ -15,6 +15,8 @@
 #include "store/execution.hpp"
 #include "store/rows.hpp"
 #include "store/sqlite/adopt.hpp"
+#include "store/script_check.hpp"
+#include "store/sqlite/sqlite_script.hpp"
 
 namespace migronaut {
 namespace {
@@ -368,6 +370,15 @@ class SqliteStore final : public Store {
     upsert.run();
   }
 
+  void check_script(std::string_view file, const Script& script,
+                    bool transactional) const override {
+    if (!transactional) return;
+    if (const std::optional<SqliteConflict> conflict = sqlite_transaction_conflict(script.text)) {
+      refuse_statement(file, script, conflict->offset, conflict->statement, conflict->rule,
+                       conflict->reason);
+    }
+  }
+
   void execute(const Execution& execution) override {
     const auto work = [&] { run_work(execution); };
     const auto write = [&](const RecordWrite& record) { write_record(record); };
@@ -401,7 +412,7 @@ class SqliteStore final : public Store {
   // migronaut's own errors, which keep their type.
   void run_work(const Execution& execution) {
     auto failed = [](const std::string& error) {
-      return MigrationExecutionFailedError("migration failed: " + error, {{"error", error}});
+      return MigrationExecutionFailedError(error, {{"error", error}});
     };
     if (const auto* script = std::get_if<Script>(execution.work)) {
       char* message = nullptr;

@@ -1,0 +1,94 @@
+// `migronaut lint [file…] [--pending]`: PostgreSQL migrations checked by PostgreSQL's own
+// parser for operations that block or break a running application. No database needed: every
+// .sql file of the folder, or the files named; --pending asks the database which are pending.
+// Exits LINT_FAILED (45) when any finding is an error.
+#include <algorithm>
+
+#include "cli/cli.hpp"
+#include "cli/lint_files.hpp"
+#include "fmt/format.h"
+#include "migronaut/errors.hpp"
+
+namespace migronaut::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct LintFlags {
+  std::vector<std::string> files;
+  bool pending = false;
+};
+
+std::vector<fs::path> folder_files(const fs::path& dir) {
+  if (!fs::is_directory(dir)) {
+    throw ConfigInvalidError("The migrations folder " + dir.string() + " is not a directory",
+                             {{"key", "migrationsDir"}, {"path", dir.string()}});
+  }
+  std::vector<fs::path> files;
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (!name.starts_with('.') && name.ends_with(".sql")) files.push_back(entry.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<fs::path> chosen_files(Context& context, const LintFlags& flags, const Config& config) {
+  if (flags.pending) return pending_files(context, config, UpOptions{});
+  if (flags.files.empty()) return folder_files(config.migrations_dir);
+  return {flags.files.begin(), flags.files.end()};
+}
+
+}  // namespace
+
+std::vector<fs::path> pending_files(Context& context, const Config& config,
+                                    const UpOptions& options) {
+  Migrator migrator(config, context.migrator_options());
+  std::vector<fs::path> files;
+  for (const StatusRow& row : migrator.dry_run_up(options)) {
+    const fs::path path = config.migrations_dir / row.name;
+    if (row.name.ends_with(".sql") && fs::exists(path)) files.push_back(path);
+  }
+  return files;
+}
+
+Command add_lint(CLI::App& app) {
+  auto* sub = app.add_subcommand("lint", "Check PostgreSQL migrations for unsafe operations");
+  auto flags = std::make_shared<LintFlags>();
+  sub->add_option("file", flags->files, "Lint these files (default: every .sql of the folder)");
+  sub->add_flag("--pending", flags->pending, "Lint the migrations pending on the database");
+  return {sub, [flags](Context& context) {
+            const Config config =
+                context.config(nlohmann::json::object(), /*require_uri=*/flags->pending);
+            const LintResult result = lint_files(chosen_files(context, *flags, config), config);
+            Output& out = context.out();
+            for (const FileFinding& finding : result.findings) {
+              if (finding.rule->severity == LintSeverity::kError) {
+                out.error(describe(finding));
+              } else {
+                out.warn(describe(finding));
+              }
+            }
+            const std::size_t errors = result.count(LintSeverity::kError);
+            const std::size_t warnings = result.count(LintSeverity::kWarning);
+            const std::string summary = fmt::format("{} file(s): {} error(s), {} warning(s)",
+                                                    result.files, errors, warnings);
+            if (errors == 0) {
+              out.success(summary);
+            } else {
+              out.error(summary);
+            }
+            if (out.json_mode()) {
+              nlohmann::json findings = nlohmann::json::array();
+              for (const FileFinding& finding : result.findings)
+                findings.push_back(to_json(finding));
+              out.document({{"files", result.files},
+                            {"errors", errors},
+                            {"warnings", warnings},
+                            {"findings", findings}});
+            }
+            return errors == 0 ? 0 : exit_status(ErrorCode::kLintFailed);
+          }};
+}
+
+}  // namespace migronaut::cli

@@ -1,0 +1,57 @@
+#include "store/script_check.hpp"
+
+#include <fmt/format.h>
+
+#include "migronaut/errors.hpp"
+#include "sql/text_position.hpp"
+#include "util/text.hpp"
+
+namespace migronaut {
+namespace {
+
+constexpr std::size_t kShownStatementLength = 80;
+
+}  // namespace
+
+std::string shown_statement(std::string_view statement) {
+  std::string flat;
+  for (char c : trim(statement)) {
+    const bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+    if (space && (flat.empty() || flat.back() == ' ')) continue;
+    flat += space ? ' ' : c;
+  }
+  if (flat.size() <= kShownStatementLength) return flat;
+  std::size_t cut = kShownStatementLength;
+  while (cut > 0 && (static_cast<unsigned char>(flat[cut]) & 0xC0) == 0x80) --cut;  // UTF-8
+  return flat.substr(0, cut) + "…";
+}
+
+namespace {
+
+std::string what_to_do(const std::string& rule) {
+  if (rule == "transaction-nesting") {
+    return "remove it: migronaut commits each migration together with its changelog record";
+  }
+  return "move it to a migration of its own marked '-- migrate:up transaction:false'";
+}
+
+}  // namespace
+
+void refuse_statement(std::string_view file, const Script& script, std::size_t offset,
+                      std::string_view statement, const std::string& rule,
+                      const std::string& reason) {
+  const TextPosition position = position_at(script.text, offset);
+  const std::size_t line = script.first_line + position.line - 1;
+  const std::string text = shown_statement(statement);
+  throw MigrationInvalidFormatError(
+      fmt::format("Invalid migration {} at line {}, column {}: `{}`: {}; {}", file, line,
+                  position.column, text, reason, what_to_do(rule)),
+      {{"file", file},
+       {"line", line},
+       {"column", position.column},
+       {"statement", text},
+       {"rule", rule},
+       {"reason", reason}});
+}
+
+}  // namespace migronaut

@@ -1,0 +1,138 @@
+#include "store/sqlite/sqlite_script.hpp"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+#include "sql/savepoints.hpp"
+#include "sql/text_position.hpp"
+
+namespace migronaut {
+namespace {
+
+struct Piece {
+  std::size_t offset;
+  std::string_view text;
+};
+
+// The script's statements, split where SQLite's tokenizer says one is complete (so semicolons
+// in strings, comments and trigger bodies do not split).
+std::vector<Piece> split_statements(std::string_view script) {
+  std::vector<Piece> pieces;
+  std::size_t start = 0;
+  for (std::size_t semicolon = script.find(';'); semicolon != std::string_view::npos;
+       semicolon = script.find(';', semicolon + 1)) {
+    const std::string candidate(script.substr(start, semicolon + 1 - start));
+    if (sqlite3_complete(candidate.c_str()) == 0) continue;
+    pieces.push_back({start, script.substr(start, semicolon + 1 - start)});
+    start = semicolon + 1;
+  }
+  if (skip_blank(script, start) < script.size()) pieces.push_back({start, script.substr(start)});
+  return pieces;
+}
+
+struct Opcode {
+  std::string name;
+  int p1 = 0;
+  int p2 = 0;
+  std::string p4;
+};
+
+class Compiler {
+ public:
+  Compiler() {
+    sqlite3* db = nullptr;
+    if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, nullptr) !=
+        SQLITE_OK) {
+      sqlite3_close_v2(db);
+      throw std::runtime_error("sqlite: cannot open an in-memory database to check a script");
+    }
+    db_.reset(db);
+  }
+
+  // The program `statement` compiles to; empty when it does not compile here.
+  std::vector<Opcode> explain(std::string_view statement) {
+    const std::string sql = "EXPLAIN " + std::string(statement);
+    sqlite3_stmt* raw = nullptr;
+    if (sqlite3_prepare_v2(db_.get(), sql.c_str(), -1, &raw, nullptr) != SQLITE_OK) {
+      sqlite3_finalize(raw);
+      return {};
+    }
+    std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> stmt(raw, &sqlite3_finalize);
+    std::vector<Opcode> program;
+    while (sqlite3_step(stmt.get()) == SQLITE_ROW) {
+      const auto* p4 = reinterpret_cast<const char*>(sqlite3_column_text(stmt.get(), 5));
+      program.push_back({reinterpret_cast<const char*>(sqlite3_column_text(stmt.get(), 1)),
+                         sqlite3_column_int(stmt.get(), 2), sqlite3_column_int(stmt.get(), 3),
+                         p4 ? p4 : ""});
+    }
+    return program;
+  }
+
+ private:
+  std::unique_ptr<sqlite3, decltype(&sqlite3_close_v2)> db_{nullptr, &sqlite3_close_v2};
+};
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+struct Verdict {
+  std::string rule;
+  std::string reason;
+};
+
+// The verdict on one opcode of a statement's program, if it is one the transaction forbids.
+std::optional<Verdict> judge(const Opcode& op, SavepointStack& savepoints) {
+  if (op.name == "AutoCommit" && op.p1 == 0) {
+    return Verdict{"transaction-nesting",
+                   "the migration already runs in a transaction; BEGIN would nest one"};
+  }
+  if (op.name == "AutoCommit") {
+    return Verdict{"transaction-nesting",
+                   "it ends the transaction migronaut runs the migration in: what came before "
+                   "it would commit (or vanish) without the migration being recorded"};
+  }
+  if (op.name == "Savepoint") {
+    const std::string name = lower(op.p4);
+    if (op.p1 == 0) {
+      savepoints.open(name);
+      return std::nullopt;
+    }
+    if (op.p1 == 1 ? savepoints.release(name) : savepoints.rollback_to(name)) return std::nullopt;
+    return Verdict{"transaction-nesting",
+                   "savepoint \"" + op.p4 + "\" was not opened by this migration"};
+  }
+  if (op.name == "Vacuum") {
+    return Verdict{"transaction-incompatible", "VACUUM cannot run inside a transaction"};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<SqliteConflict> sqlite_transaction_conflict(std::string_view script) {
+  Compiler compiler;
+  SavepointStack savepoints;
+  for (const Piece& piece : split_statements(script)) {
+    for (const Opcode& op : compiler.explain(piece.text)) {
+      if (std::optional<Verdict> verdict = judge(op, savepoints)) {
+        // The statement from its first token, without its semicolon.
+        const std::size_t first = skip_blank(script, piece.offset);
+        std::string_view statement = script.substr(first, piece.offset + piece.text.size() - first);
+        if (statement.ends_with(';')) statement.remove_suffix(1);
+        return SqliteConflict{first, std::string(statement), std::move(verdict->rule),
+                              std::move(verdict->reason)};
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace migronaut

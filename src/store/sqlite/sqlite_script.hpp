@@ -1,0 +1,26 @@
+// The statements of an SQLite script that cannot run inside the transaction migronaut wraps a
+// transactional migration in, found with SQLite's own tokenizer and compiler: the script is
+// split where sqlite3_complete() says a statement ends, and each statement compiled (never run)
+// on a private in-memory database as EXPLAIN, whose opcodes tell transaction control
+// (AutoCommit, Savepoint) and VACUUM apart from everything else.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace migronaut {
+
+struct SqliteConflict {
+  std::size_t offset = 0;  // the statement's first token, in bytes
+  std::string statement;
+  std::string rule;  // "transaction-nesting" or "transaction-incompatible"
+  std::string reason;
+};
+
+// The first conflicting statement of `script`, if any. Statements that do not compile on an
+// empty database (they name tables) are no transaction control and pass.
+std::optional<SqliteConflict> sqlite_transaction_conflict(std::string_view script);
+
+}  // namespace migronaut

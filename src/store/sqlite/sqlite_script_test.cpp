@@ -1,0 +1,49 @@
+#include "store/sqlite/sqlite_script.hpp"
+
+#include <gtest/gtest.h>
+
+namespace migronaut {
+namespace {
+
+TEST(SqliteScriptTest, RefusesTransactionControl) {
+  for (const char* control :
+       {"BEGIN", "BEGIN IMMEDIATE", "COMMIT", "END TRANSACTION", "ROLLBACK"}) {
+    const std::optional<SqliteConflict> conflict =
+        sqlite_transaction_conflict(std::string("CREATE TABLE t (a);\n  ") + control + ";");
+    ASSERT_TRUE(conflict.has_value()) << control;
+    EXPECT_EQ(conflict->rule, "transaction-nesting");
+    EXPECT_EQ(conflict->offset, std::string("CREATE TABLE t (a);\n  ").size()) << control;
+  }
+}
+
+TEST(SqliteScriptTest, AllowsSavepointsTheScriptOpens) {
+  EXPECT_FALSE(sqlite_transaction_conflict("SAVEPOINT a; ROLLBACK TO a; RELEASE A;").has_value());
+  const std::optional<SqliteConflict> misuse =
+      sqlite_transaction_conflict("SAVEPOINT a; RELEASE a; RELEASE SAVEPOINT a;");
+  ASSERT_TRUE(misuse.has_value());
+  EXPECT_EQ(misuse->rule, "transaction-nesting");
+  EXPECT_EQ(misuse->offset, std::string("SAVEPOINT a; RELEASE a; ").size());
+}
+
+TEST(SqliteScriptTest, RefusesVacuum) {
+  const std::optional<SqliteConflict> conflict = sqlite_transaction_conflict("-- tidy up\nVACUUM;");
+  ASSERT_TRUE(conflict.has_value());
+  EXPECT_EQ(conflict->rule, "transaction-incompatible");
+  EXPECT_EQ(conflict->offset, std::string("-- tidy up\n").size());
+  EXPECT_EQ(conflict->statement, "VACUUM");
+}
+
+TEST(SqliteScriptTest, SplitsWithSqlitesTokenizer) {
+  // Semicolons and the word COMMIT inside strings, comments and a trigger body split nothing.
+  EXPECT_FALSE(sqlite_transaction_conflict(
+                   "CREATE TABLE t (a TEXT DEFAULT 'x; COMMIT;');\n"
+                   "/* COMMIT; */ -- COMMIT;\n"
+                   "CREATE TRIGGER g AFTER INSERT ON t BEGIN UPDATE t SET a = 'y; COMMIT'; END;\n"
+                   "INSERT INTO t VALUES ('COMMIT')")
+                   .has_value());
+  // A last statement without its semicolon still counts.
+  EXPECT_TRUE(sqlite_transaction_conflict("SELECT 1;\nCOMMIT").has_value());
+}
+
+}  // namespace
+}  // namespace migronaut

@@ -1,0 +1,4 @@
+-- migrate:up
+SET LOCAL lock_timeout = '2s';
+SET LOCAL statement_timeout = '1min';
+ALTER TABLE users ADD CONSTRAINT users_email_key UNIQUE USING INDEX users_email_idx;

@@ -1,0 +1,4 @@
+-- migrate:up transaction:false
+SET lock_timeout = '2s';
+SET statement_timeout = '1min';
+DROP INDEX CONCURRENTLY IF EXISTS users_email;

@@ -1,0 +1,316 @@
+// Safe migrations on PostgreSQL, through the real binary against a throwaway server: statements
+// that cannot run in a migration's transaction refused before anything runs.
+#include <libpq-fe.h>
+
+#include <cctype>
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "support/pg_cluster.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+// A session of the test's own, under an application name a blocker report must show.
+class Session {
+ public:
+  Session(const std::string& uri, const std::string& application) {
+    const char* keys[] = {"dbname", "application_name", nullptr};
+    const char* values[] = {uri.c_str(), application.c_str(), nullptr};
+    conn_.reset(PQconnectdbParams(keys, values, /*expand_dbname=*/1));
+    if (PQstatus(conn_.get()) != CONNECTION_OK) throw std::runtime_error("cannot connect");
+  }
+  // The first cell of `sql`'s result; throws when it fails.
+  std::string query(const std::string& sql) {
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn_.get(), sql.c_str()),
+                                                         &PQclear);
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+      throw std::runtime_error(PQresultErrorMessage(result.get()));
+    }
+    return PQntuples(result.get()) > 0 ? PQgetvalue(result.get(), 0, 0) : "";
+  }
+  int pid() const { return PQbackendPID(conn_.get()); }
+
+ private:
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_{nullptr, &PQfinish};
+};
+
+// Waits (bounded) for `done`.
+template <typename Condition>
+bool eventually(Condition done, seconds limit = seconds(30)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (done()) return true;
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  return false;
+}
+
+class PgSafetyTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Lower case: the search_path in the URI is not quoted, so it folds to lower case.
+    std::string schema =
+        std::string("safety_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : schema) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema);
+  }
+
+  ProcessResult migronaut(std::vector<std::string> args) const {
+    std::vector<std::string> all{"--no-env", "--json", "--uri",
+                                 uri_,       "--dir",  dir_.path().string()};
+    all.insert(all.end(), args.begin(), args.end());
+    return run_migronaut(all, {});
+  }
+
+  std::string value(const std::string& sql) const {
+    return pg_query_value(uri_, sql).value_or("<null>");
+  }
+  int count(const std::string& sql) const { return std::stoi(value(sql)); }
+  bool table_exists(const std::string& table) const {
+    return value("SELECT to_regclass('" + table + "') IS NOT NULL") == "t";
+  }
+  int records() const {
+    return table_exists("_migronaut_migrations")
+               ? count("SELECT count(*) FROM _migronaut_migrations")
+               : 0;
+  }
+
+  // `up` must be refused with MIGRATION_INVALID_FORMAT naming `where`, nothing of it run.
+  void expect_refused(const std::string& where) const {
+    const ProcessResult result = migronaut({"up"});
+    EXPECT_EQ(result.exit_code, 20) << result.out << result.err;
+    const nlohmann::json error = nlohmann::json::parse(result.out).at("error");
+    EXPECT_EQ(error["code"], "MIGRATION_INVALID_FORMAT");
+    EXPECT_NE(error["message"].get<std::string>().find(where), std::string::npos)
+        << error["message"];
+    EXPECT_EQ(records(), 0);
+    EXPECT_FALSE(table_exists("_migronaut_locks") &&
+                 count("SELECT count(*) FROM _migronaut_locks") > 0);
+  }
+
+  TempDir dir_{"migronaut-pg-safety"};
+  std::string uri_;
+};
+
+TEST_F(PgSafetyTest, CommitInATransactionalMigrationIsRefusedBeforeAnythingRuns) {
+  dir_.write("20260101000001-first.sql", "-- migrate:up\nCREATE TABLE first (id bigint);\n");
+  dir_.write("20260101000002-commit.sql",
+             "-- migrate:up\nCREATE TABLE half (id bigint);\nINSERT INTO half VALUES (1);\n"
+             "COMMIT;\nINSERT INTO half VALUES (2);\n");
+  expect_refused("20260101000002-commit.sql at line 4, column 1: `COMMIT`");
+  EXPECT_FALSE(table_exists("first"));
+  EXPECT_FALSE(table_exists("half"));
+}
+
+TEST_F(PgSafetyTest, ConcurrentIndexNeedsTransactionFalse) {
+  pg_query_value(uri_, "CREATE TABLE users (email text)");
+  dir_.write("20260101000001-index.sql",
+             "-- migrate:up\nINSERT INTO users VALUES ('a');\n"
+             "CREATE INDEX CONCURRENTLY users_email ON users (email);\n");
+  expect_refused("20260101000001-index.sql at line 3, column 1: `CREATE INDEX CONCURRENTLY");
+  EXPECT_EQ(count("SELECT count(*) FROM users"), 0);
+  EXPECT_FALSE(table_exists("users_email"));
+
+  dir_.write("20260101000001-index.sql",
+             "-- migrate:up transaction:false\n"
+             "CREATE INDEX CONCURRENTLY IF NOT EXISTS users_email ON users (email);\n");
+  const ProcessResult applied = migronaut({"up"});
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_TRUE(table_exists("users_email"));
+  EXPECT_EQ(records(), 1);
+}
+
+TEST_F(PgSafetyTest, SavepointsTheMigrationOpensItselfRun) {
+  dir_.write("20260101000001-savepoints.sql",
+             "-- migrate:up\nCREATE TABLE s (id bigint);\nSAVEPOINT a;\nINSERT INTO s VALUES (1);\n"
+             "ROLLBACK TO a;\nINSERT INTO s VALUES (2);\nRELEASE a;\n");
+  const ProcessResult applied = migronaut({"up"});
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_EQ(value("SELECT string_agg(id::text, ',') FROM s"), "2");
+
+  dir_.write("20260101000002-release.sql",
+             "-- migrate:up\nINSERT INTO s VALUES (3);\nRELEASE SAVEPOINT outside;\n");
+  const ProcessResult refused = migronaut({"up"});
+  EXPECT_EQ(refused.exit_code, 20) << refused.out;
+  EXPECT_NE(refused.out.find("line 3, column 1: `RELEASE SAVEPOINT outside`"), std::string::npos)
+      << refused.out;
+  EXPECT_EQ(value("SELECT string_agg(id::text, ',') FROM s"), "2");
+  EXPECT_EQ(records(), 1);
+}
+
+TEST_F(PgSafetyTest, LintAndUpLintRefuseAPlainIndexOnALiveTable) {
+  pg_query_value(uri_, "CREATE TABLE users (email text)");
+  dir_.write("20260101000001-index.sql",
+             "-- migrate:up\n-- a plain index\nCREATE INDEX users_email ON users (email);\n");
+  // No database needed to lint the folder.
+  const ProcessResult linted =
+      run_migronaut({"--no-env", "--json", "--dir", dir_.path().string(), "lint"});
+  EXPECT_EQ(linted.exit_code, 45) << linted.out << linted.err;
+  nlohmann::json index_finding;
+  const nlohmann::json document = nlohmann::json::parse(linted.out);
+  for (const nlohmann::json& finding : document.at("findings")) {
+    if (finding["rule"] == "require-concurrent-index-creation") index_finding = finding;
+  }
+  EXPECT_EQ(index_finding["line"], 3) << linted.out;
+  EXPECT_EQ(index_finding["column"], 1);
+  EXPECT_NE(
+      linted.err.find("20260101000001-index.sql:3:1: error [require-concurrent-index-creation]"),
+      std::string::npos)
+      << linted.err;
+
+  const ProcessResult refused = migronaut({"up", "--lint"});
+  EXPECT_EQ(refused.exit_code, 45) << refused.out << refused.err;
+  EXPECT_EQ(nlohmann::json::parse(refused.out)["error"]["code"], "LINT_FAILED");
+  EXPECT_FALSE(table_exists("users_email"));
+  EXPECT_EQ(records(), 0);
+
+  dir_.write("20260101000001-index.sql",
+             "-- migrate:up transaction:false\nSET lock_timeout = '2s';\n"
+             "SET statement_timeout = '1min';\n"
+             "CREATE INDEX CONCURRENTLY IF NOT EXISTS users_email ON users (email);\n");
+  EXPECT_EQ(run_migronaut({"--no-env", "--dir", dir_.path().string(), "lint"}).exit_code, 0);
+  const ProcessResult applied = migronaut({"up", "--lint"});
+  EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_TRUE(table_exists("users_email"));
+  EXPECT_EQ(records(), 1);
+}
+
+constexpr std::string_view kAlterName = "20260101000001-plan.sql";
+
+// A session that read `accounts` in a transaction it keeps open: its ACCESS SHARE lock blocks
+// the ALTER TABLE of kAlterName, not other readers.
+std::unique_ptr<Session> start_blocker(const std::string& uri) {
+  pg_query_value(uri, "CREATE TABLE accounts (id bigint); INSERT INTO accounts VALUES (1)");
+  auto blocker = std::make_unique<Session>(uri, "report-job");
+  blocker->query("BEGIN");
+  blocker->query("SELECT count(*) FROM accounts");
+  return blocker;
+}
+
+TEST_F(PgSafetyTest, ABlockedMigrationRetriesWithoutStallingReadersAndAppliesOnce) {
+  auto blocker = start_blocker(uri_);
+  dir_.write(std::string(kAlterName),
+             "-- migrate:up\nALTER TABLE accounts ADD COLUMN plan text;\n"
+             "INSERT INTO accounts (id, plan) VALUES (2, 'pro');\n");
+  Process run({migronaut_binary(), "--no-env", "--uri", uri_, "--dir", dir_.path().string(), "up"},
+              {{"MIGRONAUT_LOCK_TIMEOUT_MS", "300"}, {"MIGRONAUT_LOCK_RETRIES", "1000"}});
+  // Each try waits at most 300 ms in the lock queue, and rolls back to let the queue drain.
+  ASSERT_TRUE(eventually([&] { return run.err_so_far().find("(try 3 of") != std::string::npos; }))
+      << run.err_so_far();
+  const std::string log = run.err_so_far();
+  EXPECT_NE(log.find("blocked by pid " + std::to_string(blocker->pid()) +
+                     " (application 'report-job', idle in transaction"),
+            std::string::npos)
+      << log;
+
+  // A reader bounded server-side: a query stalled behind the queued ALTER for more than 3 s
+  // (ten times the lock timeout) fails instead of answering.
+  Session reader(uri_, "reader");
+  reader.query("SET statement_timeout = 3000");
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(reader.query("SELECT count(*) FROM accounts"), "1");
+  EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"), 0);
+
+  blocker->query("COMMIT");
+  const std::optional<ProcessResult> done = run.wait_for(seconds(60));
+  ASSERT_TRUE(done.has_value());
+  EXPECT_EQ(done->exit_code, 0) << done->err;
+  EXPECT_EQ(value("SELECT plan FROM accounts WHERE id = 2"), "pro");
+  EXPECT_EQ(count("SELECT count(*) FROM accounts"), 2);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 1);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
+}
+
+TEST_F(PgSafetyTest, ABlockerThatNeverEndsStopsTheRunNamingItAndNothingIsApplied) {
+  auto blocker = start_blocker(uri_);
+  dir_.write(std::string(kAlterName),
+             "-- migrate:up\nALTER TABLE accounts ADD COLUMN plan text;\n");
+  const ProcessResult result =
+      run_migronaut({"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "up"},
+                    {{"MIGRONAUT_LOCK_TIMEOUT_MS", "200"}, {"MIGRONAUT_LOCK_RETRIES", "2"}});
+  EXPECT_EQ(result.exit_code, 46) << result.out << result.err;
+  const nlohmann::json error = nlohmann::json::parse(result.out).at("error");
+  EXPECT_EQ(error["code"], "MIGRATION_LOCK_TIMEOUT");
+  const std::string message = error["message"];
+  EXPECT_NE(message.find(std::string(kAlterName) + " could not get its locks in 3 tries"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("pid " + std::to_string(blocker->pid()) + " (application 'report-job'"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(error["context"]["blockers"][0]["pid"], blocker->pid());
+  blocker->query("ROLLBACK");
+  EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
+}
+
+TEST_F(PgSafetyTest, AMigrationSetsItsOwnTimeoutsInItsHeader) {
+  auto blocker = start_blocker(uri_);
+  // Its own lock timeout, and no retries: the run stops at the first timeout.
+  dir_.write(std::string(kAlterName),
+             "-- migrate:up lock_timeout:150ms statement_timeout:5s\n"
+             "ALTER TABLE accounts ADD COLUMN plan text;\n");
+  const ProcessResult result =
+      run_migronaut({"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "up"},
+                    {{"MIGRONAUT_LOCK_TIMEOUT_MS", "0"}, {"MIGRONAUT_LOCK_RETRIES", "0"}});
+  EXPECT_EQ(result.exit_code, 46) << result.out << result.err;
+  EXPECT_NE(result.out.find("in 1 tries of 150 ms"), std::string::npos) << result.out;
+  blocker->query("ROLLBACK");
+
+  dir_.write(std::string(kAlterName),
+             "-- migrate:up statement_timeout:100ms\nSELECT pg_sleep(2);\n");
+  const ProcessResult slow =
+      run_migronaut({"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "up"});
+  EXPECT_EQ(slow.exit_code, 7) << slow.out;
+  EXPECT_NE(slow.out.find("statement timeout"), std::string::npos) << slow.out;
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 0);
+}
+
+// The failure as `up --json` reports it: message and context.
+nlohmann::json failure(const ProcessResult& result) {
+  return nlohmann::json::parse(result.out).at("error");
+}
+
+TEST_F(PgSafetyTest, AFailingStatementIsNamedWithItsLineAndColumn) {
+  dir_.write("20260101000001-typo.sql",
+             "-- migrate:up\nCREATE TABLE t (id bigint);\n\nINSERT INTO t (id, nam)\n"
+             "  VALUES (1, 'é');\n");
+  const ProcessResult transactional = migronaut({"up"});
+  EXPECT_EQ(transactional.exit_code, 7) << transactional.out;
+  const nlohmann::json error = failure(transactional);
+  EXPECT_EQ(error["context"]["line"], 4) << error;
+  EXPECT_EQ(error["context"]["column"], 20);
+  EXPECT_EQ(error["context"]["statement"], "INSERT INTO t (id, nam) VALUES (1, 'é')");
+  const std::string message = error["message"];
+  EXPECT_NE(message.find("20260101000001-typo.sql failed: line 4, column 20 in `INSERT INTO t"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("column \"nam\" of relation \"t\" does not exist"), std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("ERROR:"), std::string::npos) << message;
+  EXPECT_FALSE(table_exists("t"));
+
+  // Outside a transaction each statement goes alone; the position still maps to the file.
+  dir_.write("20260101000001-typo.sql",
+             "-- migrate:up transaction:false\nCREATE TABLE IF NOT EXISTS t (id bigint);\n"
+             "SELECT 1;  SELECT nope FROM t;\n");
+  const nlohmann::json alone = failure(migronaut({"up"}));
+  EXPECT_EQ(alone["context"]["line"], 3) << alone;
+  EXPECT_EQ(alone["context"]["column"], 19);
+  EXPECT_EQ(alone["context"]["statement"], "SELECT nope FROM t");
+}
+
+}  // namespace
+}  // namespace migronaut::testing

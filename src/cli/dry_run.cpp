@@ -2,6 +2,7 @@
 // would run, with the same selection rules; no lock, no writes.
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
+#include "cli/help.hpp"
 #include "fmt/format.h"
 
 namespace migronaut::cli {
@@ -22,11 +23,15 @@ Command add_dry_run(CLI::App& app) {
   auto flags = std::make_shared<DryRunFlags>();
   sub->add_option("direction", flags->direction, "up or down")
       ->required()
-      ->check(CLI::IsMember({"up", "down"}));
-  sub->add_option("file", flags->file, "Only this migration");
-  sub->add_option("--to", flags->to, "Up to (up) or after (down) this migration");
-  sub->add_option("--steps", flags->steps, "down: the last n applied");
-  sub->add_option("--batch", flags->batch, "down: this batch");
+      ->check(CLI::IsMember({"up", "down"}))
+      ->type_name("up|down");
+  sub->add_option("file", flags->file, "Only this migration")->type_name("FILE");
+  sub->add_option("--to", flags->to, "Up to (up) or after (down) this migration")
+      ->type_name("FILE");
+  sub->add_option("--steps", flags->steps, "down: the last n applied")->type_name("N");
+  sub->add_option("--batch", flags->batch, "down: this batch")->type_name("N");
+  document(sub, "migronaut dry-run down --steps 2",
+           "0 shown, 5 connection failed, 8 an unknown file or --to target");
   return {sub, [flags](Context& context) {
             Migrator migrator(context.config(), context.migrator_options());
             std::vector<StatusRow> rows;
@@ -44,10 +49,10 @@ Command add_dry_run(CLI::App& app) {
               rows = migrator.dry_run_down(options);
             }
             Output& out = context.out();
-            out.info(rows.empty() ? "Nothing would run"
-                                  : fmt::format("{} would run {} migration(s):", flags->direction,
-                                                rows.size()));
-            for (const StatusRow& row : rows) out.info("  " + row.name);
+            out.report(rows.empty() ? "Nothing would run"
+                                    : fmt::format("{} would run {} migration(s):", flags->direction,
+                                                  rows.size()));
+            for (const StatusRow& row : rows) out.report("  " + row.name);
             if (out.json_mode()) {
               out.document({{"direction", flags->direction}, {"migrations", rows}});
             }

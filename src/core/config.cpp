@@ -156,7 +156,7 @@ json defaults() {
           {"environment", "production"},
           {"onLockLost", "abort"},
           {"onOutOfOrder", "warn"},
-          {"onLockHeld", "throw"},
+          {"onLockHeld", "wait"},
           {"lockPollIntervalMs", 500}};
 }
 

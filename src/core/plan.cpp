@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "fmt/format.h"
 #include "migronaut/errors.hpp"
 #include "source/names.hpp"
 
@@ -133,6 +134,7 @@ StatusRow status_row(const PlanEntry& entry) {
   if (entry.migration != nullptr) {
     row.description = entry.migration->description;
     row.reversible = entry.migration->down.has_value();
+    row.up_empty = entry.migration->up_empty;
     row.checksum = entry.migration->checksum;
   } else if (entry.record) {
     row.description = entry.record->description;
@@ -140,6 +142,20 @@ StatusRow status_row(const PlanEntry& entry) {
   row.record = entry.record;
   return row;
 }
+
+namespace {
+
+// A migration created but not written yet must not be recorded as applied.
+void refuse_empty(const std::vector<const PlanEntry*>& targets) {
+  for (const PlanEntry* entry : targets) {
+    if (!entry->migration->up_empty) continue;
+    throw MigrationInvalidFormatError(
+        fmt::format("{} has an empty up section: fill it in before running up", entry->name),
+        {{"file", entry->name}, {"reason", "the up section is empty"}});
+  }
+}
+
+}  // namespace
 
 UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& config) {
   if (options.file && options.to) {
@@ -157,6 +173,7 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
   if (options.file) {
     const PlanEntry& entry = require_migration(plan, *options.file, "file");
     if (entry.pending()) selection.targets.push_back(&entry);
+    refuse_empty(selection.targets);
     return selection;  // a single-file up is exempt from the ordering policy
   }
   if (options.to) require_migration(plan, *options.to, "to");
@@ -171,6 +188,7 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
         "Pending migrations sort before the newest applied one (merged late?)",
         {{"names", names_of(selection.out_of_order)}});
   }
+  refuse_empty(selection.targets);
   return selection;
 }
 

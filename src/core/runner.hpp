@@ -41,6 +41,8 @@ class Runner {
            std::vector<RunResult>& results);
 
  private:
+  // The progress line before a migration (and a note when it re-runs an interrupted one).
+  void announce(Direction direction, const PlanEntry& entry, const HookInfo& info);
   RunResult run_one(Direction direction, const Migration& migration, std::int64_t batch,
                     const HookInfo& info);
   bool transactional(const Migration& migration) const;

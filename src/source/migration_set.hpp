@@ -18,9 +18,11 @@ struct Migration {
   std::string description;
   std::string checksum;  // SHA-256 hex
   Work up;
-  std::optional<Work> down;  // absent: irreversible
+  std::optional<Work> down;           // absent: irreversible
   std::optional<bool> transactional;  // absent: the config's useTransaction decides
   std::optional<std::chrono::milliseconds> timeout;
+  // A freshly created file whose up section is still empty: listed by status, refused by up.
+  bool up_empty = false;
 };
 
 // Scans the top level of `dir` for files ending in `extension` (".sql" or ".json"), validates
@@ -29,8 +31,7 @@ struct Migration {
 // same version prefix (the part before the first "-"), which leaves their order ambiguous;
 // MigrationInvalidFormatError (file and reason in the context) for a file that does not parse.
 // A missing folder holds no migrations.
-std::vector<Migration> load_migrations(const std::filesystem::path& dir,
-                                       std::string_view extension,
+std::vector<Migration> load_migrations(const std::filesystem::path& dir, std::string_view extension,
                                        const std::vector<CodeMigration>& code = {});
 
 }  // namespace migronaut

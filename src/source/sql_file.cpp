@@ -1,5 +1,4 @@
 #include "source/sql_file.hpp"
-#include "core/text.hpp"
 
 #include <fmt/format.h>
 
@@ -8,6 +7,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/text.hpp"
 #include "migronaut/errors.hpp"
 
 namespace migronaut {
@@ -132,7 +132,7 @@ class SqlParser {
     migration.description = description_;
     migration.transactional = transactional_;
     const std::string up = joined(up_.lines);
-    if (is_blank(up)) fail(up_.marker_line, "the up section is empty");
+    migration.up_empty = is_blank(up);
     migration.up = Script{up};
     if (const std::string down = joined(down_.lines); !is_blank(down)) {
       migration.down = Script{down};

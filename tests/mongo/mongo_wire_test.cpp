@@ -5,8 +5,8 @@
 
 #include "migronaut/errors.hpp"
 #include "mongo/mock_server.hpp"
-#include "support/ports.hpp"
 #include "store/store.hpp"
+#include "support/ports.hpp"
 
 namespace migronaut::testing {
 namespace {

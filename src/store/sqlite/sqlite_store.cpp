@@ -287,6 +287,7 @@ class SqliteStore final : public Store {
   AcquireResult try_acquire(const LockClaim& claim) override {
     try {
       Transaction transaction(db_.get());
+      std::optional<LockInfo> previous = select_lock();
       Statement upsert(
           db_.get(),
           "INSERT INTO " + lock_table_ +
@@ -305,7 +306,7 @@ class SqliteStore final : public Store {
       upsert.bind(claim.pid).bind(claim.host).bind(claim.executed_by).run();
       if (sqlite3_changes(db_.get()) == 1) {
         transaction.commit();
-        return {true, std::nullopt};
+        return {.acquired = true, .holder = std::nullopt, .reclaimed = std::move(previous)};
       }
       AcquireResult refused{false, select_lock()};
       transaction.commit();
@@ -441,7 +442,8 @@ class SqliteStore final : public Store {
     };
     if (!execution.transactional) {
       run_work(execution);
-      if (execution.record != nullptr) write_record(resolve_elapsed(*execution.record, elapsed_ms()));
+      if (execution.record != nullptr)
+        write_record(resolve_elapsed(*execution.record, elapsed_ms()));
       return;
     }
     Transaction transaction(db_.get());

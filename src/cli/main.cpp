@@ -85,7 +85,10 @@ const CLI::App* chosen_command(const CLI::App& app) {
 // `migronaut help [command]`: the help of the tool or of one command, on stdout.
 int print_help(CLI::App& app, const std::string& topic) {
   if (topic.empty()) {
-    std::fputs(app.help().c_str(), stdout);
+    // Not app.help(): it shows the help of the selected subcommand, `help` itself.
+    const std::string text =
+        app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
+    std::fputs(text.c_str(), stdout);
     return 0;
   }
   if (topic == "exit-codes") {

@@ -13,12 +13,13 @@ using std::chrono::seconds;
 
 // A refusal as the lease reports it: the holder's lockedAt and TTL, and our own TTL.
 LockAlreadyHeldError refusal(std::int64_t locked_at_ms, std::int64_t holder_ttl_ms = 60'000) {
-  const LockInfo holder{.locked_at_ms = locked_at_ms,
-                        .ttl_ms = holder_ttl_ms,
-                        .run_id = "peer",
-                        .migration = "0002-b.sql",
-                        .step = 2,
-                        .total = 5};
+  LockInfo holder;
+  holder.locked_at_ms = locked_at_ms;
+  holder.ttl_ms = holder_ttl_ms;
+  holder.run_id = "peer";
+  holder.migration = "0002-b.sql";
+  holder.step = 2;
+  holder.total = 5;
   return LockAlreadyHeldError("Migration lock is already held",
                               {{"holder", holder}, {"ttlMs", 60'000}});
 }

@@ -132,7 +132,9 @@ TEST_F(CliTest, TheApplyingLineReachesAPipedLogWhileTheMigrationRuns) {
   const Statuses seen = project.statuses();
   const ProcessResult done = run->wait();
   ASSERT_EQ(done.exit_code, 0) << describe(done);
-  if (still_running) EXPECT_EQ(seen.count("0001-slow.sql"), 0u);
+  if (still_running) {
+    EXPECT_EQ(seen.count("0001-slow.sql"), 0u);
+  }
   EXPECT_EQ(project.statuses(), (Statuses{{"0001-slow.sql", "applied"}}));
 }
 

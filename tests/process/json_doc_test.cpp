@@ -4,7 +4,6 @@
 // UTC, and none of the old words (`file`, `duration`).
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -22,8 +21,7 @@ const Env kFastLock = {{"MIGRONAUT_LOCK_TTL", "2"}, {"MIGRONAUT_LOCK_POLL_INTERV
 
 // "### `status`" followed by a ```json block → {"status": example}; the errors section is "error".
 std::map<std::string, json> documented_examples() {
-  const char* source = std::getenv("MIGRONAUT_SOURCE_DIR");
-  std::ifstream file(std::filesystem::path(source != nullptr ? source : ".") / "docs/JSON.md");
+  std::ifstream file(MIGRONAUT_JSON_DOC);
   std::map<std::string, json> examples;
   std::string line;
   std::string command;
@@ -62,16 +60,16 @@ bool same_type(const json& documented, const json& actual) {
 
 // Every key of `actual` is documented with the same type; `top` also requires every documented
 // key. Returns the first mismatch, or "".
-std::string mismatch(const json& documented, const json& actual, const std::string& path,
-                     bool top) {
+std::string shape_mismatch(const json& documented, const json& actual, const std::string& path,
+                           bool top) {
   if (!same_type(documented, actual)) {
     return path + ": documented " + documented.dump() + ", got " + actual.dump();
   }
   if (path.ends_with("At") && !is_iso_time(actual)) return path + " is not ISO-8601 UTC";
   if (documented.is_array() && !documented.empty()) {
     for (std::size_t i = 0; i < actual.size(); ++i) {
-      const std::string found =
-          mismatch(documented.front(), actual[i], path + "[" + std::to_string(i) + "]", false);
+      const std::string found = shape_mismatch(documented.front(), actual[i],
+                                               path + "[" + std::to_string(i) + "]", false);
       if (!found.empty()) return found;
     }
   }
@@ -86,7 +84,7 @@ std::string mismatch(const json& documented, const json& actual, const std::stri
       }
       continue;
     }
-    const std::string found = mismatch(documented[key], value, path + "." + key, false);
+    const std::string found = shape_mismatch(documented[key], value, path + "." + key, false);
     if (!found.empty()) return found;
   }
   if (top) {
@@ -118,7 +116,7 @@ class JsonDocTest : public ::testing::Test {
       ADD_FAILURE() << "docs/JSON.md has no example for " << command;
       return document;
     }
-    const std::string found = mismatch(examples.at(command), document, command, true);
+    const std::string found = shape_mismatch(examples.at(command), document, command, true);
     EXPECT_EQ(found, "") << document.dump(2);
     return document;
   }
@@ -141,7 +139,8 @@ TEST_F(JsonDocTest, EveryCommandPrintsWhatTheDocumentShows) {
   const std::vector<std::string> bare_init = {migronaut_binary(), "--no-env", "--json", "init"};
   const ProcessResult init = Process(bare_init, {}, project.cwd()).wait();
   ASSERT_EQ(init.exit_code, 0) << init.err;
-  const std::string found = mismatch(examples.at("init"), json::parse(init.out), "init", true);
+  const std::string found =
+      shape_mismatch(examples.at("init"), json::parse(init.out), "init", true);
   EXPECT_EQ(found, "");
   checked.insert("init");
 

@@ -246,7 +246,7 @@ class PostgresStore final : public Store {
       if (!PQgetisnull(inserted.get(), 0, 2)) previous = lock_info_at(inserted.get(), 0);
       return {.acquired = true, .holder = std::nullopt, .reclaimed = std::move(previous)};
     }
-    return {.acquired = false, .holder = read_lock()};
+    return {.acquired = false, .holder = read_lock(), .reclaimed = std::nullopt};
   }
 
   bool renew(const LockToken& token, const LockProgress& progress) override {

@@ -308,7 +308,7 @@ class SqliteStore final : public Store {
         transaction.commit();
         return {.acquired = true, .holder = std::nullopt, .reclaimed = std::move(previous)};
       }
-      AcquireResult refused{false, select_lock()};
+      AcquireResult refused{.acquired = false, .holder = select_lock(), .reclaimed = std::nullopt};
       transaction.commit();
       return refused;
     } catch (const ConnectionFailedError& e) {
@@ -318,7 +318,7 @@ class SqliteStore final : public Store {
       if ((e.context().value("code", 0) & 0xff) != SQLITE_BUSY) throw;
       auto holder = select_lock();
       if (!holder) throw;
-      return {false, std::move(holder)};
+      return {.acquired = false, .holder = std::move(holder), .reclaimed = std::nullopt};
     }
   }
 

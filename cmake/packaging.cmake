@@ -1,5 +1,5 @@
-# Debian packages (CPack): `migronaut` (the stripped CLI, its man page, bash and zsh completion;
-# runtime dependencies found by dpkg-shlibdeps) and `migronaut-dev` (the library, its headers, the
+# Debian packages (CPack): `migronaut` (the stripped CLI, its PostgreSQL and MongoDB store
+# modules, its man page, bash and zsh completion; runtime dependencies found by dpkg-shlibdeps) and `migronaut-dev` (the library, its headers, the
 # CMake package and the pkg-config file, depending on the backends' -dev packages it links).
 # `make package` builds both; tests/package installs the CLI one.
 set(CPACK_GENERATOR DEB)
@@ -25,8 +25,17 @@ set(CPACK_COMPONENT_CLI_DESCRIPTION
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME migronaut-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
-set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS
-    "nlohmann-json3-dev, libssl-dev, libsqlite3-dev, libpq-dev, libmongoc-dev, libfmt-dev, libspdlog-dev")
+# The library's users link the clients of the backends it was built with.
+set(dev_depends "nlohmann-json3-dev, libssl-dev, libfmt-dev, libspdlog-dev")
+foreach(backend SQLITE:libsqlite3-dev POSTGRES:libpq-dev MONGO:libmongoc-dev)
+  string(REPLACE ":" ";" pair ${backend})
+  list(GET pair 0 option)
+  list(GET pair 1 package)
+  if(MIGRONAUT_WITH_${option})
+    string(APPEND dev_depends ", ${package}")
+  endif()
+endforeach()
+set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "${dev_depends}")
 set(CPACK_COMPONENT_DEV_DESCRIPTION
     "migronaut library and headers\n"
     "The static library, public headers, CMake package and pkg-config file of migronaut.")

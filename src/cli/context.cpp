@@ -1,7 +1,7 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
-#include "core/redact.hpp"
+#include "util/redact.hpp"
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
 

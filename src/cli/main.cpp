@@ -7,10 +7,10 @@
 #include "cli/format.hpp"
 #include "cli/help.hpp"
 #include "cli/signals.hpp"
-#include "core/iso_time.hpp"
-#include "core/redact.hpp"
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
+#include "util/iso_time.hpp"
+#include "util/redact.hpp"
 
 namespace {
 

@@ -4,7 +4,7 @@
 #include "cli/duration.hpp"
 #include "cli/format.hpp"
 #include "cli/help.hpp"
-#include "core/clock.hpp"
+#include "util/clock.hpp"
 #include "core/lock_wait.hpp"
 #include "fmt/format.h"
 

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "core/ids.hpp"
+#include "util/ids.hpp"
 #include "fmt/format.h"
 
 namespace migronaut {

@@ -1,4 +1,5 @@
 #include "source/sql_file.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +8,6 @@
 #include <optional>
 #include <vector>
 
-#include "core/text.hpp"
 #include "migronaut/errors.hpp"
 
 namespace migronaut {

@@ -49,6 +49,11 @@ for file in /usr/share/man/man1/migronaut.1 /usr/share/bash-completion/completio
   [ -f "$file" ] || [ -f "$file.gz" ] || { echo "missing $file"; exit 1; }
 done
 /usr/bin/migronaut help up | grep -q "Usage: migronaut up"
+# The store modules load from where the package put them: an unreachable server is exit 5
+# (connection failed), not a missing module.
+status=0
+/usr/bin/migronaut --no-env --uri postgres://nobody@127.0.0.1:1/x status 2>"$work/pg.err" || status=$?
+[ "$status" -eq 5 ] || { echo "postgres from the package: exit $status"; cat "$work/pg.err"; exit 1; }
 
 dpkg -r migronaut >/dev/null
 [ ! -e /usr/bin/migronaut ] || { echo "dpkg -r left /usr/bin/migronaut"; exit 1; }

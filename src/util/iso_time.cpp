@@ -1,9 +1,7 @@
-#include "core/iso_time.hpp"
+#include "util/iso_time.hpp"
 
 #include <chrono>
 #include <cstdio>
-
-#include "fmt/format.h"
 
 namespace migronaut {
 
@@ -13,9 +11,12 @@ std::string iso_time(std::int64_t ms_since_epoch) {
   const sys_days day = floor<days>(time);
   const year_month_day date{day};
   const hh_mm_ss clock{time - day};
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", int(date.year()),
-                     unsigned(date.month()), unsigned(date.day()), clock.hours().count(),
-                     clock.minutes().count(), clock.seconds().count(), clock.subseconds().count());
+  char text[32];
+  std::snprintf(text, sizeof(text), "%04d-%02u-%02uT%02d:%02d:%02d.%03dZ", int(date.year()),
+                unsigned(date.month()), unsigned(date.day()), int(clock.hours().count()),
+                int(clock.minutes().count()), int(clock.seconds().count()),
+                int(clock.subseconds().count()));
+  return text;
 }
 
 std::optional<std::int64_t> parse_iso_time(std::string_view text) {

@@ -1,4 +1,4 @@
-#include "core/iso_time.hpp"
+#include "util/iso_time.hpp"
 #include "migronaut/lock.hpp"
 
 namespace migronaut {

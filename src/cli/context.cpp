@@ -1,9 +1,9 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
-#include "util/redact.hpp"
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut::cli {
 

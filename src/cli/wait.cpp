@@ -4,9 +4,9 @@
 #include "cli/duration.hpp"
 #include "cli/format.hpp"
 #include "cli/help.hpp"
-#include "util/clock.hpp"
 #include "core/lock_wait.hpp"
 #include "fmt/format.h"
+#include "util/clock.hpp"
 
 namespace migronaut::cli {
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "util/ids.hpp"
 #include "fmt/format.h"
+#include "util/ids.hpp"
 
 namespace migronaut {
 namespace {

@@ -3,15 +3,15 @@
 #include <mutex>
 
 #include "core/changelog.hpp"
-#include "util/ids.hpp"
 #include "core/lease.hpp"
 #include "core/lock_wait.hpp"
 #include "core/log.hpp"
 #include "core/plan.hpp"
-#include "util/redact.hpp"
 #include "core/runner.hpp"
 #include "fmt/format.h"
 #include "store/registry.hpp"
+#include "util/ids.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut {
 

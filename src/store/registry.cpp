@@ -47,9 +47,17 @@ constexpr Factory kOpenMongo = nullptr;
 const std::vector<Backend>& all_backends() {
   static const std::vector<Backend> table = {
       {"sqlite", {"sqlite:"}, ".sql", true, "MIGRONAUT_WITH_SQLITE", kOpenSqlite},
-      {kPostgres, {"postgres://", "postgresql://"}, ".sql", true, "MIGRONAUT_WITH_POSTGRES",
+      {kPostgres,
+       {"postgres://", "postgresql://"},
+       ".sql",
+       true,
+       "MIGRONAUT_WITH_POSTGRES",
        kOpenPostgres},
-      {kMongo, {"mongodb://", "mongodb+srv://"}, ".json", false, "MIGRONAUT_WITH_MONGO",
+      {kMongo,
+       {"mongodb://", "mongodb+srv://"},
+       ".json",
+       false,
+       "MIGRONAUT_WITH_MONGO",
        kOpenMongo},
   };
   return table;
@@ -113,6 +121,8 @@ std::string known_schemes() {
   return text;
 }
 
-std::unique_ptr<Store> open_store(const Config& config) { return backend_for(config.uri).open(config); }
+std::unique_ptr<Store> open_store(const Config& config) {
+  return backend_for(config.uri).open(config);
+}
 
 }  // namespace migronaut

@@ -30,7 +30,7 @@ cpack --config "$build_dir/CPackConfig.cmake" -G DEB -D CPACK_COMPONENTS_ALL=cli
 deb=$(ls "$work"/migronaut_*.deb)
 
 depends=$(dpkg-deb -f "$deb" Depends)
-for library in libpq5 libsqlite3-0 libmongoc-1.0-0 libssl3; do
+for library in libpq5 libsqlite3-0 libmongoc-1.0-0; do
   case "$depends" in
     *"$library"*) ;;
     *) echo "Depends lacks $library: $depends"; exit 1 ;;

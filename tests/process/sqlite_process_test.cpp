@@ -193,7 +193,7 @@ TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceR
   EXPECT_EQ(lock["holder"]["host"], "elsewhere");
   EXPECT_EQ(shown.out.find("foreign-nonce"), std::string::npos) << "the nonce is never shown";
 
-  const ProcessResult unconfirmed = project.run({"--json", "unlock"});
+  const ProcessResult unconfirmed = project.run({"--json", "unlock", "--force"});
   EXPECT_EQ(unconfirmed.exit_code, 6) << describe(unconfirmed);
   EXPECT_EQ(json_of(unconfirmed)["error"]["code"], "CONFIG_INVALID");
   EXPECT_EQ(project.dump(), held);

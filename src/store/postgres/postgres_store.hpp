@@ -1,5 +1,5 @@
-// The PostgreSQL store's factory, for the registry (src/store/registry.cpp). No database header here:
-// the registry and the engine include it.
+// The PostgreSQL store's factory, for the registry (src/store/registry.cpp). No database header
+// here: the registry and the engine include it.
 #pragma once
 
 #include <memory>

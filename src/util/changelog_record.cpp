@@ -1,5 +1,5 @@
-#include "util/iso_time.hpp"
 #include "migronaut/changelog.hpp"
+#include "util/iso_time.hpp"
 
 namespace migronaut {
 

@@ -36,6 +36,7 @@ struct ChangelogRecord {
   std::string reason;
 };
 
+// Times as ISO-8601 UTC strings ("2026-12-02T11:04:55.123Z"), the duration as `durationMs`.
 void to_json(nlohmann::json& out, const ChangelogRecord& record);
 
 }  // namespace migronaut

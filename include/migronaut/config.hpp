@@ -31,7 +31,9 @@ struct Config {
   std::string environment = "production";
   OnLockLost on_lock_lost = OnLockLost::kAbort;
   OnOutOfOrder on_out_of_order = OnOutOfOrder::kWarn;
-  OnLockHeld on_lock_held = OnLockHeld::kThrow;
+  // Waiting is the default (unlike the JavaScript original): a fleet booting at once must not
+  // crash-loop on the one instance that migrates. kThrow fails fast.
+  OnLockHeld on_lock_held = OnLockHeld::kWait;
   std::optional<std::int64_t> lock_wait_timeout_ms;  // unset: max(90 s, 1.5 × holder TTL)
   std::int64_t lock_poll_interval_ms = 500;
   // Where the database supports it (PostgreSQL), each statement of a transactional migration

@@ -20,7 +20,8 @@ struct LockInfo {
   std::int64_t total = 0;
 };
 
-// {"lockedAt", "ttlMs", "runId", "pid", "host", "executedBy", "migration", "step", "total"}
+// {"lockedAt" (ISO-8601 UTC), "ttlMs", "runId", "pid", "host", "executedBy", "migration", "step",
+// "total"}
 void to_json(nlohmann::json& out, const LockInfo& info);
 // Reads what to_json wrote; missing keys keep their defaults.
 void from_json(const nlohmann::json& in, LockInfo& info);

@@ -29,6 +29,7 @@ struct StatusRow {
   bool out_of_order = false;        // pending, yet sorts before the newest applied migration
   bool reversible = false;
   bool invalid_name = false;  // a record whose name is not a bare file name (tampered)
+  bool up_empty = false;      // its up section is empty (just created): `up` refuses it
   std::string description;
   std::optional<ChangelogRecord> record;
   std::string checksum;  // of the file or code migration on hand
@@ -160,6 +161,8 @@ class Migrator {
 
   std::optional<LockInfo> lock_info();
   std::optional<LockInfo> force_unlock();
+  // The database's clock in ms since the epoch: what a holder's lockedAt is judged against.
+  std::int64_t database_now_ms();
 
   // Stops the current (or next) run at the next migration boundary with RunAbortedError.
   // Thread-safe; the signal-handler path of the CLI.

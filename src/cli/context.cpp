@@ -1,7 +1,9 @@
 #include <iostream>
 
 #include "cli/cli.hpp"
+#include "fmt/format.h"
 #include "migronaut/errors.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut::cli {
 
@@ -17,7 +19,13 @@ Config Context::config(const nlohmann::json& extra, bool require_uri) {
   if (flags_.db) layer["dbName"] = *flags_.db;
   if (flags_.dir) layer["migrationsDir"] = *flags_.dir;
   sources.flags = std::move(layer);
-  return load_config(sources);
+  Config config = load_config(sources);
+  if (require_uri) {
+    output_.debug(fmt::format("connecting to {}{}; migrations in {}", redact(config.uri),
+                              config.db_name.empty() ? "" : " (database " + config.db_name + ")",
+                              config.migrations_dir.string()));
+  }
+  return config;
 }
 
 MigratorOptions Context::migrator_options() {

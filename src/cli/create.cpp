@@ -1,5 +1,6 @@
 // `migronaut create <name>`: writes a new, empty migration file. Needs no database.
 #include "cli/cli.hpp"
+#include "cli/help.hpp"
 #include "source/scaffold.hpp"
 #include "store/registry.hpp"
 
@@ -9,8 +10,12 @@ Command add_create(CLI::App& app) {
   auto* sub = app.add_subcommand("create", "Create a new migration file");
   auto title = std::make_shared<std::string>();
   auto template_path = std::make_shared<std::string>();
-  sub->add_option("name", *title, "What the migration does, e.g. add-users")->required();
-  sub->add_option("--template", *template_path, "Template file for the new migration");
+  sub->add_option("name", *title, "What the migration does, e.g. add-users")
+      ->required()
+      ->type_name("NAME");
+  sub->add_option("--template", *template_path, "Template file for the new migration")
+      ->type_name("FILE");
+  document(sub, "migronaut create add-users", "0 created, 18 the file exists, 19 a bad name");
   return {sub, [title, template_path](Context& context) {
             const Config config = context.config(nlohmann::json::object(), /*require_uri=*/false);
             // The backend decides the file type: MongoDB runs .json commands, SQL stores .sql.

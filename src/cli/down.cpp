@@ -1,5 +1,6 @@
 // `migronaut down [file] [--steps n | --batch n | --to f]`: reverts the last batch by default.
 #include "cli/format.hpp"
+#include "cli/help.hpp"
 #include "cli/run_output.hpp"
 #include "fmt/format.h"
 
@@ -21,12 +22,17 @@ struct DownFlags {
 Command add_down(CLI::App& app) {
   auto* sub = app.add_subcommand("down", "Revert migrations (the last batch by default)");
   auto flags = std::make_shared<DownFlags>();
-  sub->add_option("file", flags->file, "Revert only this migration");
-  sub->add_option("--steps", flags->steps, "Revert the last n applied migrations");
-  sub->add_option("--batch", flags->batch, "Revert this batch");
-  sub->add_option("--to", flags->to, "Revert everything applied after this migration");
+  sub->add_option("file", flags->file, "Revert only this migration")->type_name("FILE");
+  sub->add_option("--steps", flags->steps, "Revert the last n applied migrations")->type_name("N");
+  sub->add_option("--batch", flags->batch, "Revert this batch")->type_name("N");
+  sub->add_option("--to", flags->to, "Revert everything applied after this migration")
+      ->type_name("FILE");
   sub->add_flag("--no-lock", flags->no_lock, "Take no lock (development only)");
-  sub->add_option("--reason", flags->reason, "Why: stamped on the changelog records");
+  sub->add_option("--reason", flags->reason, "Why: stamped on the changelog records")
+      ->type_name("TEXT");
+  document(sub, "migronaut down --steps 2 --reason rollback",
+           "0 reverted or nothing to do, 3 lock held, 5 connection failed, 7 a down section "
+           "failed, 9 not applied, 11 stopped by a signal, 13 irreversible");
   return {sub,
           [flags](Context& context) {
             DownOptions options;
@@ -37,7 +43,7 @@ Command add_down(CLI::App& app) {
             options.no_lock = flags->no_lock;
             options.reason = flags->reason;
             StoppableMigrator migrator(context, context.config());
-            report_results(context.out(), "reverted", migrator->down(options));
+            report_results(context.out(), migrator->down(options));
             return 0;
           },
           /*graceful_stop=*/true};

@@ -6,6 +6,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
+#include "cli/help.hpp"
 #include "fmt/format.h"
 
 namespace migronaut::cli {
@@ -59,13 +60,19 @@ Command add_dry_run(CLI::App& app) {
   auto flags = std::make_shared<DryRunFlags>();
   sub->add_option("direction", flags->direction, "up or down")
       ->required()
-      ->check(CLI::IsMember({"up", "down"}));
-  sub->add_option("file", flags->file, "Only this migration");
-  sub->add_option("--to", flags->to, "Up to (up) or after (down) this migration");
-  sub->add_option("--steps", flags->steps, "down: the last n applied; up: the next n pending");
-  sub->add_option("--batch", flags->batch, "down: this batch");
+      ->check(CLI::IsMember({"up", "down"}))
+      ->type_name("up|down");
+  sub->add_option("file", flags->file, "Only this migration")->type_name("FILE");
+  sub->add_option("--to", flags->to, "Up to (up) or after (down) this migration")
+      ->type_name("FILE");
+  sub->add_option("--steps", flags->steps, "down: the last n applied; up: the next n pending")
+      ->type_name("N");
+  sub->add_option("--batch", flags->batch, "down: this batch")->type_name("N");
   sub->add_flag("--sql", flags->sql, "Print the scripts that would be sent, in order");
-  sub->add_option("--output", flags->output, "With --sql: write them to this file");
+  sub->add_option("--output", flags->output, "With --sql: write them to this file")
+      ->type_name("FILE");
+  document(sub, "migronaut dry-run down --steps 2",
+           "0 shown, 5 connection failed, 8 an unknown file or --to target");
   return {sub, [flags](Context& context) {
             Migrator migrator(context.config(), context.migrator_options());
             std::vector<StatusRow> rows;
@@ -91,10 +98,10 @@ Command add_dry_run(CLI::App& app) {
               write_scripts(out, flags->output, scripts(flags->direction, rows));
               return 0;
             }
-            out.info(rows.empty() ? "Nothing would run"
-                                  : fmt::format("{} would run {} migration(s):", flags->direction,
-                                                rows.size()));
-            for (const StatusRow& row : rows) out.info("  " + row.name);
+            out.report(rows.empty() ? "Nothing would run"
+                                    : fmt::format("{} would run {} migration(s):", flags->direction,
+                                                  rows.size()));
+            for (const StatusRow& row : rows) out.report("  " + row.name);
             if (out.json_mode()) {
               out.document({{"direction", flags->direction}, {"migrations", rows}});
             }

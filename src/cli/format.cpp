@@ -1,6 +1,8 @@
 #include "cli/format.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <ctime>
 
 #include "fmt/format.h"
@@ -17,34 +19,50 @@ std::string format_time(std::int64_t ms_since_epoch) {
   return text;
 }
 
-std::string describe_holder(const LockInfo& holder) {
+std::int64_t wall_clock_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+std::int64_t renewal_age_ms(const LockInfo& holder, std::int64_t now_ms) {
+  return std::max<std::int64_t>(0, now_ms - holder.locked_at_ms);
+}
+
+std::string describe_holder(const LockInfo& holder, std::int64_t now_ms) {
   std::string text =
       fmt::format("{} pid {} (run {}", holder.host, holder.pid, holder.run_id.substr(0, 8));
   if (!holder.executed_by.empty()) text += ", user " + holder.executed_by;
   text += ")";
-  if (holder.locked_at_ms > 0) text += ", renewed " + format_time(holder.locked_at_ms);
   if (!holder.migration.empty()) {
     text += fmt::format(", on {} ({}/{})", holder.migration, holder.step, holder.total);
+  }
+  if (holder.locked_at_ms > 0) {
+    text += fmt::format(", renewed {} s ago", renewal_age_ms(holder, now_ms) / 1000);
   }
   return text;
 }
 
-nlohmann::json flag_number(const std::string& text) {
+namespace {
+
+std::optional<std::int64_t> whole_number(const std::string& text) {
   std::int64_t value = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, error] = std::from_chars(text.data(), end, value);
   if (error == std::errc() && ptr == end) return value;
-  return text;
+  return std::nullopt;
 }
+
+}  // namespace
 
 std::optional<std::int64_t> positive_flag(const std::string& text, const char* flag) {
   if (text.empty()) return std::nullopt;
-  const nlohmann::json number = flag_number(text);
-  if (!number.is_number_integer() || number.get<std::int64_t>() <= 0) {
+  const std::optional<std::int64_t> number = whole_number(text);
+  if (!number || *number <= 0) {
     throw ConfigInvalidError(fmt::format("{} must be a positive integer", flag),
                              {{"option", flag}, {"value", text}});
   }
-  return number.get<std::int64_t>();
+  return number;
 }
 
 }  // namespace migronaut::cli

@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "cli/cli.hpp"
+#include "cli/help.hpp"
 #include "migronaut/errors.hpp"
 
 namespace migronaut::cli {
@@ -11,6 +12,8 @@ Command add_init(CLI::App& app) {
   auto* sub = app.add_subcommand("init", "Create migronaut.config.json and migrations/");
   auto force = std::make_shared<bool>(false);
   sub->add_flag("--force", *force, "Overwrite an existing config file");
+  document(sub, "migronaut init --uri postgres://app@db.internal/app",
+           "0 created, 16 the config file exists (use --force)");
   return {sub, [force](Context& context) {
             namespace fs = std::filesystem;
             const GlobalFlags& flags = context.flags();

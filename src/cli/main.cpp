@@ -4,8 +4,12 @@
 #include <vector>
 
 #include "cli/cli.hpp"
+#include "cli/format.hpp"
+#include "cli/help.hpp"
 #include "cli/signals.hpp"
+#include "fmt/format.h"
 #include "migronaut/errors.hpp"
+#include "util/iso_time.hpp"
 #include "util/redact.hpp"
 
 namespace {
@@ -13,29 +17,91 @@ namespace {
 using namespace migronaut;
 using namespace migronaut::cli;
 
+constexpr const char* kFooter =
+    "Run `migronaut help <command>` for a command's flags, an example and its exit codes, and\n"
+    "`migronaut help exit-codes` for every exit status.";
+
 void add_global_flags(CLI::App& app, GlobalFlags& flags) {
-  app.add_option("--uri", flags.uri, "Database URI (sqlite:path, postgres://…, mongodb://…)");
-  app.add_option("--db", flags.db, "Database name (MongoDB)");
-  app.add_option("--dir", flags.dir, "Migrations folder");
-  app.add_option("--config", flags.config_file, "Config file (default ./migronaut.config.json)");
-  app.add_option("--env-file", flags.env_file, ".env file to load (default ./.env)");
+  app.add_option("--uri", flags.uri, "Database URI (sqlite:path, postgres://…, mongodb://…)")
+      ->type_name("URI");
+  app.add_option("--db", flags.db, "Database name (MongoDB)")->type_name("NAME");
+  app.add_option("--dir", flags.dir, "Migrations folder")->type_name("DIR");
+  app.add_option("--config", flags.config_file, "Config file (default ./migronaut.config.json)")
+      ->type_name("FILE");
+  app.add_option("--env-file", flags.env_file, ".env file to load (default ./.env)")
+      ->type_name("FILE");
   app.add_flag("--no-env", flags.no_env, "Load no .env file");
-  app.add_flag("--verbose", flags.verbose, "Debug output");
-  app.add_flag("--quiet", flags.quiet, "Errors only");
+  app.add_flag("--verbose", flags.verbose,
+               "Connection target, lock timings and statements on stderr");
+  app.add_flag("--quiet", flags.quiet, "No progress lines, only errors (reports still print)");
   app.add_flag("--no-color", flags.no_color, "No colors");
-  app.add_flag("--json", flags.json, "One JSON document on stdout");
+  app.add_flag("--json", flags.json, "One JSON document on stdout (docs/JSON.md)");
 }
 
-int report(Output& out, const Error& error) {
-  const std::string message = redact(error.what());
+// The way out of a held lock: when it expires, how to wait, how to look and how to release.
+void explain_held_lock(Output& out, Error& error) {
+  const nlohmann::json& context = error.context();
+  if (!context.contains("holder") || context.contains("renewedAgoMs")) return;
+  const LockInfo holder = context["holder"].get<LockInfo>();
+  const std::int64_t ttl = std::max(holder.ttl_ms, context.value("ttlMs", std::int64_t{0}));
+  const std::int64_t expires = holder.locked_at_ms + ttl;
+  error.context()["expiresAt"] = iso_time(expires);
+  error.context()["hint"] =
+      "wait for it (`migronaut up` waits by default; --wait-timeout sets how long), inspect it "
+      "with `migronaut lock`, release a dead holder's lock with `migronaut unlock`";
+  if (out.json_mode()) return;
+  out.info(fmt::format("  The lease expires at {} ({} s from now) unless its holder renews it.",
+                       iso_time(expires),
+                       std::max<std::int64_t>(0, expires - wall_clock_ms()) / 1000));
+  out.info(
+      "  To wait for it: `migronaut up` (waiting is the default; drop --no-wait, or raise "
+      "--wait-timeout).");
+  out.info(
+      "  To inspect it: `migronaut lock`. To release a dead holder's lock: "
+      "`migronaut unlock` (--force if it still renews).");
+}
+
+int report(Output& out, Error error) {
+  if (error.code() == ErrorCode::kLockAlreadyHeld) {
+    out.error(redact(error.what()));
+    explain_held_lock(out, error);
+  } else {
+    out.error(redact(error.what()));
+  }
   if (out.json_mode()) {
-    nlohmann::json body = {{"code", error.code_name()}, {"message", message}};
+    nlohmann::json body = {{"code", error.code_name()}, {"message", redact(error.what())}};
     if (!error.context().empty()) body["context"] = error.context();
     out.document({{"error", body}});
   }
-  out.error(message);
   if (out.verbose() && !error.context().empty()) out.debug(error.context().dump());
   return exit_status(error.code());
+}
+
+const CLI::App* chosen_command(const CLI::App& app) {
+  const std::vector<CLI::App*> chosen = app.get_subcommands();
+  return chosen.empty() ? nullptr : chosen.front();
+}
+
+// `migronaut help [command]`: the help of the tool or of one command, on stdout.
+int print_help(CLI::App& app, const std::string& topic) {
+  if (topic.empty()) {
+    // Not app.help(): it shows the help of the selected subcommand, `help` itself.
+    const std::string text =
+        app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
+    std::fputs(text.c_str(), stdout);
+    return 0;
+  }
+  if (topic == "exit-codes") {
+    std::fputs(exit_codes_text().c_str(), stdout);
+    return 0;
+  }
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+    if (sub->get_name() == topic) {
+      std::fputs(sub->help(app.get_name()).c_str(), stdout);
+      return 0;
+    }
+  }
+  throw ConfigInvalidError(explain_extras(app, nullptr, {topic}), {{"command", topic}});
 }
 
 }  // namespace
@@ -44,10 +110,11 @@ int main(int argc, char** argv) {
   Signals signals;  // first: every thread started later inherits the blocked signals
 
   GlobalFlags flags;
-  CLI::App app{"migronaut — versioned database migrations, applied exactly once"};
+  CLI::App app{"migronaut — versioned database migrations, applied exactly once", "migronaut"};
   app.set_version_flag("-V,--version", MIGRONAUT_VERSION);
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
   app.fallthrough();  // global flags may come after the command name too
+  app.footer(kFooter);
   add_global_flags(app, flags);
 
   const std::vector<Command> commands = {
@@ -55,6 +122,9 @@ int main(int argc, char** argv) {
       add_status(app), add_list(app),   add_dry_run(app), add_baseline(app), add_lock(app),
       add_unlock(app), add_wait(app),   add_audit(app),   add_repair(app),   add_import(app),
       add_lint(app)};
+  auto* help = app.add_subcommand("help", "Show the help of migronaut or of one command");
+  std::string help_topic;
+  help->add_option("command", help_topic, "The command")->type_name("COMMAND");
 
   try {
     app.parse(argc, argv);
@@ -64,6 +134,10 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ExtrasError& e) {
+    Output out(flags.json, flags.quiet, flags.verbose, flags.no_color);
+    return report(out, ConfigInvalidError(explain_extras(app, chosen_command(app), app.remaining()),
+                                          {{"arguments", app.remaining()}}));
   } catch (const CLI::ParseError& e) {
     Output out(flags.json, flags.quiet, flags.verbose, flags.no_color);
     return report(out, ConfigInvalidError(e.what()));
@@ -73,12 +147,13 @@ int main(int argc, char** argv) {
   signals.set_output(&out);
   Context context(flags, out, signals.token());
   try {
+    if (help->parsed()) return print_help(app, help_topic);
     for (const Command& command : commands) {
       if (!command.app->parsed()) continue;
       signals.set_graceful(command.graceful_stop);
       return command.run(context);
     }
-    return 1;
+    return print_help(app, "");  // no command: the usage
   } catch (const Error& error) {
     out.clear_live();
     return report(out, error);

@@ -1,5 +1,6 @@
 #include "cli/output.hpp"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -17,6 +18,26 @@ const char* env(const char* name) {
 }
 
 std::string shown(std::string_view text) { return sanitize_for_terminal(redact(text)); }
+
+bool continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// The terminal's width in columns, or 0 when unknown.
+std::size_t terminal_columns() {
+  winsize size{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0) return 0;
+  return size.ws_col;
+}
+
+// Paints `text` with an SGR color code when `enabled`.
+std::string sgr(bool enabled, Color color, std::string_view text) {
+  if (!enabled || color == Color::kNone) return std::string(text);
+  const char* code = color == Color::kGreen    ? "32"
+                     : color == Color::kYellow ? "33"
+                     : color == Color::kRed    ? "31"
+                     : color == Color::kDim    ? "2"
+                                               : "1";
+  return fmt::format("\033[{}m{}\033[0m", code, text);
+}
 
 class OutputLogger : public Logger {
  public:
@@ -59,16 +80,30 @@ Output::Output(bool json, bool quiet, bool verbose, bool no_color_flag)
       quiet_(quiet),
       verbose_(verbose),
       terminal_(isatty(STDERR_FILENO) == 1),
-      color_(color_enabled(no_color_flag, terminal_)) {}
+      color_(color_enabled(no_color_flag, terminal_)),
+      report_color_(color_enabled(no_color_flag, isatty(STDOUT_FILENO) == 1)) {}
 
 std::string Output::paint(Color color, std::string_view text) const {
-  if (!color_ || color == Color::kNone) return std::string(text);
-  const char* code = color == Color::kGreen    ? "32"
-                     : color == Color::kYellow ? "33"
-                     : color == Color::kRed    ? "31"
-                     : color == Color::kDim    ? "2"
-                                               : "1";
-  return fmt::format("\033[{}m{}\033[0m", code, text);
+  return sgr(color_, color, text);
+}
+
+std::string Output::paint_report(Color color, std::string_view text) const {
+  return sgr(report_color_, color, text);
+}
+
+std::string fit_width(std::string_view text, std::size_t columns) {
+  std::size_t shown_columns = 0;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (continuation_byte(text[i])) continue;
+    if (++shown_columns == columns && columns > 0) {
+      // The last column: keep the rest if it fits exactly, else cut and mark the cut.
+      std::size_t next = i + 1;
+      while (next < text.size() && continuation_byte(text[next])) ++next;
+      if (next == text.size()) return std::string(text);
+      return std::string(text.substr(0, i)) + "…";
+    }
+  }
+  return std::string(text);
 }
 
 void Output::line(Logger::Level level, Color color, std::string_view prefix,
@@ -84,6 +119,16 @@ void Output::line(Logger::Level level, Color color, std::string_view prefix,
   std::fprintf(stderr, "%s%s\n", prefix.empty() ? "" : paint(color, prefix).c_str(), body.c_str());
 }
 
+void Output::report(std::string_view text) {
+  if (json_) {
+    line(Logger::Level::kInfo, Color::kNone, "", text);
+    return;
+  }
+  std::lock_guard lock(mutex_);
+  std::fprintf(stdout, "%s\n", shown(text).c_str());
+  std::fflush(stdout);
+}
+
 void Output::info(std::string_view text) { line(Logger::Level::kInfo, Color::kNone, "", text); }
 void Output::success(std::string_view text) {
   line(Logger::Level::kInfo, Color::kGreen, "✔ ", text);
@@ -95,7 +140,11 @@ void Output::debug(std::string_view text) { line(Logger::Level::kDebug, Color::k
 void Output::live(std::string_view text) {
   if (!terminal_ || quiet_) return;
   std::lock_guard lock(mutex_);
-  std::fprintf(stderr, "\r\033[K%s", shown(text).c_str());
+  // One column spare: writing the last one makes some terminals wrap at once.
+  const std::size_t columns = terminal_columns();
+  const std::string body = shown(text);
+  std::fprintf(stderr, "\r\033[K%s",
+               columns > 1 ? fit_width(body, columns - 1).c_str() : body.c_str());
   std::fflush(stderr);
   live_shown_ = true;
 }

@@ -1,6 +1,7 @@
-// The CLI's two channels: human lines on stderr (colored on a terminal), and with --json one
-// JSON document on stdout. Everything shown is redacted and stripped of terminal controls,
-// since much of it comes from the database.
+// The CLI's channels, where shells expect them: reports (status, list, lock, dry-run, help,
+// --version) on stdout; progress, warnings and errors on stderr (colored on a terminal); with
+// --json one JSON document on stdout and the human lines all on stderr. Everything shown is
+// redacted and stripped of terminal controls, since much of it comes from the database.
 #pragma once
 
 #include <memory>
@@ -23,12 +24,15 @@ class Output {
   bool verbose() const { return verbose_; }
   bool terminal() const { return terminal_; }
 
+  // A line of a report (a table row, a lock holder): stdout, or stderr under --json.
+  void report(std::string_view line);
   void info(std::string_view line);
   void success(std::string_view line);
   void warn(std::string_view line);
   void error(std::string_view line);
   void debug(std::string_view line);
-  // A line that is rewritten in place on a terminal (the lock-wait progress); no-op elsewhere.
+  // A line that is rewritten in place on a terminal (the lock-wait progress), cut to the
+  // terminal's width so it never wraps; no-op elsewhere.
   void live(std::string_view line);
   void clear_live();
 
@@ -36,6 +40,8 @@ class Output {
   void document(const nlohmann::json& value);
 
   std::string paint(Color color, std::string_view text) const;
+  // The same for a report line: colored only when stdout is a terminal.
+  std::string paint_report(Color color, std::string_view text) const;
   // The Logger handed to the library: lines at or above the chosen level, on stderr.
   std::shared_ptr<Logger> logger();
 
@@ -47,6 +53,7 @@ class Output {
   bool verbose_;
   bool terminal_;
   bool color_;
+  bool report_color_;
   bool live_shown_ = false;
   std::mutex mutex_;  // heartbeat and signal threads print too
 };
@@ -54,5 +61,8 @@ class Output {
 // Whether color is on: --no-color, then MIGRONAUT_FORCE_COLOR, MIGRONAUT_NO_COLOR, FORCE_COLOR,
 // NO_COLOR, TERM=dumb, and finally whether stderr is a terminal.
 bool color_enabled(bool no_color_flag, bool stderr_is_terminal);
+
+// `text` cut to `columns` display columns (UTF-8 code points; an ellipsis marks the cut).
+std::string fit_width(std::string_view text, std::size_t columns);
 
 }  // namespace migronaut::cli

@@ -6,7 +6,7 @@
 
 namespace migronaut::cli {
 
-void report_results(Output& out, const std::string& key, const std::vector<RunResult>& results) {
+void report_results(Output& out, const std::vector<RunResult>& results) {
   if (results.empty()) {
     out.success("Nothing to do");
   } else {
@@ -18,7 +18,7 @@ void report_results(Output& out, const std::string& key, const std::vector<RunRe
     }
     out.success(summary);
   }
-  if (out.json_mode()) out.document({{key, results}});
+  if (out.json_mode()) out.document({{"results", results}});
 }
 
 }  // namespace migronaut::cli

@@ -24,7 +24,7 @@ class StoppableMigrator {
   std::stop_callback<std::function<void()>> on_signal_;
 };
 
-// "✔ 2 reverted, 1 applied" and, with --json, {"<key>": [results]}.
-void report_results(Output& out, const std::string& key, const std::vector<RunResult>& results);
+// "✔ 2 reverted, 1 applied" and, with --json, {"results": [results]}.
+void report_results(Output& out, const std::vector<RunResult>& results);
 
 }  // namespace migronaut::cli

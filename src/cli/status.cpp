@@ -1,7 +1,10 @@
 // `migronaut status [--check]` and `migronaut list [--pending|--applied]`: read-only views of
 // the plan. No lock, no writes.
+#include <unistd.h>
+
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
+#include "cli/help.hpp"
 #include "fmt/format.h"
 
 namespace migronaut::cli {
@@ -9,15 +12,19 @@ namespace {
 
 bool is_pending(const StatusRow& row) { return row.state != "applied" && row.state != "missing"; }
 
-void print_table(Output& out, const std::vector<StatusRow>& rows) {
+// The plan as a table on stdout. `header` false leaves one line per migration (for `wc -l`).
+void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = true) {
   if (rows.empty()) {
     out.info("No migrations");
     return;
   }
   std::size_t width = 4;
   for (const StatusRow& row : rows) width = std::max(width, row.name.size());
-  out.info(out.paint(Color::kBold, fmt::format("{:<{}}  {:<11}  {:>5}  {:<20}  {}", "name", width,
-                                               "state", "batch", "applied at", "notes")));
+  if (header) {
+    out.report(out.paint_report(
+        Color::kBold, fmt::format("{:<{}}  {:<11}  {:>5}  {:<20}  {}", "name", width, "state",
+                                  "batch", "applied at", "notes")));
+  }
   for (const StatusRow& row : rows) {
     const bool applied = row.state == "applied";
     std::string notes;
@@ -26,10 +33,12 @@ void print_table(Output& out, const std::vector<StatusRow>& rows) {
     if (!row.renamed_from.empty()) notes += "renamed from " + row.renamed_from + "; ";
     if (row.repeatable && row.state == "pending" && row.record) notes += "changed: re-applies; ";
     if (row.invalid_name) notes += "invalid name; ";
+    if (row.up_empty) notes += "empty — fill it in; ";
     if (row.record && !row.record->error.empty() && row.state == "failed") {
       notes += "error: " + row.record->error + "; ";
     }
     if (!row.description.empty()) notes += row.description;
+    if (notes.ends_with("; ")) notes.resize(notes.size() - 2);
     const std::string batch =
         row.record && row.record->batch > 0 && applied ? std::to_string(row.record->batch) : "";
     const std::string at = row.record && row.record->applied_at_ms && applied
@@ -38,8 +47,9 @@ void print_table(Output& out, const std::vector<StatusRow>& rows) {
     const Color color = applied                 ? Color::kGreen
                         : row.state == "failed" ? Color::kRed
                                                 : Color::kYellow;
-    out.info(fmt::format("{:<{}}  {}  {:>5}  {:<20}  {}", row.name, width,
-                         out.paint(color, fmt::format("{:<11}", row.state)), batch, at, notes));
+    out.report(fmt::format("{:<{}}  {}  {:>5}  {:<20}  {}", row.name, width,
+                           out.paint_report(color, fmt::format("{:<11}", row.state)), batch, at,
+                           notes));
   }
 }
 
@@ -49,13 +59,15 @@ Command add_status(CLI::App& app) {
   auto* sub = app.add_subcommand("status", "Show applied and pending migrations");
   auto check = std::make_shared<bool>(false);
   sub->add_flag("--check", *check, "Exit 2 when anything is pending");
+  document(sub, "migronaut status | grep pending",
+           "0 shown, 2 something is pending (--check), 5 connection failed");
   return {sub, [check](Context& context) {
             Migrator migrator(context.config(), context.migrator_options());
             const std::vector<StatusRow> rows = migrator.status();
             const auto pending = std::count_if(rows.begin(), rows.end(), is_pending);
             Output& out = context.out();
             print_table(out, rows);
-            out.info(fmt::format("{} applied, {} pending", rows.size() - pending, pending));
+            out.report(fmt::format("{} applied, {} pending", rows.size() - pending, pending));
             if (out.json_mode()) out.document({{"migrations", rows}, {"pending", pending}});
             return *check && pending > 0 ? exit_status(ErrorCode::kPendingMigrations) : 0;
           }};
@@ -67,6 +79,7 @@ Command add_list(CLI::App& app) {
   auto applied_only = std::make_shared<bool>(false);
   sub->add_flag("--pending", *pending_only, "Only pending migrations");
   sub->add_flag("--applied", *applied_only, "Only applied migrations");
+  document(sub, "migronaut list --pending | wc -l", "0 shown, 5 connection failed");
   return {sub, [pending_only, applied_only](Context& context) {
             if (*pending_only && *applied_only) {
               throw ConfigInvalidError("list takes --pending or --applied, not both");
@@ -78,7 +91,7 @@ Command add_list(CLI::App& app) {
               if (*applied_only && row.state != "applied") continue;
               rows.push_back(std::move(row));
             }
-            print_table(context.out(), rows);
+            print_table(context.out(), rows, isatty(STDOUT_FILENO) == 1);
             if (context.out().json_mode()) context.out().document({{"migrations", rows}});
             return 0;
           }};

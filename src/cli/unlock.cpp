@@ -1,19 +1,41 @@
-// `migronaut unlock [--yes]`: force-releases the lock whoever holds it, after confirmation.
+// `migronaut unlock [--yes] [--force]`: releases a dead holder's lock after confirmation. A lock
+// renewed within its TTL has a live holder: releasing it would let a second run in beside it, so
+// that takes --force.
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
+#include "cli/help.hpp"
+#include "fmt/format.h"
 
 namespace migronaut::cli {
 
 Command add_unlock(CLI::App& app) {
-  auto* sub = app.add_subcommand("unlock", "Force-release the lock");
+  auto* sub = app.add_subcommand("unlock", "Release a dead holder's lock");
   auto yes = std::make_shared<bool>(false);
+  auto force = std::make_shared<bool>(false);
   sub->add_flag("-y,--yes", *yes, "Do not ask for confirmation");
-  return {sub, [yes](Context& context) {
+  sub->add_flag("--force", *force, "Release it even though its holder renewed it within its TTL");
+  document(sub, "migronaut unlock --yes",
+           "0 released (or it was free), 3 its holder renewed it within its TTL (use --force), "
+           "5 connection failed, 11 declined");
+  return {sub, [yes, force](Context& context) {
             Migrator migrator(context.config(), context.migrator_options());
             Output& out = context.out();
             const std::optional<LockInfo> current = migrator.lock_info();
-            if (current) out.info("Lock held by " + describe_holder(*current));
-            if (!confirm(context, "Force-release the migration lock?", *yes)) {
+            if (current) {
+              const std::int64_t now = migrator.database_now_ms();
+              const std::int64_t age = renewal_age_ms(*current, now);
+              out.info("Lock held by " + describe_holder(*current, now));
+              if (age < current->ttl_ms && !*force) {
+                throw LockAlreadyHeldError(
+                    fmt::format("Refusing to unlock: {} renewed the lock {} s ago, within its "
+                                "TTL of {} s — it looks alive. Wait for it (`migronaut up` "
+                                "waits), or pass --force if you know it is gone",
+                                current->host + " pid " + std::to_string(current->pid), age / 1000,
+                                current->ttl_ms / 1000),
+                    {{"holder", *current}, {"renewedAgoMs", age}, {"option", "--force"}});
+              }
+            }
+            if (!confirm(context, "Release the migration lock?", *yes)) {
               throw RunAbortedError("unlock cancelled");
             }
             const std::optional<LockInfo> removed = migrator.force_unlock();

@@ -1,5 +1,5 @@
-// `migronaut up [file] [--to f] [--steps n] [--wait] [--wait-timeout ms]`: applies pending
-// migrations under the lock, optionally waiting out a peer's lock (the boot path of
+// `migronaut up [file] [--to f] [--steps n] [--no-wait] [--wait-timeout d] [--lint]`: applies
+// pending migrations under the lock, waiting out a peer's lock by default (the boot path of
 // run_migrations).
 #include <chrono>
 #include <condition_variable>
@@ -8,19 +8,27 @@
 #include <thread>
 
 #include "cli/cli.hpp"
+#include "cli/duration.hpp"
 #include "cli/format.hpp"
 #include "cli/lint_files.hpp"
+#include "cli/help.hpp"
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
 
 namespace migronaut::cli {
 namespace {
 
+using std::chrono::steady_clock;
+
+// A non-terminal (pod log, CI) gets one status line this often while waiting.
+constexpr auto kStatusLineInterval = std::chrono::seconds(10);
+
 struct UpFlags {
   std::string file;
   std::string to;
   std::string steps;
   bool wait = false;
+  bool no_wait = false;
   std::string wait_timeout;
   bool no_lock = false;
   std::string reason;
@@ -47,8 +55,9 @@ void lint_pending(Context& context, const Config& config, const UpOptions& optio
       {{"findings", findings}});
 }
 
-// The live line a terminal shows while waiting: who holds the lock, what it is on, and how
-// long we have waited. Redrawn every second between polls.
+// What a waiter shows: who holds the lock, what it is on, how recently it renewed and how long
+// we have waited. A terminal gets a live line redrawn every second; anything else a status
+// line at the first refusal and every 10 s.
 class WaitLine {
  public:
   explicit WaitLine(Output& out) : out_(out) {}
@@ -60,61 +69,84 @@ class WaitLine {
   void update(const LockWaitReport& report) {
     {
       std::lock_guard lock(mutex_);
-      if (!started_) started_ = std::chrono::steady_clock::now() - report.waited;
+      if (!started_) started_ = steady_clock::now() - report.waited;
       holder_ = report.holder;
     }
-    if (out_.terminal() && !ticker_.joinable()) {
-      ticker_ = std::jthread([this](std::stop_token stop) {
-        while (!stop.stop_requested()) {
-          draw();
-          std::mutex m;
-          std::condition_variable_any cv;
-          std::unique_lock lock(m);
-          cv.wait_for(lock, stop, std::chrono::seconds(1), [] { return false; });
-        }
-      });
+    if (out_.terminal()) {
+      if (!ticker_.joinable()) ticker_ = std::jthread([this](std::stop_token stop) { tick(stop); });
+      return;
     }
-    if (!out_.terminal()) out_.debug(text());
+    const auto now = steady_clock::now();
+    if (!last_status_line_ || now - *last_status_line_ >= kStatusLineInterval) {
+      last_status_line_ = now;
+      out_.info(text());
+    }
   }
 
  private:
+  void tick(std::stop_token stop) {
+    while (!stop.stop_requested()) {
+      out_.live(text());
+      std::mutex m;
+      std::condition_variable_any cv;
+      std::unique_lock lock(m);
+      cv.wait_for(lock, stop, std::chrono::seconds(1), [] { return false; });
+    }
+  }
+
   std::string text() {
     std::lock_guard lock(mutex_);
-    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(
-        std::chrono::steady_clock::now() - *started_);
-    return fmt::format("⏳ Waiting for the lock held by {} — waited {}s",
-                       holder_ ? describe_holder(*holder_) : "another run", waited.count());
+    const auto waited =
+        std::chrono::duration_cast<std::chrono::seconds>(steady_clock::now() - *started_);
+    return fmt::format("⏳ waiting for the lock held by {} — waited {} s",
+                       holder_ ? describe_holder(*holder_, wall_clock_ms()) : "another run",
+                       waited.count());
   }
-  void draw() { out_.live(text()); }
 
   Output& out_;
   std::mutex mutex_;
-  std::optional<std::chrono::steady_clock::time_point> started_;
+  std::optional<steady_clock::time_point> started_;
   std::optional<LockInfo> holder_;
+  std::optional<steady_clock::time_point> last_status_line_;
   std::jthread ticker_;
 };
 
 }  // namespace
 
 Command add_up(CLI::App& app) {
-  auto* sub = app.add_subcommand("up", "Apply pending migrations");
+  auto* sub = app.add_subcommand("up", "Apply pending migrations (waits for a peer's lock)");
   auto flags = std::make_shared<UpFlags>();
-  sub->add_option("file", flags->file, "Apply only this migration (a name or a version)");
+  sub->add_option("file", flags->file, "Apply only this migration (a name or a version)")
+      ->type_name("FILE");
   sub->add_option("--to", flags->to,
-                  "Apply pending migrations up to and including this one (a name or a version)");
-  sub->add_option("--steps", flags->steps, "Apply at most the next n pending migrations");
-  sub->add_flag("--wait", flags->wait, "Wait while another run holds the lock");
+                  "Apply pending migrations up to and including this one (a name or a version)")
+      ->type_name("FILE");
+  sub->add_option("--steps", flags->steps, "Apply at most the next n pending migrations")
+      ->type_name("N");
+  sub->add_flag("--wait", flags->wait, "Wait while another run holds the lock (the default)");
+  sub->add_flag("--no-wait", flags->no_wait, "Fail at once (exit 3) when the lock is held");
   sub->add_option("--wait-timeout", flags->wait_timeout,
-                  "Give up after this many ms without progress from the holder");
+                  "Give up after this long without progress from the holder")
+      ->type_name("DURATION");
   sub->add_flag("--no-lock", flags->no_lock, "Take no lock (development only)");
-  sub->add_option("--reason", flags->reason, "Why: stamped on the changelog records");
+  sub->add_option("--reason", flags->reason, "Why: stamped on the changelog records")
+      ->type_name("TEXT");
   sub->add_flag("--lint", flags->lint, "Lint the pending migrations first; refuse on errors");
+  document(sub, "migronaut up --wait-timeout 5m --reason 'release 1.4'",
+           "0 applied or up to date, 3 lock held (--no-wait) or its holder stalled, "
+           "7 a migration failed, 10 lock lost, 11 stopped by a signal, 20 an empty up section, "
+           "45 lint failed (--lint)");
   return {sub,
           [flags](Context& context) {
+            if (flags->wait && flags->no_wait) {
+              throw ConfigInvalidError("up takes --wait or --no-wait, not both",
+                                       {{"option", "--no-wait"}});
+            }
             nlohmann::json extra = nlohmann::json::object();
             if (flags->wait) extra["onLockHeld"] = "wait";
+            if (flags->no_wait) extra["onLockHeld"] = "throw";
             if (!flags->wait_timeout.empty()) {
-              extra["lockWaitTimeoutMs"] = flag_number(flags->wait_timeout);
+              extra["lockWaitTimeoutMs"] = parse_duration_ms(flags->wait_timeout, "--wait-timeout");
             }
             const Config config = context.config(extra);
 
@@ -140,7 +172,7 @@ Command add_up(CLI::App& app) {
               out.success(fmt::format("{} migration(s) applied", result.applied.size()));
             }
             if (out.json_mode()) {
-              out.document({{"applied", result.applied},
+              out.document({{"results", result.applied},
                             {"upToDate", result.up_to_date},
                             {"waited", result.waited},
                             {"waitedMs", result.waited_for.count()},

@@ -1,9 +1,11 @@
-// `migronaut wait [--timeout ms]`: blocks until nothing is pending, taking no lock — for
+// `migronaut wait [--timeout d]`: blocks until nothing is pending, taking no lock — for
 // replicas that must not migrate but must not start before the migrating peer is done. It
 // polls with jittered backoff, honours its timeout to the poll, and gives up at once when a
 // pending migration is recorded failed and no run holds the lock to retry it.
 #include "cli/cli.hpp"
+#include "cli/duration.hpp"
 #include "cli/format.hpp"
+#include "cli/help.hpp"
 #include "core/lock_wait.hpp"
 #include "fmt/format.h"
 #include "util/clock.hpp"
@@ -33,12 +35,17 @@ Pending pending_of(Migrator& migrator) {
 Command add_wait(CLI::App& app) {
   auto* sub = app.add_subcommand("wait", "Block until no migration is pending (takes no lock)");
   auto timeout = std::make_shared<std::string>();
-  sub->add_option("--timeout", *timeout, "Give up after this many ms (exit 2)");
+  sub->add_option("--timeout", *timeout, "Give up after this long (exit 2)")->type_name("DURATION");
+  document(sub, "migronaut wait --timeout 10m",
+           "0 nothing pending, 2 still pending when the timeout ran out, 7 a pending migration "
+           "failed and no run is retrying it, 11 stopped by a signal");
   return {
       sub,
       [timeout](Context& context) {
         nlohmann::json extra = nlohmann::json::object();
-        if (!timeout->empty()) extra["lockWaitTimeoutMs"] = flag_number(*timeout);
+        if (!timeout->empty()) {
+          extra["lockWaitTimeoutMs"] = parse_duration_ms(*timeout, "--timeout");
+        }
         const Config config = context.config(extra);
         const milliseconds budget(
             config.lock_wait_timeout_ms.value_or(std::numeric_limits<std::int32_t>::max()));

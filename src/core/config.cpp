@@ -169,7 +169,7 @@ json defaults() {
           {"environment", "production"},
           {"onLockLost", "abort"},
           {"onOutOfOrder", "warn"},
-          {"onLockHeld", "throw"},
+          {"onLockHeld", "wait"},
           {"lockPollIntervalMs", 500},
           {"lockTimeoutMs", 5000},
           {"lockRetries", 10}};

@@ -55,7 +55,7 @@ TEST_F(LoadConfigTest, DefaultsApplyWithOnlyAUri) {
   EXPECT_EQ(config.environment, "production");
   EXPECT_EQ(config.on_lock_lost, OnLockLost::kAbort);
   EXPECT_EQ(config.on_out_of_order, OnOutOfOrder::kWarn);
-  EXPECT_EQ(config.on_lock_held, OnLockHeld::kThrow);
+  EXPECT_EQ(config.on_lock_held, OnLockHeld::kWait);
   EXPECT_FALSE(config.executed_by.empty());
 }
 
@@ -92,11 +92,11 @@ TEST_F(LoadConfigTest, AnInvalidDatabaseUrlIsRefused) {
 }
 
 TEST_F(LoadConfigTest, UndefinedKeysDoNotErase) {
-  write_config({{"uri", "sqlite:file.db"}, {"onLockHeld", "wait"}, {"strict", true}});
+  write_config({{"uri", "sqlite:file.db"}, {"onLockHeld", "throw"}, {"strict", true}});
   auto s = sources();
   s.flags = {{"onLockHeld", nullptr}, {"strict", nullptr}};
   const Config config = load_config(s);
-  EXPECT_EQ(config.on_lock_held, OnLockHeld::kWait);
+  EXPECT_EQ(config.on_lock_held, OnLockHeld::kThrow);
   EXPECT_TRUE(config.strict);
 }
 
@@ -116,7 +116,7 @@ TEST_F(LoadConfigTest, EveryKeyReachesTheConfig) {
                    {"MIGRONAUT_ENVIRONMENT", "staging"},
                    {"MIGRONAUT_ON_LOCK_LOST", "warn"},
                    {"MIGRONAUT_ON_OUT_OF_ORDER", "error"},
-                   {"MIGRONAUT_ON_LOCK_HELD", "wait"},
+                   {"MIGRONAUT_ON_LOCK_HELD", "throw"},
                    {"MIGRONAUT_LOCK_WAIT_TIMEOUT_MS", "7000"},
                    {"MIGRONAUT_LOCK_POLL_INTERVAL_MS", " 250 "},
                    {"MIGRONAUT_USER", "deployer"}};
@@ -135,7 +135,7 @@ TEST_F(LoadConfigTest, EveryKeyReachesTheConfig) {
   EXPECT_EQ(config.environment, "staging");
   EXPECT_EQ(config.on_lock_lost, OnLockLost::kWarn);
   EXPECT_EQ(config.on_out_of_order, OnOutOfOrder::kError);
-  EXPECT_EQ(config.on_lock_held, OnLockHeld::kWait);
+  EXPECT_EQ(config.on_lock_held, OnLockHeld::kThrow);
   EXPECT_EQ(config.lock_wait_timeout_ms, 7000);
   EXPECT_EQ(config.lock_poll_interval_ms, 250);
   EXPECT_EQ(config.executed_by, "deployer");

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "fmt/format.h"
 #include "util/ids.hpp"
 
@@ -11,6 +13,35 @@ namespace {
 std::string host_name() {
   char name[256] = {};
   return gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : std::string("unknown");
+}
+
+void debug(Logger* logger, const std::string& line) {
+  if (logger) logger->debug(line);
+}
+
+// Taking over a dead holder's lock is worth a line in every log: its run stopped mid-way.
+void warn_reclaimed(Store& store, const LockInfo& dead, Logger* logger) {
+  if (!logger) return;
+  const std::int64_t silent_ms = std::max<std::int64_t>(0, store.now_ms() - dead.locked_at_ms);
+  std::string on = dead.migration.empty()
+                       ? ""
+                       : fmt::format(", on {} ({}/{})", dead.migration, dead.step, dead.total);
+  logger->warn(fmt::format(
+      "reclaimed the lock from {} pid {} (run {}){}, which last renewed it {} s ago (TTL {} s): "
+      "presumed dead",
+      dead.host, dead.pid, dead.run_id.substr(0, 8), on, silent_ms / 1000, dead.ttl_ms / 1000));
+}
+
+// Runs `step` and logs "lock <what> in N ms" (--verbose).
+template <typename F>
+auto timed(Clock& clock, Logger* logger, const char* what, F step) {
+  const auto started = clock.now();
+  auto result = step();
+  debug(logger,
+        fmt::format(
+            "lock {} in {} ms", what,
+            std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - started).count()));
+  return result;
 }
 
 }  // namespace
@@ -24,6 +55,10 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
                         .executed_by = options.executed_by};
   const auto started = options.clock->now();
   const AcquireResult result = store.try_acquire(claim);
+  const auto acquire_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(options.clock->now() - started);
+  debug(options.logger, fmt::format("lock {} in {} ms", result.acquired ? "acquired" : "refused",
+                                    acquire_ms.count()));
   if (!result.acquired) {
     nlohmann::json context = {{"ttlMs", options.ttl.count()}};
     std::string message = "Migration lock is already held";
@@ -34,16 +69,16 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
     }
     throw LockAlreadyHeldError(message, context);
   }
-  const auto acquire_ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(options.clock->now() - started);
+  if (result.reclaimed) warn_reclaimed(store, *result.reclaimed, options.logger);
   std::unique_ptr<Lease> lease(
       new Lease(store, stop, options, LockToken{claim.owner, claim.nonce}));
   if (options.emit) {
-    options.emit({"lock:acquired",
-                  {{"owner", claim.owner},
-                   {"ttlMs", options.ttl.count()},
-                   {"acquireMs", acquire_ms.count()},
-                   {"skipped", false}}});
+    nlohmann::json data = {{"owner", claim.owner},
+                           {"ttlMs", options.ttl.count()},
+                           {"acquireMs", acquire_ms.count()},
+                           {"skipped", false}};
+    if (result.reclaimed) data["reclaimedFrom"] = *result.reclaimed;
+    options.emit({"lock:acquired", data});
   }
   return lease;
 }
@@ -58,7 +93,8 @@ Lease::Lease(Store& store, RunStop& stop, const LeaseOptions& options, LockToken
           std::lock_guard lock(progress_mutex_);
           progress = progress_;
         }
-        return store_.renew(token_, progress);
+        return timed(*options_.clock, options_.logger, "renewed",
+                     [&] { return store_.renew(token_, progress); });
       },
       [this](const std::string& reason) { lost(reason); }, options_.logger);
 }
@@ -87,7 +123,10 @@ void Lease::lost(const std::string& reason) {
 void Lease::release() {
   heartbeat_->stop();
   try {
-    store_.release(token_);
+    timed(*options_.clock, options_.logger, "released", [&] {
+      store_.release(token_);
+      return true;
+    });
   } catch (const std::exception& e) {
     throw LockReleaseFailedError(fmt::format("Failed to release the migration lock: {}", e.what()),
                                  {{"error", e.what()}});

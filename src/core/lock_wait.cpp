@@ -135,7 +135,8 @@ LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
         }
       }
 
-      const auto holder_locked_at = json_number<std::int64_t>(holder, "lockedAt");
+      const std::optional<std::int64_t> holder_locked_at =
+          holder.empty() ? std::nullopt : std::optional(holder.get<LockInfo>().locked_at_ms);
       const bool holder_advanced =
           holder_locked_at && last_holder_locked_at && *holder_locked_at > *last_holder_locked_at;
       if (!deadline || holder_advanced) deadline = now + budget;

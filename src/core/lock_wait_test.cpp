@@ -14,14 +14,15 @@ using testing::FakeClock;
 
 // A refusal as the lease reports it: the holder's lockedAt and TTL, and our own TTL.
 LockAlreadyHeldError refusal(std::int64_t locked_at_ms, std::int64_t holder_ttl_ms = 60'000) {
-  return LockAlreadyHeldError("Migration lock is already held", {{"holder",
-                                                                  {{"lockedAt", locked_at_ms},
-                                                                   {"ttlMs", holder_ttl_ms},
-                                                                   {"runId", "peer"},
-                                                                   {"migration", "0002-b.sql"},
-                                                                   {"step", 2},
-                                                                   {"total", 5}}},
-                                                                 {"ttlMs", 60'000}});
+  LockInfo holder;
+  holder.locked_at_ms = locked_at_ms;
+  holder.ttl_ms = holder_ttl_ms;
+  holder.run_id = "peer";
+  holder.migration = "0002-b.sql";
+  holder.step = 2;
+  holder.total = 5;
+  return LockAlreadyHeldError("Migration lock is already held",
+                              {{"holder", holder}, {"ttlMs", 60'000}});
 }
 
 class LockWaitTest : public ::testing::Test {

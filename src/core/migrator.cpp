@@ -541,6 +541,8 @@ RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOpti
   return result;
 }
 
+std::int64_t Migrator::database_now_ms() { return impl_->connected().now_ms(); }
+
 std::vector<std::string> pending_migrations(const Config& config, const MigratorOptions& options) {
   Migrator migrator(config, options);
   std::vector<std::string> names;

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "fmt/format.h"
 #include "migronaut/errors.hpp"
 #include "source/names.hpp"
 #include "source/version.hpp"
@@ -187,6 +188,7 @@ StatusRow status_row(const PlanEntry& entry) {
   if (entry.migration != nullptr) {
     row.description = entry.migration->description;
     row.reversible = entry.migration->down.has_value();
+    row.up_empty = entry.migration->up_empty;
     row.checksum = entry.migration->checksum;
     row.version = entry.migration->version;
     row.repeatable = entry.migration->repeatable;
@@ -210,6 +212,20 @@ const PlanEntry& find_target(const Plan& plan, const std::string& target, const 
                                    {{"name", target}, {"option", option}});
 }
 
+namespace {
+
+// A migration created but not written yet must not be recorded as applied.
+void refuse_empty(const std::vector<const PlanEntry*>& targets) {
+  for (const PlanEntry* entry : targets) {
+    if (!entry->migration->up_empty) continue;
+    throw MigrationInvalidFormatError(
+        fmt::format("{} has an empty up section: fill it in before running up", entry->name),
+        {{"file", entry->name}, {"reason", "the up section is empty"}});
+  }
+}
+
+}  // namespace
+
 UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& config) {
   if (options.file && (options.to || options.steps)) {
     throw ConfigInvalidError("up takes a file, or --to and --steps, not both");
@@ -229,6 +245,7 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
   if (options.file) {
     const PlanEntry& entry = require_migration(plan, *options.file, "file");
     if (entry.pending()) selection.targets.push_back(&entry);
+    refuse_empty(selection.targets);
     return selection;  // a single-file up is exempt from the ordering policy
   }
   const PlanEntry* last = options.to ? &require_migration(plan, *options.to, "to") : nullptr;
@@ -247,6 +264,7 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
         "Pending migrations sort before the newest applied one (merged late?)",
         {{"names", names_of(selection.out_of_order)}});
   }
+  refuse_empty(selection.targets);
   return selection;
 }
 

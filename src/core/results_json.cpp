@@ -4,9 +4,9 @@
 namespace migronaut {
 
 void to_json(nlohmann::json& out, const RunResult& result) {
-  out = {{"file", result.name},
+  out = {{"name", result.name},
          {"status", result.status},
-         {"duration", result.duration_ms},
+         {"durationMs", result.duration_ms},
          {"batch", result.batch}};
   if (!result.reason.empty()) out["reason"] = result.reason;
 }
@@ -22,6 +22,7 @@ void to_json(nlohmann::json& out, const StatusRow& row) {
   if (row.repeatable) out["repeatable"] = true;
   if (!row.renamed_from.empty()) out["renamedFrom"] = row.renamed_from;
   if (row.invalid_name) out["invalid"] = true;
+  if (row.up_empty) out["upEmpty"] = true;
   if (!row.checksum.empty()) out["checksum"] = row.checksum;
   if (row.record) out["record"] = *row.record;
   if (!row.script.empty()) out["script"] = row.script;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <random>
+#include <cctype>
 #include <thread>
 
 #include "fmt/format.h"
@@ -58,6 +59,21 @@ milliseconds lock_retry_pause(std::int64_t attempt) {
   return milliseconds(std::uniform_int_distribution<std::int64_t>(full / 2, full)(random));
 }
 
+// `text` on one line (whitespace runs collapsed), cut to `limit` bytes on a UTF-8 boundary.
+std::string one_line(std::string_view text, std::size_t limit) {
+  std::string out;
+  for (const char c : text) {
+    const bool space = std::isspace(static_cast<unsigned char>(c)) != 0;
+    if (space && (out.empty() || out.back() == ' ')) continue;
+    out += space ? ' ' : c;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  if (out.size() <= limit) return out;
+  std::size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+  return out.substr(0, cut) + "…";
+}
+
 }  // namespace
 
 void call_hook(const char* hook, const std::function<void()>& call) {
@@ -100,7 +116,25 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
     // Between migrations is the only safe point: the previous one committed, the next has not
     // started.
     if (env_.stop.requested()) env_.stop.throw_reason(results);
+    announce(direction, *targets[i], info);
     results.push_back(run_one(direction, migration, batch, info));
+  }
+}
+
+void Runner::announce(Direction direction, const PlanEntry& entry, const HookInfo& info) {
+  const bool up = direction == Direction::kUp;
+  if (up && entry.record && entry.record->status == RecordStatus::kApplying) {
+    env_.logger.warn(
+        fmt::format("re-running {}: a previous run was interrupted while applying it (it left an "
+                    "`applying` mark)",
+                    entry.name));
+  }
+  env_.logger.info(fmt::format("{} {} ({}/{})…", up ? "applying" : "reverting", entry.name,
+                               info.index + 1, info.total));
+  const Migration& migration = *entry.migration;
+  const Work* work = up ? &migration.up : (migration.down ? &*migration.down : nullptr);
+  if (const auto* script = std::get_if<Script>(work)) {
+    env_.logger.debug(fmt::format("sending {}: {}", entry.name, one_line(script->text, 200)));
   }
 }
 
@@ -109,8 +143,11 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
   if (env_.hooks.before_each) {
     call_hook("beforeEach", [&] { env_.hooks.before_each(migration.name, info); });
   }
-  const nlohmann::json subject = {
-      {"migration", migration.name}, {"direction", direction_name(direction)}, {"batch", batch}};
+  const nlohmann::json subject = {{"migration", migration.name},
+                                  {"direction", direction_name(direction)},
+                                  {"batch", batch},
+                                  {"step", info.index + 1},
+                                  {"total", info.total}};
   env_.emit({"migration:start", subject});
 
   const bool up = direction == Direction::kUp;
@@ -188,7 +225,7 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
               {"batch", batch},
               {"durationMs", duration}}});
   env_.logger.info(
-      fmt::format("{} {} ({} ms)", up ? "applied" : "reverted", migration.name, duration));
+      fmt::format("{} {} in {} ms", up ? "applied" : "reverted", migration.name, duration));
   if (env_.hooks.after_each) {
     call_hook("afterEach", [&] { env_.hooks.after_each(migration.name, duration, info); });
   }

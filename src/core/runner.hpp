@@ -50,6 +50,8 @@ class Runner {
            std::vector<RunResult>& results);
 
  private:
+  // The progress line before a migration (and a note when it re-runs an interrupted one).
+  void announce(Direction direction, const PlanEntry& entry, const HookInfo& info);
   RunResult run_one(Direction direction, const Migration& migration, std::int64_t batch,
                     const HookInfo& info);
   // Executes; a transaction that timed out waiting for a lock rolled back whole, so it is tried

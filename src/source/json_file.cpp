@@ -83,9 +83,10 @@ Migration parse_json_migration(std::string_view name, std::string_view text) {
     migration.transactional = use->get<bool>();
   }
   migration.timeout = timeout(name, document);
+  if (!document.contains("up")) fail(name, "\"up\" must be an array of commands");
   std::optional<Work> up = steps(name, document, "up");
-  if (!up) fail(name, "\"up\" must be a non-empty array of commands");
-  migration.up = std::move(*up);
+  migration.up_empty = !up.has_value();
+  migration.up = up.value_or(Script{"[]"});
   migration.down = steps(name, document, "down");
   return migration;
 }

@@ -37,6 +37,8 @@ struct Migration {
   // From the file's header (`lock_timeout:30s`, `statement_timeout:5min`); 0 turns it off.
   std::optional<std::chrono::milliseconds> lock_timeout;
   std::optional<std::chrono::milliseconds> statement_timeout;
+  // A freshly created file whose up section is still empty: listed by status, refused by up.
+  bool up_empty = false;
 
   RunOrder order() const { return {repeatable, version, name}; }
 };

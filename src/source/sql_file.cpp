@@ -164,7 +164,7 @@ class SqlParser {
     migration.lock_timeout = lock_timeout_;
     migration.statement_timeout = statement_timeout_;
     const std::string up = joined(up_.lines);
-    if (is_blank(up)) fail(up_.marker_line, "the up section is empty");
+    migration.up_empty = is_blank(up);
     migration.up = Script{up, up_.marker_line + 1};
     if (const std::string down = joined(down_.lines); !is_blank(down)) {
       migration.down = Script{down, down_.marker_line + 1};

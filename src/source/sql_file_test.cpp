@@ -82,12 +82,15 @@ TEST(SqlFileTest, RejectsMalformedFiles) {
     int line;
     std::string reason_part;
   };
+  for (const char* scaffold :
+       {"-- migrate:up\n\n  \n-- migrate:down\nSELECT 1;", "-- migrate:up\n"}) {
+    EXPECT_TRUE(parse_sql_migration(kName, scaffold).up_empty) << scaffold;
+  }
+  EXPECT_FALSE(parse_sql_migration(kName, "-- migrate:up\nSELECT 1;").up_empty);
   const Case cases[] = {
       {"", 1, "no '-- migrate:up'"},
       {"SELECT 1;\n", 1, "only comments"},
       {"-- c\nDROP TABLE x;\n-- migrate:up\nSELECT 1;", 2, "only comments"},
-      {"-- migrate:up\n\n  \n-- migrate:down\nSELECT 1;", 1, "up section is empty"},
-      {"-- migrate:up\n", 1, "up section is empty"},
       {"-- migrate:up\nSELECT 1;\n-- migrate:up\nSELECT 2;", 3, "duplicate"},
       {"-- migrate:up\nA;\n-- migrate:down\nB;\n-- migrate:down\nC;", 5, "duplicate"},
       {"-- migrate:down\nB;\n-- migrate:up\nA;", 1, "comes before"},

@@ -57,6 +57,9 @@ struct LockProgress {
 struct AcquireResult {
   bool acquired = false;
   std::optional<LockInfo> holder;  // when refused: the holder as the store read it
+  // When acquired by replacing a stale record: the dead holder it replaced, as it last was.
+  // Stores that cannot tell leave it empty.
+  std::optional<LockInfo> reclaimed;
 };
 
 // ----- Changelog writes -----

@@ -1,4 +1,5 @@
 #include "migronaut/changelog.hpp"
+#include "util/iso_time.hpp"
 
 namespace migronaut {
 
@@ -28,7 +29,7 @@ void to_json(nlohmann::json& out, const ChangelogRecord& record) {
   out = {{"name", record.name},
          {"batch", record.batch},
          {"status", record_status_name(record.status)},
-         {"duration", record.duration_ms},
+         {"durationMs", record.duration_ms},
          {"checksum", record.checksum},
          {"environment", record.environment},
          {"executedBy", record.executed_by},
@@ -38,7 +39,7 @@ void to_json(nlohmann::json& out, const ChangelogRecord& record) {
     if constexpr (std::is_same_v<std::decay_t<decltype(value)>, std::string>) {
       if (!value.empty()) out[key] = value;
     } else {
-      if (value) out[key] = *value;
+      if (value) out[key] = iso_time(*value);
     }
   };
   put("appliedAt", record.applied_at_ms);

@@ -1,9 +1,10 @@
 #include "migronaut/lock.hpp"
+#include "util/iso_time.hpp"
 
 namespace migronaut {
 
 void to_json(nlohmann::json& out, const LockInfo& info) {
-  out = {{"lockedAt", info.locked_at_ms},
+  out = {{"lockedAt", iso_time(info.locked_at_ms)},
          {"ttlMs", info.ttl_ms},
          {"runId", info.run_id},
          {"pid", info.pid},
@@ -15,7 +16,7 @@ void to_json(nlohmann::json& out, const LockInfo& info) {
 }
 
 void from_json(const nlohmann::json& in, LockInfo& info) {
-  info.locked_at_ms = in.value("lockedAt", std::int64_t{0});
+  info.locked_at_ms = parse_iso_time(in.value("lockedAt", "")).value_or(0);
   info.ttl_ms = in.value("ttlMs", std::int64_t{0});
   info.run_id = in.value("runId", "");
   info.pid = in.value("pid", std::int64_t{0});

@@ -201,6 +201,24 @@ TEST_F(LibraryTest, RunMigrationsWaitsForAPeerHoldingTheLock) {
   EXPECT_EQ(db.count("SELECT count(*) FROM _migronaut_locks"), 0);
 }
 
+TEST_F(LibraryTest, RunMigrationsWaitsByDefault) {
+  EXPECT_EQ(config_.on_lock_held, OnLockHeld::kWait);
+  add_file("0001-users.sql", "users");
+  run_migrations(config_, quiet_run());
+  add_file("0002-orders.sql", "orders");
+  Database db = database();
+  db.hold_lock();
+
+  RunMigrationsOptions options = quiet_run();  // no on_lock_held: the config's default
+  options.lock_poll_interval = milliseconds(50);
+  // The peer finishes once we are seen waiting for it.
+  options.on_wait = [&](const LockWaitReport&) { database().drop_lock(); };
+  const RunMigrationsResult result = run_migrations(config_, options);
+  EXPECT_TRUE(result.waited);
+  EXPECT_THAT(names_of(result.applied), ElementsAre("0002-orders.sql"));
+  EXPECT_TRUE(db.has_table("orders"));
+}
+
 TEST_F(LibraryTest, StopTokenAbortsTheWaitForTheLock) {
   add_file("0001-users.sql", "users");
   run_migrations(config_, quiet_run());
@@ -461,8 +479,11 @@ TEST_F(LibraryTest, LockAlreadyHeldCarriesCodeMessageAndContext) {
   run_migrations(config_, quiet_run());
   add_file("0002-orders.sql", "orders");
   database().hold_lock();
+  // onLockHeld: "throw" fails fast (waiting is the default).
+  Config fail_fast = config_;
+  fail_fast.on_lock_held = OnLockHeld::kThrow;
   try {
-    run_migrations(config_, quiet_run());
+    run_migrations(fail_fast, quiet_run());
     FAIL() << "the lock is held";
   } catch (const LockAlreadyHeldError& e) {
     EXPECT_EQ(e.code(), ErrorCode::kLockAlreadyHeld);

@@ -56,8 +56,8 @@ TEST_F(MongoCliTest, AWholeUpReadsLocksRunsTheStepsRecordsAndReleases) {
   const ProcessResult result = up(server);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const json output = json::parse(result.out);
-  ASSERT_EQ(output["applied"].size(), 1u);
-  EXPECT_EQ(output["applied"][0]["file"], "20260101000000-users.json");
+  ASSERT_EQ(output["results"].size(), 1u);
+  EXPECT_EQ(output["results"][0]["name"], "20260101000000-users.json");
 
   const auto sent = server.operations();
   std::vector<std::string> order;

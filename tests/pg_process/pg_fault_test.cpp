@@ -49,7 +49,7 @@ class PgFaultTest : public ::testing::Test {
   }
   std::vector<std::string> up_args(bool wait) const {
     std::vector<std::string> args{"--no-env", "--uri", uri_, "--dir", dir_.path().string(), "up"};
-    if (wait) args.emplace_back("--wait");
+    args.emplace_back(wait ? "--wait" : "--no-wait");
     return args;
   }
   std::unique_ptr<Process> start_up(bool wait, std::map<std::string, std::string> extra = {}) {

@@ -118,7 +118,7 @@ TEST_F(SqliteProcessTest, KilledHolderLeavesItsLockWhichThePeerReclaimsAfterTheT
 
   const ProcessResult peer = project.run({"--json", "up", "--wait"}, kFastLock);
   ASSERT_EQ(peer.exit_code, 0) << describe(peer);
-  EXPECT_EQ(json_of(peer)["applied"].size(), 2u);
+  EXPECT_EQ(json_of(peer)["results"].size(), 2u);
   EXPECT_EQ(applied_log(), (std::vector<std::string>{"m1", "m2"}));
   EXPECT_EQ(project.statuses(),
             (Statuses{{"0001-slow.sql", "applied"}, {"0002-fast.sql", "applied"}}));
@@ -162,7 +162,7 @@ INSTANTIATE_TEST_SUITE_P(Signals, StopSignalTest, ::testing::Values(SIGINT, SIGT
                            return std::string(info.param == SIGINT ? "Sigint" : "Sigterm");
                          });
 
-TEST_F(SqliteProcessTest, HeldLockRefusesOrTimesOutAndOnlyUnlockYesRemovesIt) {
+TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceRemovesIt) {
   project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
   ASSERT_EQ(project.run({"up"}).exit_code, 0);
   project.write_migration("0002-second.sql", "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
@@ -172,7 +172,7 @@ TEST_F(SqliteProcessTest, HeldLockRefusesOrTimesOutAndOnlyUnlockYesRemovesIt) {
       kSqliteNowMs + ", 60000, 'foreign-run', 'foreign-nonce', 4242, 'elsewhere', 'ops')");
   const std::string held = project.dump();
 
-  const ProcessResult refused = project.run({"--json", "up"}, kFastLock);
+  const ProcessResult refused = project.run({"--json", "up", "--no-wait"}, kFastLock);
   EXPECT_EQ(refused.exit_code, 3) << describe(refused);
   EXPECT_EQ(json_of(refused)["error"]["code"], "LOCK_ALREADY_HELD");
 
@@ -193,12 +193,20 @@ TEST_F(SqliteProcessTest, HeldLockRefusesOrTimesOutAndOnlyUnlockYesRemovesIt) {
   EXPECT_EQ(lock["holder"]["host"], "elsewhere");
   EXPECT_EQ(shown.out.find("foreign-nonce"), std::string::npos) << "the nonce is never shown";
 
-  const ProcessResult unconfirmed = project.run({"--json", "unlock"});
+  const ProcessResult unconfirmed = project.run({"--json", "unlock", "--force"});
   EXPECT_EQ(unconfirmed.exit_code, 6) << describe(unconfirmed);
   EXPECT_EQ(json_of(unconfirmed)["error"]["code"], "CONFIG_INVALID");
   EXPECT_EQ(project.dump(), held);
 
-  const ProcessResult unlocked = project.run({"--json", "unlock", "--yes"});
+  // Renewed within its TTL: unlock refuses without --force, naming the holder.
+  const ProcessResult alive = project.run({"--json", "unlock", "--yes"});
+  EXPECT_EQ(alive.exit_code, 3) << describe(alive);
+  EXPECT_EQ(json_of(alive)["error"]["context"]["holder"]["host"], "elsewhere");
+  EXPECT_NE(alive.err.find("elsewhere pid 4242"), std::string::npos) << alive.err;
+  EXPECT_NE(alive.err.find("--force"), std::string::npos) << alive.err;
+  EXPECT_EQ(project.dump(), held);
+
+  const ProcessResult unlocked = project.run({"--json", "unlock", "--yes", "--force"});
   ASSERT_EQ(unlocked.exit_code, 0) << describe(unlocked);
   EXPECT_EQ(json_of(unlocked)["released"], true);
   EXPECT_EQ(json_of(unlocked)["holder"]["runId"], "foreign-run");
@@ -247,10 +255,10 @@ TEST_F(SqliteProcessTest, EveryCommandEndToEnd) {
   ASSERT_EQ(project.run({"up", "--to", "0001-users.sql"}).exit_code, 0);
   const ProcessResult up = project.run({"--json", "up"});
   ASSERT_EQ(up.exit_code, 0) << describe(up);
-  const nlohmann::json applied = json_of(up)["applied"];
+  const nlohmann::json applied = json_of(up)["results"];
   ASSERT_EQ(applied.size(), 2u);
-  EXPECT_EQ(applied[0]["file"], "0002-posts.sql");
-  EXPECT_EQ(applied[1]["file"], tags_name);
+  EXPECT_EQ(applied[0]["name"], "0002-posts.sql");
+  EXPECT_EQ(applied[1]["name"], tags_name);
   EXPECT_EQ(applied[1]["batch"], 2);
   EXPECT_EQ(project.run({"status", "--check"}).exit_code, 0);
   EXPECT_EQ(project.run({"wait"}).exit_code, 0);

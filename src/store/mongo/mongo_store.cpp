@@ -108,19 +108,23 @@ class MongoStore final : public Store, private MongoFailure {
                                       to_bson(mongo::acquire_pipeline(claim)).get(), options.get(),
                                       reply.out(), &error)) {
       // Two first inserts raced on the unique _id: the other one won.
-      if (error.code == 11000) return {false, read_lock()};
+      if (error.code == 11000)
+        return {.acquired = false, .holder = read_lock(), .reclaimed = std::nullopt};
       fail(error, "lock acquire", reply.get());
     }
     // Only an insert can upsert, and only into a free slot: ownership is proven.
-    if (mongo::int_field(*reply, "upsertedCount").value_or(0) == 1) return {true, std::nullopt};
+    if (mongo::int_field(*reply, "upsertedCount").value_or(0) == 1)
+      return {.acquired = true, .holder = std::nullopt, .reclaimed = std::nullopt};
     // Untouched (a live holder) or replaced (stale): only our nonce tells them apart, and it
     // also tells us apart from a racing reclaim that used the same run id.
     auto current = find_lock(mongo::lock_id_filter(), nullptr);
     if (current && mongo::string_field(*current, "owner") == claim.owner &&
         mongo::string_field(*current, "nonce") == claim.nonce) {
-      return {true, std::nullopt};
+      return {.acquired = true, .holder = std::nullopt, .reclaimed = std::nullopt};
     }
-    return {false, current ? std::optional(mongo::lock_info_from_bson(*current)) : std::nullopt};
+    return {.acquired = false,
+            .holder = current ? std::optional(mongo::lock_info_from_bson(*current)) : std::nullopt,
+            .reclaimed = std::nullopt};
   }
 
   bool renew(const LockToken& token, const LockProgress& progress) override {

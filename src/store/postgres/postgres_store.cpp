@@ -266,8 +266,11 @@ class PostgresStore final : public Store {
   }
 
   AcquireResult try_acquire(const LockClaim& claim) override {
+    // `previous` reads the record as the statement found it: when the upsert replaced it, it
+    // was a dead holder's.
     const std::string sql =
-        "INSERT INTO " + lock_table_ +
+        "WITH previous AS (SELECT " + kLockColumns + " FROM " + lock_table_ +
+        " WHERE id = $1), taken AS (INSERT INTO " + lock_table_ +
         " AS l (id, locked_at, ttl_ms, owner, nonce, pid, host, executed_by, migration, step,"
         " total) VALUES ($1, clock_timestamp(), $2, $3, $4, $5, $6, $7, NULL, 0, 0)"
         " ON CONFLICT (id) DO UPDATE SET locked_at = EXCLUDED.locked_at,"
@@ -276,7 +279,7 @@ class PostgresStore final : public Store {
         " migration = NULL, step = 0, total = 0"
         " WHERE l.locked_at < clock_timestamp()"
         " - greatest(l.ttl_ms, EXCLUDED.ttl_ms) * interval '1 millisecond'"
-        " RETURNING 1";
+        " RETURNING 1) SELECT previous.* FROM taken LEFT JOIN previous ON true";
     const std::vector<std::string> params{
         std::string(kLockId), std::to_string(claim.ttl_ms), claim.owner,
         claim.nonce,          std::to_string(claim.pid),    claim.host,
@@ -287,8 +290,12 @@ class PostgresStore final : public Store {
       inserted = send(sql, params);
     }
     check("acquire the lock", inserted.get());
-    if (PQntuples(inserted.get()) == 1) return {.acquired = true, .holder = std::nullopt};
-    return {.acquired = false, .holder = read_lock()};
+    if (PQntuples(inserted.get()) == 1) {
+      std::optional<LockInfo> previous;
+      if (!PQgetisnull(inserted.get(), 0, 2)) previous = lock_info_at(inserted.get(), 0);
+      return {.acquired = true, .holder = std::nullopt, .reclaimed = std::move(previous)};
+    }
+    return {.acquired = false, .holder = read_lock(), .reclaimed = std::nullopt};
   }
 
   bool renew(const LockToken& token, const LockProgress& progress) override {

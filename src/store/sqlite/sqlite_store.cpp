@@ -229,6 +229,7 @@ class SqliteStore final : public Store {
   AcquireResult try_acquire(const LockClaim& claim) override {
     try {
       Transaction transaction(db_.get());
+      std::optional<LockInfo> previous = select_lock();
       Statement upsert(
           db_.get(),
           "INSERT INTO " + lock_table_ +
@@ -247,9 +248,9 @@ class SqliteStore final : public Store {
       upsert.bind(claim.pid).bind(claim.host).bind(claim.executed_by).run();
       if (sqlite3_changes(db_.get()) == 1) {
         transaction.commit();
-        return {true, std::nullopt};
+        return {.acquired = true, .holder = std::nullopt, .reclaimed = std::move(previous)};
       }
-      AcquireResult refused{false, select_lock()};
+      AcquireResult refused{.acquired = false, .holder = select_lock(), .reclaimed = std::nullopt};
       transaction.commit();
       return refused;
     } catch (const ConnectionFailedError& e) {
@@ -259,7 +260,7 @@ class SqliteStore final : public Store {
       if ((e.context().value("code", 0) & 0xff) != SQLITE_BUSY) throw;
       auto holder = select_lock();
       if (!holder) throw;
-      return {false, std::move(holder)};
+      return {.acquired = false, .holder = std::move(holder), .reclaimed = std::nullopt};
     }
   }
 

@@ -1,0 +1,43 @@
+# bash completion for migronaut. Installed to /usr/share/bash-completion/completions/migronaut.
+_migronaut() {
+  local cur prev words cword
+  _init_completion || return
+
+  local commands="init create up down redo status list dry-run baseline lock unlock wait help"
+  local globals="--uri --db --dir --config --env-file --no-env --verbose --quiet --no-color --json --help --version"
+  local command="" word
+  for word in "${words[@]:1:cword-1}"; do
+    case " $commands " in *" $word "*) command=$word; break ;; esac
+  done
+
+  case $prev in
+    --config | --env-file | --template) _filedir; return ;;
+    --dir) _filedir -d; return ;;
+    --uri | --db | --reason | --steps | --batch | --wait-timeout | --timeout) return ;;
+    --to) [[ -d migrations ]] && COMPREPLY=($(compgen -W "$(ls migrations)" -- "$cur")); return ;;
+  esac
+
+  local flags=""
+  case $command in
+    init) flags="--force" ;;
+    create) flags="--template" ;;
+    up) flags="--to --wait --no-wait --wait-timeout --no-lock --reason" ;;
+    down) flags="--steps --batch --to --no-lock --reason" ;;
+    redo) flags="" ;;
+    status) flags="--check" ;;
+    list) flags="--pending --applied" ;;
+    dry-run) flags="--to --steps --batch" ;;
+    baseline) flags="--to --yes" ;;
+    lock) flags="" ;;
+    unlock) flags="--yes --force" ;;
+    wait) flags="--timeout" ;;
+    help) COMPREPLY=($(compgen -W "$commands exit-codes" -- "$cur")); return ;;
+    "") if [[ $cur != -* ]]; then COMPREPLY=($(compgen -W "$commands" -- "$cur")); return; fi ;;
+  esac
+  if [[ $command == dry-run && $cur != -* ]]; then
+    COMPREPLY=($(compgen -W "up down" -- "$cur"))
+    return
+  fi
+  COMPREPLY=($(compgen -W "$flags $globals" -- "$cur"))
+}
+complete -F _migronaut migronaut

@@ -1,0 +1,169 @@
+#include "cli/help.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "fmt/format.h"
+#include "migronaut/errors.hpp"
+
+namespace migronaut::cli {
+namespace {
+
+constexpr std::string_view kGlobalFlags =
+    "Global flags (before or after the command):\n"
+    "  --uri URI          database: sqlite:path, postgres://…, mongodb://…\n"
+    "  --db NAME          database name (MongoDB)\n"
+    "  --dir DIR          migrations folder\n"
+    "  --config FILE      config file (default ./migronaut.config.json)\n"
+    "  --env-file FILE    .env file to load (default ./.env); --no-env loads none\n"
+    "  --json             one JSON document on stdout (docs/JSON.md)\n"
+    "  --verbose          connection target, lock timings and statements on stderr\n"
+    "  --quiet            no progress lines, only errors (reports still print)\n"
+    "  --no-color         no colors\n"
+    "Durations take a unit: 500ms, 30s, 2m (a bare number is milliseconds).";
+
+struct ExitCode {
+  int status;
+  std::string_view when;
+};
+
+constexpr ExitCode kExitCodes[] = {
+    {0, "success, or nothing to do"},
+    {1, "an unexpected error"},
+    {2, "`status --check` found pending migrations; `wait --timeout` ran out"},
+    {3,
+     "another run holds the lock (--no-wait, or its holder stalled past --wait-timeout); "
+     "`unlock` of a lock renewed within its TTL without --force"},
+    {4, "an applied file changed since it was applied, with `strict`"},
+    {5, "the database cannot be reached, or the connection dropped"},
+    {6, "a bad flag, config file or MIGRONAUT_* value; an unknown command"},
+    {7, "a migration failed (recorded as failed, rolled back where transactional)"},
+    {8, "an unknown file or --to target, or the file of an applied migration is gone"},
+    {9, "reverting something that is not applied"},
+    {10, "the lock was lost mid-run"},
+    {11, "stopped by a signal after the migration in flight, or declined"},
+    {12, "a hook threw (library)"},
+    {13, "no down section, or a baselined record"},
+    {14, "a migration exceeded timeoutMs"},
+    {15, "a transactional MongoDB migration on a standalone server"},
+    {16, "`init` without --force over an existing config file"},
+    {18, "`create` would overwrite a file"},
+    {19, "a migration name that is not <version>-<slug>.<ext>, or a repeated version"},
+    {20, "a malformed migration, or `up` of one whose up section is empty"},
+    {21, "everything applied, but the lock could not be released"},
+    {23, "late arrivals with onOutOfOrder: error"},
+    {24, "reserved"},
+};
+
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  std::iota(row.begin(), row.end(), 0);
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+std::vector<std::string> command_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names.push_back(sub->get_name());
+  }
+  return names;
+}
+
+std::vector<std::string> flag_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* option : app.get_options()) {
+    for (const std::string& name : option->get_lnames()) names.push_back("--" + name);
+    for (const std::string& name : option->get_snames()) names.push_back("-" + name);
+  }
+  return names;
+}
+
+std::string suggestion(std::string_view typed, const std::vector<std::string>& candidates) {
+  const std::string near = closest(typed, candidates);
+  return near.empty() ? "" : fmt::format(" (did you mean `{}`?)", near);
+}
+
+// `text` broken into lines of at most `width` columns, at spaces.
+std::string wrapped(std::string_view text, std::size_t width) {
+  std::string out;
+  std::size_t line_start = 0;
+  while (!text.empty()) {
+    const std::size_t space = text.find(' ');
+    const std::string_view word = text.substr(0, space);
+    if (out.size() > line_start && out.size() - line_start + 1 + word.size() > width) {
+      out += '\n';
+      line_start = out.size();
+    } else if (out.size() > line_start) {
+      out += ' ';
+    }
+    out += word;
+    text.remove_prefix(space == std::string_view::npos ? text.size() : space + 1);
+  }
+  return out;
+}
+
+}  // namespace
+
+void document(CLI::App* sub, std::string_view example, std::string_view exit_codes) {
+  sub->footer(fmt::format("Example:\n  {}\n\n{}\n\n{}", example,
+                          wrapped("Exit codes: " + std::string(exit_codes), 96), kGlobalFlags));
+}
+
+std::string exit_codes_text() {
+  std::string text = "Exit codes:\n";
+  for (const ExitCode& code : kExitCodes) {
+    const std::string_view name =
+        code.status == 0 ? "" : error_code_name(static_cast<ErrorCode>(code.status));
+    text += fmt::format("  {:>3}  {:<26}  {}\n", code.status, name, code.when);
+  }
+  return text + "  130 / 143  a second SIGINT / SIGTERM\n";
+}
+
+std::string closest(std::string_view typed, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const std::string& candidate : candidates) {
+    const std::size_t distance =
+        typed.size() >= 2 && candidate.starts_with(typed) ? 1 : edit_distance(typed, candidate);
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::string explain_extras(const CLI::App& app, const CLI::App* command,
+                           const std::vector<std::string>& extras) {
+  std::vector<std::string> flags = flag_names(app);
+  if (command != nullptr) {
+    const std::vector<std::string> own = flag_names(*command);
+    flags.insert(flags.end(), own.begin(), own.end());
+  }
+  std::string message;
+  for (const std::string& extra : extras) {
+    if (!message.empty()) message += "; ";
+    const std::string flag = extra.substr(0, extra.find('='));
+    if (extra.starts_with("-")) {
+      message += fmt::format("unknown flag `{}`{}", flag, suggestion(flag, flags));
+    } else if (command == nullptr) {
+      message +=
+          fmt::format("unknown command `{}`{}", extra, suggestion(extra, command_names(app)));
+    } else {
+      message += fmt::format("unexpected argument `{}` for `{}`", extra, command->get_name());
+    }
+  }
+  return message + " — see `migronaut help" +
+         (command != nullptr ? " " + command->get_name() : std::string()) + "`";
+}
+
+}  // namespace migronaut::cli

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The CLI's .deb from this build tree, as a user gets it: built by CPack, installed with
+# dpkg -i, `migronaut --version` run from /usr/bin, the binary under 5 MB, its runtime
+# dependencies declared, the man page and completions in place, then removed again.
+# Needs root (dpkg); anyone else skips (exit 77).
+# Usage: deb_test.sh <build dir> <expected version>
+set -euo pipefail
+build_dir=$1
+expected_version=$2
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "skipped: installing a .deb needs root"
+  exit 77
+fi
+# Never replace a migronaut this machine already has installed.
+if dpkg-query -W -f='${Status}' migronaut 2>/dev/null | grep -q 'install ok installed'; then
+  echo "skipped: a migronaut package is already installed"
+  exit 77
+fi
+
+work=$(mktemp -d)
+cleanup() {
+  dpkg -r migronaut >/dev/null 2>&1 || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+cpack --config "$build_dir/CPackConfig.cmake" -G DEB -D CPACK_COMPONENTS_ALL=cli -B "$work" \
+  >"$work/cpack.log" || { cat "$work/cpack.log"; exit 1; }
+deb=$(ls "$work"/migronaut_*.deb)
+
+depends=$(dpkg-deb -f "$deb" Depends)
+for library in libpq5 libsqlite3-0 libmongoc-1.0-0; do
+  case "$depends" in
+    *"$library"*) ;;
+    *) echo "Depends lacks $library: $depends"; exit 1 ;;
+  esac
+done
+
+# dpkg takes its own lock; wait for a concurrent install rather than fail on it.
+dpkg -i "$deb" >/dev/null
+
+version=$(/usr/bin/migronaut --version)
+[ "$version" = "$expected_version" ] || { echo "--version says '$version'"; exit 1; }
+size=$(stat -c %s /usr/bin/migronaut)
+[ "$size" -lt $((5 * 1024 * 1024)) ] || { echo "the CLI is $size bytes"; exit 1; }
+for file in /usr/share/man/man1/migronaut.1 /usr/share/bash-completion/completions/migronaut \
+  /usr/share/zsh/vendor-completions/_migronaut /usr/share/doc/migronaut/copyright; do
+  [ -f "$file" ] || [ -f "$file.gz" ] || { echo "missing $file"; exit 1; }
+done
+/usr/bin/migronaut help up | grep -q "Usage: migronaut up"
+# The store modules load from where the package put them: an unreachable server is exit 5
+# (connection failed), not a missing module.
+status=0
+/usr/bin/migronaut --no-env --uri postgres://nobody@127.0.0.1:1/x status 2>"$work/pg.err" || status=$?
+[ "$status" -eq 5 ] || { echo "postgres from the package: exit $status"; cat "$work/pg.err"; exit 1; }
+
+dpkg -r migronaut >/dev/null
+[ ! -e /usr/bin/migronaut ] || { echo "dpkg -r left /usr/bin/migronaut"; exit 1; }
+echo "ok: $(basename "$deb"), $size bytes"

@@ -1,0 +1,346 @@
+// What an operator sees from the real `migronaut` binary: which channel each line takes, the
+// progress lines of a run and of a waiter, the way out of a held lock, --verbose, help and typo
+// suggestions, durations with units, and a freshly created migration. Each test also checks the
+// database the command leaves.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "process/sqlite_project.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+using Statuses = std::map<std::string, std::string>;
+
+const Env kFastLock = {{"MIGRONAUT_LOCK_TTL", "2"}, {"MIGRONAUT_LOCK_POLL_INTERVAL_MS", "50"}};
+
+constexpr const char* kUsers =
+    "-- migrate:up\nCREATE TABLE users (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE "
+    "users;\n";
+constexpr const char* kOrders =
+    "-- migrate:up\nCREATE TABLE orders (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE "
+    "orders;\n";
+// Busy for seconds inside its transaction: a run is still on it when its line shows.
+constexpr const char* kSlow = R"(-- migrate:up
+CREATE TABLE slow_done (id INTEGER);
+WITH RECURSIVE counter(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE n < 20000000)
+SELECT count(*) FROM counter;
+)";
+
+std::string describe(const ProcessResult& result) {
+  return "exit " + std::to_string(result.exit_code) + "\nstdout: " + result.out +
+         "\nstderr: " + result.err;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+std::size_t line_count(const std::string& text) {
+  return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  // A lock record of another run, renewed `age_ms` ago by the database's clock.
+  void hold_foreign_lock(std::int64_t age_ms, std::int64_t ttl_ms = 60'000) {
+    project.open().exec(
+        "INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host,"
+        " executed_by, migration, step, total) VALUES ('migronaut_lock', " +
+        std::string(kSqliteNowMs) + " - " + std::to_string(age_ms) + ", " + std::to_string(ttl_ms) +
+        ", 'foreign-run', 'foreign-nonce', 4242, 'elsewhere', 'ops', '0009-big.sql', 2, 5)");
+  }
+  // Applies kUsers so the tables exist, then adds kOrders as pending.
+  void one_applied_one_pending() {
+    project.write_migration("0001-users.sql", kUsers);
+    ASSERT_EQ(project.run({"up"}).exit_code, 0);
+    project.write_migration("0002-orders.sql", kOrders);
+  }
+
+  SqliteProject project;
+};
+
+// --- output channels ---------------------------------------------------------------------------
+
+TEST_F(CliTest, ReportsGoToStdoutAndProgressToStderr) {
+  one_applied_one_pending();
+  const ProcessResult status = project.run({"status"});
+  ASSERT_EQ(status.exit_code, 0) << describe(status);
+  EXPECT_TRUE(contains(status.out, "0002-orders.sql  pending")) << status.out;
+  EXPECT_TRUE(contains(status.out, "1 applied, 1 pending")) << status.out;
+  EXPECT_FALSE(contains(status.err, "0002-orders.sql")) << status.err;
+
+  // Piped, `list` prints one line per migration and no header, so `wc -l` counts them.
+  const ProcessResult pending = project.run({"list", "--pending"});
+  ASSERT_EQ(pending.exit_code, 0) << describe(pending);
+  EXPECT_EQ(line_count(pending.out), 1u) << pending.out;
+  EXPECT_TRUE(contains(pending.out, "0002-orders.sql")) << pending.out;
+
+  const ProcessResult lock = project.run({"lock"});
+  EXPECT_TRUE(contains(lock.out, "The lock is free")) << describe(lock);
+  const ProcessResult dry = project.run({"dry-run", "up"});
+  EXPECT_TRUE(contains(dry.out, "0002-orders.sql")) << describe(dry);
+  const ProcessResult version = project.run({"--version"});
+  EXPECT_FALSE(version.out.empty()) << describe(version);
+
+  // --quiet silences progress, not the report asked for.
+  EXPECT_TRUE(contains(project.run({"--quiet", "status"}).out, "0002-orders.sql"));
+
+  // A run's progress is on stderr; stdout stays empty without --json.
+  const ProcessResult up = project.run({"up"});
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  EXPECT_EQ(up.out, "");
+  EXPECT_TRUE(contains(up.err, "applying 0002-orders.sql (1/1)")) << up.err;
+
+  // --json: exactly one document on stdout, the human lines on stderr.
+  const ProcessResult json = project.run({"--json", "status"});
+  EXPECT_EQ(nlohmann::json::parse(json.out)["pending"], 0) << json.out;
+  EXPECT_TRUE(contains(json.err, "2 applied, 0 pending")) << json.err;
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"0001-users.sql", "applied"}, {"0002-orders.sql", "applied"}}));
+}
+
+// --- progress lines ----------------------------------------------------------------------------
+
+TEST_F(CliTest, EachMigrationIsAnnouncedBeforeItRunsAndTimedAfter) {
+  project.write_migration("0001-users.sql", kUsers);
+  project.write_migration("0002-orders.sql", kOrders);
+  const ProcessResult up = project.run({"up"});
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  const auto applying_1 = up.err.find("applying 0001-users.sql (1/2)…");
+  const auto applied_1 = up.err.find("applied 0001-users.sql in ");
+  const auto applying_2 = up.err.find("applying 0002-orders.sql (2/2)…");
+  const auto applied_2 = up.err.find("applied 0002-orders.sql in ");
+  ASSERT_NE(applying_1, std::string::npos) << up.err;
+  ASSERT_NE(applied_2, std::string::npos) << up.err;
+  EXPECT_LT(applying_1, applied_1);
+  EXPECT_LT(applied_1, applying_2);
+  EXPECT_LT(applying_2, applied_2);
+  EXPECT_TRUE(contains(up.err.substr(applied_1), " ms")) << up.err;
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"0001-users.sql", "applied"}, {"0002-orders.sql", "applied"}}));
+}
+
+TEST_F(CliTest, TheApplyingLineReachesAPipedLogWhileTheMigrationRuns) {
+  project.write_migration("0001-slow.sql", kSlow);
+  auto run = project.start({"up"});
+  ASSERT_TRUE(eventually([&] { return contains(run->err_so_far(), "applying 0001-slow.sql"); }))
+      << run->err_so_far();
+  // The line came out while the migration was still in its transaction: nothing committed.
+  const bool still_running = !run->wait_for(std::chrono::milliseconds(0)).has_value();
+  const Statuses seen = project.statuses();
+  const ProcessResult done = run->wait();
+  ASSERT_EQ(done.exit_code, 0) << describe(done);
+  if (still_running) {
+    EXPECT_EQ(seen.count("0001-slow.sql"), 0u);
+  }
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-slow.sql", "applied"}}));
+}
+
+TEST_F(CliTest, ReRunningAnInterruptedMigrationSaysSo) {
+  one_applied_one_pending();
+  // What a crash in a non-transactional migration leaves: an `applying` mark.
+  project.open().exec(
+      "INSERT INTO _migronaut_migrations (name, batch, status, checksum) VALUES "
+      "('0002-orders.sql', 2, 'applying', '')");
+  const ProcessResult up = project.run({"up"});
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  EXPECT_TRUE(contains(up.err, "re-running 0002-orders.sql: a previous run was interrupted"))
+      << up.err;
+  EXPECT_EQ(project.statuses()["0002-orders.sql"], "applied");
+}
+
+TEST_F(CliTest, ReclaimingAStaleLockNamesTheDeadHolder) {
+  one_applied_one_pending();
+  hold_foreign_lock(/*age_ms=*/120'000, /*ttl_ms=*/2'000);
+  const ProcessResult up = project.run({"up"}, kFastLock);
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  EXPECT_TRUE(contains(up.err, "reclaimed the lock from elsewhere pid 4242 (run foreign-)"))
+      << up.err;
+  EXPECT_TRUE(contains(up.err, "on 0009-big.sql (2/5)")) << up.err;
+  EXPECT_TRUE(contains(up.err, "last renewed it 12")) << up.err;  // 120 s, give or take
+  EXPECT_EQ(project.statuses()["0002-orders.sql"], "applied");
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
+// --- waiting is the default ----------------------------------------------------------------------
+
+TEST_F(CliTest, UpWaitsByDefaultAndAPipedWaiterPrintsWhoItWaitsFor) {
+  one_applied_one_pending();
+  hold_foreign_lock(/*age_ms=*/0);
+  auto waiter = project.start({"up"}, kFastLock);
+  ASSERT_TRUE(eventually([&] { return contains(waiter->err_so_far(), "waiting for the lock"); }))
+      << waiter->err_so_far();
+  const std::string status_line = waiter->err_so_far();
+  EXPECT_TRUE(contains(status_line, "held by elsewhere pid 4242 (run foreign-, user ops)"))
+      << status_line;
+  EXPECT_TRUE(contains(status_line, "on 0009-big.sql (2/5)")) << status_line;
+  EXPECT_TRUE(contains(status_line, " s ago")) << status_line;
+  EXPECT_TRUE(contains(status_line, "waited ")) << status_line;
+  EXPECT_EQ(project.statuses()["0002-orders.sql"], "") << "nothing ran while the lock was held";
+
+  project.open().exec("DELETE FROM _migronaut_locks");  // the holder finishes
+  const ProcessResult done = waiter->wait();
+  ASSERT_EQ(done.exit_code, 0) << describe(done);
+  EXPECT_EQ(project.statuses()["0002-orders.sql"], "applied");
+}
+
+TEST_F(CliTest, NoWaitFailsFastAndShowsTheWayOut) {
+  one_applied_one_pending();
+  hold_foreign_lock(/*age_ms=*/0);
+  const std::string held = project.dump();
+  const ProcessResult refused = project.run({"up", "--no-wait"}, kFastLock);
+  EXPECT_EQ(refused.exit_code, 3) << describe(refused);
+  EXPECT_TRUE(contains(refused.err, "elsewhere pid 4242")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "The lease expires at ")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "`migronaut up`")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "`migronaut lock`")) << refused.err;
+  EXPECT_TRUE(contains(refused.err, "`migronaut unlock`")) << refused.err;
+
+  const ProcessResult json = project.run({"--json", "up", "--no-wait"}, kFastLock);
+  const nlohmann::json context = nlohmann::json::parse(json.out)["error"]["context"];
+  EXPECT_TRUE(context["expiresAt"].get<std::string>().ends_with("Z")) << context;
+  EXPECT_TRUE(contains(context["hint"].get<std::string>(), "migronaut unlock")) << context;
+  EXPECT_EQ(project.dump(), held);
+
+  // onLockHeld: throw in the config does the same as --no-wait.
+  project.dir().write(project.cwd() / "migronaut.config.json", R"({"onLockHeld": "throw"})");
+  EXPECT_EQ(project.run({"up"}, kFastLock).exit_code, 3);
+  EXPECT_EQ(project.dump(), held);
+}
+
+TEST_F(CliTest, UnlockReleasesAStaleLockWithoutForce) {
+  one_applied_one_pending();
+  hold_foreign_lock(/*age_ms=*/120'000);
+  const ProcessResult unlocked = project.run({"unlock", "--yes"});
+  ASSERT_EQ(unlocked.exit_code, 0) << describe(unlocked);
+  EXPECT_TRUE(contains(unlocked.err, "elsewhere pid 4242")) << unlocked.err;
+  EXPECT_TRUE(contains(unlocked.err, "renewed 120 s ago")) << unlocked.err;
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
+// --- durations ---------------------------------------------------------------------------------
+
+TEST_F(CliTest, DurationsTakeUnitsAndErrorsNameTheFlagTyped) {
+  one_applied_one_pending();
+  hold_foreign_lock(/*age_ms=*/0);
+  const std::string held = project.dump();
+  // A held lock whose holder never advances: the wait gives up after its budget.
+  const ProcessResult timed_out = project.run({"up", "--wait-timeout", "300ms"}, kFastLock);
+  EXPECT_EQ(timed_out.exit_code, 3) << describe(timed_out);
+  const ProcessResult wait = project.run({"--json", "wait", "--timeout", "1s"}, kFastLock);
+  EXPECT_EQ(wait.exit_code, 2) << describe(wait);
+  EXPECT_GE(nlohmann::json::parse(wait.out)["error"]["context"]["waitedMs"].get<int>(), 0);
+
+  const ProcessResult bad = project.run({"--json", "up", "--wait-timeout", "2x"});
+  EXPECT_EQ(bad.exit_code, 6) << describe(bad);
+  EXPECT_TRUE(contains(bad.err, "--wait-timeout")) << bad.err;
+  EXPECT_FALSE(contains(bad.err, "lockWaitTimeoutMs")) << bad.err;
+  EXPECT_EQ(nlohmann::json::parse(bad.out)["error"]["context"]["option"], "--wait-timeout");
+  EXPECT_EQ(project.dump(), held);
+}
+
+// --- --verbose ---------------------------------------------------------------------------------
+
+TEST_F(CliTest, VerboseShowsTargetLockTimingsAndStatements) {
+  project.write_migration("0001-users.sql", kUsers);
+  const ProcessResult up = project.run({"--verbose", "up"});
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  EXPECT_TRUE(contains(up.err, "connecting to sqlite:" + project.db_path().string())) << up.err;
+  EXPECT_TRUE(contains(up.err, "lock acquired in ")) << up.err;
+  EXPECT_TRUE(contains(up.err, "lock renewed in ")) << up.err;
+  EXPECT_TRUE(contains(up.err, "lock released in ")) << up.err;
+  EXPECT_TRUE(contains(up.err, "sending 0001-users.sql: CREATE TABLE users")) << up.err;
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-users.sql", "applied"}}));
+
+  // Without --verbose none of it.
+  project.write_migration("0002-orders.sql", kOrders);
+  const ProcessResult quiet = project.run({"up"});
+  EXPECT_FALSE(contains(quiet.err, "lock acquired in")) << quiet.err;
+  EXPECT_FALSE(contains(quiet.err, "sending ")) << quiet.err;
+}
+
+TEST_F(CliTest, VerboseRedactsTheConnectionTarget) {
+  const ProcessResult failed = run_migronaut(
+      {"--no-env", "--verbose", "--uri", "postgres://app:s3cr3t@127.0.0.1:1/db", "status"});
+  EXPECT_EQ(failed.exit_code, 5) << describe(failed);
+  EXPECT_TRUE(contains(failed.err, "connecting to postgres://app:")) << failed.err;
+  EXPECT_FALSE(contains(failed.out + failed.err, "s3cr3t")) << failed.err;
+}
+
+// --- help and typos -----------------------------------------------------------------------------
+
+TEST_F(CliTest, NoArgumentsAndHelpPrintUsageOnStdout) {
+  const ProcessResult bare = run_migronaut({});
+  EXPECT_EQ(bare.exit_code, 0) << describe(bare);
+  EXPECT_TRUE(contains(bare.out, "Usage: migronaut")) << bare.out;
+  EXPECT_TRUE(contains(bare.out, "status")) << bare.out;
+  EXPECT_EQ(run_migronaut({"help"}).out, bare.out);
+
+  const ProcessResult up = run_migronaut({"help", "up"});
+  EXPECT_EQ(up.exit_code, 0) << describe(up);
+  EXPECT_TRUE(contains(up.out, "Usage: migronaut up")) << up.out;
+  EXPECT_FALSE(contains(up.out, migronaut_binary())) << "the absolute path leaks: " << up.out;
+  EXPECT_TRUE(contains(up.out, "--wait-timeout DURATION")) << up.out;
+  EXPECT_TRUE(contains(up.out, "Example:")) << up.out;
+  EXPECT_TRUE(contains(up.out, "Exit codes:")) << up.out;
+  EXPECT_TRUE(contains(up.out, "--uri URI")) << "the global flags: " << up.out;
+  EXPECT_EQ(run_migronaut({"up", "--help"}).out, up.out);
+}
+
+TEST_F(CliTest, TyposGetADidYouMean) {
+  const ProcessResult command = project.run({"--json", "stauts"});
+  EXPECT_EQ(command.exit_code, 6) << describe(command);
+  EXPECT_TRUE(contains(command.err, "unknown command `stauts` (did you mean `status`?)"))
+      << command.err;
+  EXPECT_EQ(nlohmann::json::parse(command.out)["error"]["code"], "CONFIG_INVALID");
+
+  const ProcessResult flag = project.run({"status", "--chek"});
+  EXPECT_EQ(flag.exit_code, 6) << describe(flag);
+  EXPECT_TRUE(contains(flag.err, "unknown flag `--chek` (did you mean `--check`?)")) << flag.err;
+  const ProcessResult global = project.run({"status", "--verbos"});
+  EXPECT_TRUE(contains(global.err, "did you mean `--verbose`?")) << global.err;
+  const ProcessResult help = run_migronaut({"help", "stat"});
+  EXPECT_EQ(help.exit_code, 6) << describe(help);
+  EXPECT_TRUE(contains(help.err, "did you mean `status`?")) << help.err;
+  EXPECT_FALSE(project.exists()) << "a typo touches no database";
+}
+
+// --- a freshly created migration ----------------------------------------------------------------
+
+TEST_F(CliTest, CreateThenStatusWorksAndOnlyUpRefusesTheEmptyFile) {
+  one_applied_one_pending();
+  const ProcessResult created = project.run({"--json", "create", "add-tags"});
+  ASSERT_EQ(created.exit_code, 0) << describe(created);
+  const std::string name =
+      std::filesystem::path(nlohmann::json::parse(created.out)["path"].get<std::string>())
+          .filename()
+          .string();
+
+  const ProcessResult status = project.run({"status"});
+  ASSERT_EQ(status.exit_code, 0) << describe(status);
+  EXPECT_TRUE(contains(status.out, "empty — fill it in")) << status.out;
+  const nlohmann::json rows =
+      nlohmann::json::parse(project.run({"--json", "status"}).out)["migrations"];
+  EXPECT_EQ(rows.back()["name"], name);
+  EXPECT_EQ(rows.back()["upEmpty"], true);
+  EXPECT_EQ(project.run({"list"}).exit_code, 0);
+  EXPECT_EQ(project.run({"down"}).exit_code, 0) << "down of another migration still works";
+
+  const std::string before = project.dump();
+  const ProcessResult up = project.run({"--json", "up"});
+  EXPECT_EQ(up.exit_code, 20) << describe(up);
+  const nlohmann::json error = nlohmann::json::parse(up.out)["error"];
+  EXPECT_EQ(error["context"]["file"], name);
+  EXPECT_TRUE(contains(up.err, name)) << up.err;
+  EXPECT_EQ(project.dump(), before);
+
+  ASSERT_EQ(project.run({"up", "--to", "0002-orders.sql"}).exit_code, 0)
+      << "up short of the empty file works";
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"0001-users.sql", "applied"}, {"0002-orders.sql", "applied"}}));
+}
+
+}  // namespace
+}  // namespace migronaut::testing

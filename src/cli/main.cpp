@@ -118,10 +118,10 @@ int main(int argc, char** argv) {
   add_global_flags(app, flags);
 
   const std::vector<Command> commands = {
-      add_init(app),   add_create(app), add_up(app),      add_down(app),     add_redo(app),
-      add_status(app), add_list(app),   add_dry_run(app), add_baseline(app), add_lock(app),
-      add_unlock(app), add_wait(app),   add_audit(app),   add_repair(app),   add_import(app),
-      add_lint(app)};
+      add_init(app),     add_create(app), add_up(app),     add_down(app),
+      add_redo(app),     add_status(app), add_list(app),   add_dry_run(app),
+      add_baseline(app), add_lock(app),   add_unlock(app), add_wait(app),
+      add_audit(app),    add_repair(app), add_import(app), add_lint(app)};
   auto* help = app.add_subcommand("help", "Show the help of migronaut or of one command");
   std::string help_topic;
   help->add_option("command", help_topic, "The command")->type_name("COMMAND");

@@ -10,8 +10,8 @@
 #include "cli/cli.hpp"
 #include "cli/duration.hpp"
 #include "cli/format.hpp"
-#include "cli/lint_files.hpp"
 #include "cli/help.hpp"
+#include "cli/lint_files.hpp"
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
 

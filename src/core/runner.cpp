@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <random>
 #include <cctype>
+#include <random>
 #include <thread>
 
 #include "fmt/format.h"

@@ -40,5 +40,4 @@ class MockMongo {
   std::filesystem::path record_;
 };
 
-
 }  // namespace migronaut::testing

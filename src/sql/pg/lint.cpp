@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <set>
 
-#include "util/text.hpp"
 #include "sql/pg/lint_checks.hpp"
 #include "sql/pg/transaction_rules.hpp"
+#include "util/text.hpp"
 
 namespace migronaut {
 namespace {

@@ -14,8 +14,8 @@
 #include "migronaut/errors.hpp"
 #include "store/execution.hpp"
 #include "store/rows.hpp"
-#include "store/sqlite/adopt.hpp"
 #include "store/script_check.hpp"
+#include "store/sqlite/adopt.hpp"
 #include "store/sqlite/sqlite_script.hpp"
 
 namespace migronaut {

@@ -3,7 +3,7 @@ _migronaut() {
   local cur prev words cword
   _init_completion || return
 
-  local commands="init create up down redo status list dry-run baseline lock unlock wait help"
+  local commands="init create up down redo status list dry-run baseline lock unlock wait audit repair import lint help"
   local globals="--uri --db --dir --config --env-file --no-env --verbose --quiet --no-color --json --help --version"
   local command="" word
   for word in "${words[@]:1:cword-1}"; do
@@ -11,9 +11,10 @@ _migronaut() {
   done
 
   case $prev in
-    --config | --env-file | --template) _filedir; return ;;
+    --config | --env-file | --template | --output) _filedir; return ;;
     --dir) _filedir -d; return ;;
     --uri | --db | --reason | --steps | --batch | --wait-timeout | --timeout) return ;;
+    --from) COMPREPLY=($(compgen -W "dbmate golang-migrate flyway knex node-pg-migrate migrate-mongo" -- "$cur")); return ;;
     --to) [[ -d migrations ]] && COMPREPLY=($(compgen -W "$(ls migrations)" -- "$cur")); return ;;
   esac
 
@@ -21,16 +22,20 @@ _migronaut() {
   case $command in
     init) flags="--force" ;;
     create) flags="--template" ;;
-    up) flags="--to --wait --no-wait --wait-timeout --no-lock --reason" ;;
+    up) flags="--to --steps --wait --no-wait --wait-timeout --no-lock --reason --lint" ;;
     down) flags="--steps --batch --to --no-lock --reason" ;;
     redo) flags="" ;;
     status) flags="--check" ;;
     list) flags="--pending --applied" ;;
-    dry-run) flags="--to --steps --batch" ;;
+    dry-run) flags="--to --steps --batch --sql --output" ;;
     baseline) flags="--to --yes" ;;
     lock) flags="" ;;
     unlock) flags="--yes --force" ;;
     wait) flags="--timeout" ;;
+    audit) flags="" ;;
+    repair) flags="--reason --yes" ;;
+    import) flags="--from --dry-run --force --trust-hash" ;;
+    lint) flags="--pending" ;;
     help) COMPREPLY=($(compgen -W "$commands exit-codes" -- "$cur")); return ;;
     "") if [[ $cur != -* ]]; then COMPREPLY=($(compgen -W "$commands" -- "$cur")); return; fi ;;
   esac

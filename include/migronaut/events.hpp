@@ -1,4 +1,4 @@
-// Events and hooks (DESIGN §9). Events report; a throwing listener is contained and never
+// Events and hooks. Events report; a throwing listener is contained and never
 // breaks a run. Hooks take part: a throwing hook fails the run with HookFailedError.
 #pragma once
 

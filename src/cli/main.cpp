@@ -1,5 +1,5 @@
 // migronaut: the command-line tool over the engine. Parses the flags, runs one command and
-// maps its outcome to an exit status an orchestrator can act on (DESIGN §7).
+// maps its outcome to an exit status an orchestrator can act on.
 #include <cstdio>
 #include <vector>
 

@@ -1,4 +1,4 @@
-// What each changelog transition writes (DESIGN §4). This file is the only place that knows;
+// What each changelog transition writes. This file is the only place that knows;
 // stores translate the RecordWrite it builds literally.
 #pragma once
 

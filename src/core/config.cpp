@@ -1,4 +1,4 @@
-// Configuration layers (DESIGN §8). One table, kKeys, says for every key its JSON name, its
+// Configuration layers. One table, kKeys, says for every key its JSON name, its
 // environment variable, its type and where it lands in Config; parsing, validation and the
 // merge of defaults < file < environment < flags are all driven by it.
 #include "migronaut/config.hpp"

@@ -1,4 +1,4 @@
-// The lock's heartbeat (DESIGN §5): renews the lease every TTL/2 on its own thread, never two
+// The lock's heartbeat: renews the lease every TTL/2 on its own thread, never two
 // renewals at once. A renewal that matches nothing means another run owns the lock: lost at
 // once. Failing renewals are only warned about, but if none succeeds for
 // TTL − min(interval/2, 5 s) the lock is lost — strictly before a peer could reclaim it at 1×TTL.

@@ -1,4 +1,4 @@
-// Waiting for the lock (DESIGN §6, the seed's lock-wait module): run an attempt; while it is
+// Waiting for the lock: run an attempt; while it is
 // refused with LockAlreadyHeldError and the policy is to wait, sleep with backoff and try
 // again. Each attempt is a whole locked run. The budget bounds *stall* time: it re-arms
 // whenever the holder's heartbeat visibly advances, so a long, healthy migration never times

@@ -1,4 +1,4 @@
-// .json migrations for MongoDB (DESIGN §3):
+// .json migrations for MongoDB:
 //
 //   { "description": "users: unique email", "useTransaction": false, "timeoutMs": 60000,
 //     "up":   [ { "createIndexes": "users", "indexes": [ ... ] } ],

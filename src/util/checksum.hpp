@@ -1,4 +1,4 @@
-// Content checksums for drift detection (DESIGN §3).
+// Content checksums for drift detection.
 #pragma once
 
 #include <string>

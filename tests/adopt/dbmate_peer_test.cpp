@@ -80,7 +80,7 @@ TEST(DbmatePeerTest, ADatabaseDbmateAppliedIsAdoptedAndCarriedOn) {
     EXPECT_EQ(row["checksumOk"], true) << row.dump();
     EXPECT_EQ(row["record"]["origin"], "dbmate") << row.dump();
     // dbmate keeps no time of its own: the import stamps the database's time.
-    EXPECT_GT(row["record"]["appliedAt"].get<std::int64_t>(), 0) << row.dump();
+    EXPECT_FALSE(row["record"]["appliedAt"].get<std::string>().empty()) << row.dump();
   }
 
   const std::string before_up = dump_database(project.db_path());

@@ -1,4 +1,4 @@
-// The bad-input corpus (DESIGN §11): malformed migrations, names, config files, environment
+// The bad-input corpus: malformed migrations, names, config files, environment
 // values and flags, each given to the real `migronaut` binary on SQLite. Every case must exit
 // with its own status, name its error code in --json, say what is wrong and where, and leave
 // the database exactly as it found it.

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "core/changelog.hpp"
+#include "core/heartbeat.hpp"
 #include "core/ids.hpp"
 #include "core/lease.hpp"
 #include "core/lock_wait.hpp"
@@ -39,7 +40,11 @@ struct Migrator::Impl {
     return *store;
   }
   Store& lock_connection() {
-    if (!lock_store) lock_store = open_store(config);
+    if (!lock_store) {
+      lock_store = open_store(
+          config,
+          {.statement_bound = Heartbeat::statement_bound_for(milliseconds(config.lock_ttl_ms()))});
+    }
     return *lock_store;
   }
 

@@ -32,6 +32,22 @@ class Watchdog {
   std::jthread thread_;  // joined on destruction, after the store returned
 };
 
+// Tells the lease while a transactional migration runs (see Lease::set_migration_writing).
+class MigrationWriting {
+ public:
+  MigrationWriting(Lease* lease, bool transactional) : lease_(transactional ? lease : nullptr) {
+    if (lease_) lease_->set_migration_writing(true);
+  }
+  ~MigrationWriting() {
+    if (lease_) lease_->set_migration_writing(false);
+  }
+  MigrationWriting(const MigrationWriting&) = delete;
+  MigrationWriting& operator=(const MigrationWriting&) = delete;
+
+ private:
+  Lease* lease_;
+};
+
 // Adapts the run's logger for a body: its lines carry the migration's name.
 class MigrationLogger : public Logger {
  public:
@@ -114,11 +130,13 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
   try {
     Watchdog watchdog(*env_.clock, timeout, body_stop, env_.store);
     const LockToken* fence = env_.lease ? &env_.lease->token() : nullptr;
+    MigrationWriting writing(env_.lease, in_transaction);
     env_.store.execute(Execution{.work = &work,
                                  .transactional = in_transaction,
                                  .record = &record,
                                  .fence = fence,
-                                 .context = &context});
+                                 .context = &context,
+                                 .time_limit = timeout});
     timed_out = watchdog.fired();
   } catch (const LockLostError& e) {
     // Fencing refused the commit: nothing was written, and nothing more may be.

@@ -3,14 +3,14 @@
 
 namespace migronaut {
 
-std::unique_ptr<Store> open_store(const Config& config) {
+std::unique_ptr<Store> open_store(const Config& config, const ConnectionOptions& options) {
   const std::string_view uri = config.uri;
-  if (uri.starts_with("sqlite:")) return open_sqlite_store(config);
+  if (uri.starts_with("sqlite:")) return open_sqlite_store(config, options);
   if (uri.starts_with("postgres://") || uri.starts_with("postgresql://")) {
-    return open_postgres_store(config);
+    return open_postgres_store(config, options);
   }
   if (uri.starts_with("mongodb://") || uri.starts_with("mongodb+srv://")) {
-    return open_mongo_store(config);
+    return open_mongo_store(config, options);
   }
   throw ConfigInvalidError(
       "uri must start with sqlite:, postgres://, postgresql://, mongodb:// or mongodb+srv://",

@@ -22,6 +22,7 @@
 
 #include "migronaut/changelog.hpp"
 #include "migronaut/config.hpp"
+#include "migronaut/errors.hpp"
 #include "migronaut/lock.hpp"
 #include "migronaut/migration.hpp"
 
@@ -54,6 +55,8 @@ struct LockProgress {
 struct AcquireResult {
   bool acquired = false;
   std::optional<LockInfo> holder;  // when refused: the holder as the store read it
+  // Refused because the holder is writing right now (see is_writer_busy): proof it is alive.
+  bool writer_busy = false;
 };
 
 // ----- Changelog writes -----
@@ -130,6 +133,9 @@ struct Execution {
   const LockToken* fence = nullptr;
   // The context handed to a C++ body; the store fills in `handle`.
   MigrationContext* context = nullptr;
+  // The migration's timeout: stores that can have the server enforce it do (MongoDB maxTimeMS);
+  // interrupt() covers the rest.
+  std::optional<std::chrono::milliseconds> time_limit;
 };
 
 class Store {
@@ -187,8 +193,25 @@ class Store {
   virtual std::int64_t now_ms() = 0;
 };
 
+// A ConnectionFailedError that only means another connection holds the database's single write
+// slot (SQLite's busy writer): the database is up, and a live process is writing — the write
+// lock is an OS file lock that dies with its process.
+inline constexpr const char* kWriterBusyKey = "writerBusy";
+inline bool is_writer_busy(const Error& error) {
+  return error.code() == ErrorCode::kConnectionFailed && error.context().is_object() &&
+         error.context().value(kWriterBusyKey, false);
+}
+
+// How a connection is used. The lock's own connection sets `statement_bound`, well below the
+// renewal interval: every statement on it (and the network path under it) gives up by then, so
+// a renewal stuck behind a row lock, a busy writer or a dead TCP path is one failed renewal
+// instead of a hang.
+struct ConnectionOptions {
+  std::optional<std::chrono::milliseconds> statement_bound;
+};
+
 // Opens a store for `config.uri` (scheme decides the backend). Throws ConfigInvalidError for an
 // unknown scheme and ConnectionFailedError (URI redacted) when the database cannot be reached.
-std::unique_ptr<Store> open_store(const Config& config);
+std::unique_ptr<Store> open_store(const Config& config, const ConnectionOptions& options = {});
 
 }  // namespace migronaut

@@ -20,8 +20,8 @@ constexpr std::string_view kLockId = "migronaut_lock";
 constexpr std::string_view kNowMs =
     "CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)";
 // Long enough to outwait another process's lock statement or short migration, short enough that
-// a stuck writer surfaces as an error.
-constexpr int kBusyTimeoutMs = 10'000;
+// a stuck writer surfaces as an error. The lock's connection waits only its statement bound.
+constexpr std::chrono::milliseconds kBusyTimeout{10'000};
 constexpr std::string_view kLockColumns =
     "locked_at, ttl_ms, owner, pid, host, executed_by, migration, step, total";
 
@@ -59,7 +59,8 @@ bool is_connection_error(int code) {
 
 [[noreturn]] void throw_sqlite_error(sqlite3* db, int code, std::string_view operation) {
   const std::string error = sqlite3_errmsg(db);
-  const nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
+  nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
+  if ((code & 0xff) == SQLITE_BUSY) context[kWriterBusyKey] = true;
   const std::string message = "sqlite: " + std::string(operation) + " failed: " + error;
   if (is_connection_error(code)) throw ConnectionFailedError(message, context);
   throw Error(ErrorCode::kUnclassified, message, context);
@@ -314,10 +315,10 @@ class SqliteStore final : public Store {
       // Another connection kept the database busy past the timeout (a long transactional
       // migration). WAL still lets us read: if the lock has a holder, that is a refusal, not
       // an outage.
-      if ((e.context().value("code", 0) & 0xff) != SQLITE_BUSY) throw;
+      if (!is_writer_busy(e)) throw;
       auto holder = select_lock();
       if (!holder) throw;
-      return {false, std::move(holder)};
+      return {false, std::move(holder), true};
     }
   }
 
@@ -441,7 +442,8 @@ class SqliteStore final : public Store {
     };
     if (!execution.transactional) {
       run_work(execution);
-      if (execution.record != nullptr) write_record(resolve_elapsed(*execution.record, elapsed_ms()));
+      if (execution.record != nullptr)
+        write_record(resolve_elapsed(*execution.record, elapsed_ms()));
       return;
     }
     Transaction transaction(db_.get());
@@ -453,7 +455,9 @@ class SqliteStore final : public Store {
           {{"error", "transaction ended by the migration"}});
     }
     if (execution.record != nullptr) write_record(resolve_elapsed(*execution.record, elapsed_ms()));
-    if (execution.fence != nullptr && !holds_lock(*execution.fence)) {
+    // The fence renews the lease in the migration's own transaction: the heartbeat could not
+    // write while this transaction held the write slot, and nobody else could either.
+    if (execution.fence != nullptr && !renew_in_transaction(*execution.fence)) {
       throw LockLostError("the lock no longer belongs to this run; the migration was rolled back",
                           {{"runId", execution.fence->owner}});
     }
@@ -498,12 +502,13 @@ class SqliteStore final : public Store {
     }
   }
 
-  bool holds_lock(const LockToken& token) {
-    Statement select(db_.get(),
-                     "SELECT 1 FROM " + lock_table_ + " WHERE id = ? AND owner = ? AND nonce = ?",
+  bool renew_in_transaction(const LockToken& token) {
+    Statement update(db_.get(),
+                     "UPDATE " + lock_table_ + " SET locked_at = " + std::string(kNowMs) +
+                         " WHERE id = ? AND owner = ? AND nonce = ?",
                      "check lock");
-    select.bind(kLockId).bind(token.owner).bind(token.nonce);
-    return select.step();
+    update.bind(kLockId).bind(token.owner).bind(token.nonce).run();
+    return sqlite3_changes(db_.get()) == 1;
   }
 
   std::optional<LockInfo> select_lock() {
@@ -551,7 +556,7 @@ class SqliteStore final : public Store {
 
 }  // namespace
 
-std::unique_ptr<Store> open_sqlite_store(const Config& config) {
+std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionOptions& options) {
   const std::string path = config.uri.substr(std::string_view("sqlite:").size());
   if (path.empty()) {
     throw ConfigInvalidError("uri: sqlite: needs a database file path, e.g. sqlite:app.db",
@@ -567,7 +572,8 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config) {
                                  {{"path", path}, {"error", error}});
   };
   if (rc != SQLITE_OK) throw fail(rc);
-  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  sqlite3_busy_timeout(raw,
+                       static_cast<int>(options.statement_bound.value_or(kBusyTimeout).count()));
   // WAL lets readers (status, waiters reading the holder) work while another process writes.
   const int wal = sqlite3_exec(raw, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
   if (wal != SQLITE_OK) throw fail(wal);

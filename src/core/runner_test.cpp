@@ -1,0 +1,131 @@
+#include "core/runner.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "core/fake_clock.hpp"
+#include "core/log.hpp"
+#include "support/fault_store.hpp"
+#include "support/temp_dir.hpp"
+
+namespace migronaut {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::FaultStore;
+
+constexpr milliseconds kTtl{1000};  // renewals every 500 ms, the deadline at 750 ms
+
+class NullLogger : public Logger {
+ public:
+  void log(Level, std::string_view) override {}
+};
+
+// The runner on a real SQLite database: migrations on one connection, the lease on another
+// (wrapped in a FaultStore), time on a FakeClock.
+class RunnerTest : public ::testing::Test {
+ protected:
+  testing::TempDir dir;
+  Config config = config_from_json({{"uri", "sqlite:" + dir.file("app.db").string()}});
+  std::unique_ptr<Store> store = open_store(config);
+  FaultStore lock_store{open_store(config, {.statement_bound = milliseconds(50)})};
+  FakeClock clock;
+  RunStop stop;
+  NullLogger logger;
+  Hooks hooks;
+  std::unique_ptr<Lease> lease;
+
+  RunnerTest() {
+    store->ensure_schema();
+    LeaseOptions options;
+    options.run_id = "run-1";
+    options.ttl = kTtl;
+    options.clock = &clock;
+    lease = Lease::acquire(lock_store, stop, options);
+  }
+  ~RunnerTest() override {
+    if (lease) lease->release();
+  }
+
+  static Migration code_migration(std::string name, MigrationBody body) {
+    return Migration{.name = std::move(name),
+                     .description = "",
+                     .checksum = "c",
+                     .up = std::move(body),
+                     .down = std::nullopt,
+                     .transactional = true,
+                     .timeout = std::nullopt};
+  }
+
+  std::vector<RunResult> run(const std::vector<Migration>& migrations) {
+    std::vector<PlanEntry> entries;
+    for (const Migration& migration : migrations) {
+      PlanEntry& entry = entries.emplace_back();
+      entry.name = migration.name;
+      entry.migration = &migration;
+    }
+    std::vector<const PlanEntry*> targets;
+    for (const PlanEntry& entry : entries) targets.push_back(&entry);
+    RecordStamp stamp;
+    stamp.run_id = "run-1";
+    Runner runner({.store = *store,
+                   .config = config,
+                   .stop = stop,
+                   .lease = lease.get(),
+                   .stamp = stamp,
+                   .logger = logger,
+                   .hooks = hooks,
+                   .emit = [](const Event&) {},
+                   .clock = &clock});
+    std::vector<RunResult> results;
+    runner.run(Direction::kUp, targets, 1, results);
+    return results;
+  }
+
+  RecordStatus status_of(const std::string& name) {
+    for (const ChangelogRecord& record : store->read_changelog()) {
+      if (record.name == name) return record.status;
+    }
+    ADD_FAILURE() << name << " has no record";
+    return RecordStatus::kFailed;
+  }
+};
+
+// Issue 9, case 3: a transactional SQLite migration holds the database's only write slot, so
+// the heartbeat cannot renew while it runs. That is no loss — nobody else can write either,
+// and the migration's commit renews the lease — so a migration far longer than the TTL keeps
+// the lock and the run goes on.
+TEST_F(RunnerTest, ATransactionalSqliteMigrationLongerThanTheTtlKeepsTheLock) {
+  const std::vector<Migration> migrations = {
+      code_migration("0001-long",
+                     [&](MigrationContext& context) {
+                       ASSERT_EQ(
+                           sqlite3_exec(context.handle.sqlite, "CREATE TABLE users (id INTEGER)",
+                                        nullptr, nullptr, nullptr),
+                           SQLITE_OK);
+                       // Three TTLs pass while the body holds the write slot; each renewal
+                       // meanwhile is refused as busy.
+                       for (int renewal = 1; renewal <= 6; ++renewal) {
+                         clock.wait_for_sleepers(2);
+                         clock.advance(kTtl / 2);
+                         ASSERT_TRUE(lock_store.wait_for_renewals(renewal + 1));
+                       }
+                       EXPECT_FALSE(context.stop.stop_requested());
+                     }),
+      code_migration("0002-next", [](MigrationContext& context) {
+        ASSERT_EQ(sqlite3_exec(context.handle.sqlite, "CREATE TABLE orders (id INTEGER)", nullptr,
+                               nullptr, nullptr),
+                  SQLITE_OK);
+      })};
+  const std::vector<RunResult> results = run(migrations);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_FALSE(stop.requested());
+  EXPECT_EQ(status_of("0001-long"), RecordStatus::kApplied);
+  EXPECT_EQ(status_of("0002-next"), RecordStatus::kApplied);
+  const auto holder = store->read_lock();
+  ASSERT_TRUE(holder);
+  EXPECT_EQ(holder->run_id, "run-1");
+}
+
+}  // namespace
+}  // namespace migronaut

@@ -7,8 +7,11 @@
 
 namespace migronaut {
 
-std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionOptions& options);
-std::unique_ptr<Store> open_postgres_store(const Config& config, const ConnectionOptions& options);
-std::unique_ptr<Store> open_mongo_store(const Config& config, const ConnectionOptions& options);
+std::unique_ptr<Store> open_sqlite_store(const Config& config,
+                                         const ConnectionOptions& options = {});
+std::unique_ptr<Store> open_postgres_store(const Config& config,
+                                           const ConnectionOptions& options = {});
+std::unique_ptr<Store> open_mongo_store(const Config& config,
+                                        const ConnectionOptions& options = {});
 
 }  // namespace migronaut

@@ -126,7 +126,8 @@ using Work = std::variant<Script, MigrationBody>;
 struct Execution {
   const Work* work = nullptr;
   bool transactional = true;
-  // Written after the body: inside the transaction when transactional, else right after it.
+  // Written after the body: inside the transaction when transactional, else right after it
+  // (fenced like the transaction when `fence` is set).
   const RecordWrite* record = nullptr;
   // Fencing: when set, a transactional execution commits only while the lock record still
   // carries this owner and nonce; otherwise it rolls back and throws LockLostError.
@@ -135,7 +136,7 @@ struct Execution {
   MigrationContext* context = nullptr;
   // The migration's timeout: stores that can have the server enforce it do (MongoDB maxTimeMS);
   // interrupt() covers the rest.
-  std::optional<std::chrono::milliseconds> time_limit;
+  std::optional<std::chrono::milliseconds> time_limit = std::nullopt;
 };
 
 class Store {
@@ -179,7 +180,10 @@ class Store {
   // --- changelog ---
   // Every record, ordered by name. An absent changelog reads as empty (and creates nothing).
   virtual std::vector<ChangelogRecord> read_changelog() = 0;
-  virtual void write_record(const RecordWrite& write) = 0;
+  // With a fence, the record is written only while the lock record carries that owner and
+  // nonce, checked atomically with the write (MongoDB: checked just before it); otherwise
+  // nothing is written and LockLostError is thrown.
+  virtual void write_record(const RecordWrite& write, const LockToken* fence = nullptr) = 0;
 
   // --- migrations ---
   // Runs `execution.work` and writes `execution.record` as described on Execution. A failing

@@ -55,7 +55,9 @@ class FaultStore : public Store {
   std::optional<LockInfo> read_lock() override;
   std::optional<LockInfo> force_release() override { return inner_->force_release(); }
   std::vector<ChangelogRecord> read_changelog() override { return inner_->read_changelog(); }
-  void write_record(const RecordWrite& write) override { inner_->write_record(write); }
+  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
+    inner_->write_record(write, fence);
+  }
   void execute(const Execution& execution) override { inner_->execute(execution); }
   void interrupt() override { inner_->interrupt(); }
   std::int64_t now_ms() override { return inner_->now_ms(); }

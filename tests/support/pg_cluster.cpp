@@ -1,5 +1,4 @@
 #include "support/pg_cluster.hpp"
-#include "support/ports.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -19,6 +18,8 @@
 #include <stdexcept>
 #include <utility>
 #include <vector>
+
+#include "support/ports.hpp"
 
 extern char** environ;
 

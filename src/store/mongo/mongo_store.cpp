@@ -205,7 +205,15 @@ class MongoStore final : public Store {
     return records;
   }
 
-  void write_record(const RecordWrite& write) override { write_record_with(write, nullptr); }
+  // Outside a transaction MongoDB cannot make the fence atomic with the write: the lock is
+  // checked (with a write on it, so a reclaim in between shows) just before.
+  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
+    if (fence != nullptr && !update_lock(*fence, mongo::fence_pipeline(), nullptr, "lock fence")) {
+      throw LockLostError("the lock no longer names this run; the record was not written",
+                          {{"reason", "fence"}});
+    }
+    write_record_with(write, nullptr);
+  }
 
   void execute(const Execution& execution) override {
     if (execution.work == nullptr) throw std::invalid_argument("execute: no work given");
@@ -221,7 +229,8 @@ class MongoStore final : public Store {
       const auto started = std::chrono::steady_clock::now();
       run_work(*execution.work, execution.context, nullptr);
       if (execution.record != nullptr) {
-        write_record(resolve_elapsed(*execution.record, elapsed_ms_since(started)));
+        write_record(resolve_elapsed(*execution.record, elapsed_ms_since(started)),
+                     execution.fence);
       }
       return;
     }

@@ -332,7 +332,11 @@ class PostgresStore final : public Store {
     return records;
   }
 
-  void write_record(const RecordWrite& write) override {
+  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
+    if (fence != nullptr) {
+      check_migration(send("BEGIN;\n" + commit_script(&write, fence)));
+      return;
+    }
     SqlValues values;
     const std::string sql = upsert_sql(write, values);
     run("write the changelog record " + write.name, sql, values.params());
@@ -342,15 +346,15 @@ class PostgresStore final : public Store {
     const auto started = std::chrono::steady_clock::now();
     if (const auto* script = std::get_if<Script>(execution.work)) {
       if (execution.transactional) {
-        check_migration(
-            send(begin_sql() + ";\n" + script->text + "\n;\n" + commit_script(execution)));
+        check_migration(send(begin_sql() + ";\n" + script->text + "\n;\n" +
+                             commit_script(execution.record, execution.fence)));
         return;
       }
       check_migration(send(script->text));
     } else {
       run_body(std::get<MigrationBody>(*execution.work), execution);
       if (execution.transactional) {
-        check_migration(send(commit_script(execution)));
+        check_migration(send(commit_script(execution.record, execution.fence)));
         return;
       }
     }
@@ -358,7 +362,7 @@ class PostgresStore final : public Store {
     if (execution.record) {
       const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
           std::chrono::steady_clock::now() - started);
-      write_record(resolve_elapsed(*execution.record, elapsed.count()));
+      write_record(resolve_elapsed(*execution.record, elapsed.count()), execution.fence);
     }
   }
 
@@ -503,13 +507,13 @@ class PostgresStore final : public Store {
            std::to_string(kClientCheckIntervalMs);
   }
 
-  std::string commit_script(const Execution& execution) {
+  std::string commit_script(const RecordWrite* record, const LockToken* fence) {
     std::string sql;
-    if (execution.record) {
+    if (record) {
       SqlValues literals(conn_);
-      sql += upsert_sql(*execution.record, literals) + ";\n";
+      sql += upsert_sql(*record, literals) + ";\n";
     }
-    if (execution.fence) sql += fence_sql(*execution.fence) + ";\n";
+    if (fence) sql += fence_sql(*fence) + ";\n";
     return sql + "COMMIT;";
   }
 

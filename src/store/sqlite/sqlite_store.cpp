@@ -379,7 +379,18 @@ class SqliteStore final : public Store {
     return records;
   }
 
-  void write_record(const RecordWrite& write) override {
+  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
+    if (fence == nullptr) {
+      upsert_record(write);
+      return;
+    }
+    Transaction transaction(db_.get());
+    upsert_record(write);
+    require_lock(*fence);
+    transaction.commit();
+  }
+
+  void upsert_record(const RecordWrite& write) {
     std::string columns = "name";
     std::string values = "?";
     std::vector<const FieldValue*> bound;
@@ -442,8 +453,9 @@ class SqliteStore final : public Store {
     };
     if (!execution.transactional) {
       run_work(execution);
-      if (execution.record != nullptr)
-        write_record(resolve_elapsed(*execution.record, elapsed_ms()));
+      if (execution.record != nullptr) {
+        write_record(resolve_elapsed(*execution.record, elapsed_ms()), execution.fence);
+      }
       return;
     }
     Transaction transaction(db_.get());
@@ -454,13 +466,9 @@ class SqliteStore final : public Store {
           "transactional migration)",
           {{"error", "transaction ended by the migration"}});
     }
-    if (execution.record != nullptr) write_record(resolve_elapsed(*execution.record, elapsed_ms()));
-    // The fence renews the lease in the migration's own transaction: the heartbeat could not
-    // write while this transaction held the write slot, and nobody else could either.
-    if (execution.fence != nullptr && !renew_in_transaction(*execution.fence)) {
-      throw LockLostError("the lock no longer belongs to this run; the migration was rolled back",
-                          {{"runId", execution.fence->owner}});
-    }
+    if (execution.record != nullptr)
+      upsert_record(resolve_elapsed(*execution.record, elapsed_ms()));
+    if (execution.fence != nullptr) require_lock(*execution.fence);
     transaction.commit();
   }
 
@@ -499,6 +507,16 @@ class SqliteStore final : public Store {
       throw;
     } catch (const std::exception& e) {
       throw failed(e.what());
+    }
+  }
+
+  // The fence, inside the write transaction: nobody can reclaim while it holds the write slot.
+  // It renews the lease too — the heartbeat could not write while this transaction held the
+  // slot, and nobody else could either.
+  void require_lock(const LockToken& token) {
+    if (!renew_in_transaction(token)) {
+      throw LockLostError("the lock no longer belongs to this run; the migration was rolled back",
+                          {{"runId", token.owner}});
     }
   }
 

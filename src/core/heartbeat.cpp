@@ -24,7 +24,7 @@ milliseconds Heartbeat::deadline_for(milliseconds ttl) {
 }
 
 milliseconds Heartbeat::statement_bound_for(milliseconds ttl) {
-  return std::clamp(interval_for(ttl) / 2, milliseconds(50), milliseconds(10'000));
+  return std::clamp(interval_for(ttl) / 4, milliseconds(50), milliseconds(5000));
 }
 
 Heartbeat::Heartbeat(Clock& clock, milliseconds ttl, std::function<bool()> renew,
@@ -32,6 +32,7 @@ Heartbeat::Heartbeat(Clock& clock, milliseconds ttl, std::function<bool()> renew
     : clock_(clock),
       interval_(interval_for(ttl)),
       deadline_(deadline_for(ttl)),
+      retry_(statement_bound_for(ttl)),
       renew_(std::move(renew)),
       on_lost_(std::move(on_lost)),
       logger_(logger),
@@ -139,12 +140,13 @@ void Heartbeat::renew_loop(std::stop_token stop) {
     if (!held()) return;
     const auto now = clock_.now();
     if (!nudged && now < next_renewal) continue;
-    next_renewal = now + interval_;
-    if (!renew_once(failures_in_a_row)) return;
+    const Renewal renewal = renew_once(failures_in_a_row);
+    if (renewal == Renewal::kLost) return;
+    next_renewal = now + (renewal == Renewal::kRenewed ? interval_ : retry_);
   }
 }
 
-bool Heartbeat::renew_once(int& failures_in_a_row) {
+Heartbeat::Renewal Heartbeat::renew_once(int& failures_in_a_row) {
   {
     std::lock_guard lock(mutex_);
     ++renewals_started_;
@@ -162,7 +164,7 @@ bool Heartbeat::renew_once(int& failures_in_a_row) {
   }
   if (matched == false) {
     lose("another run reclaimed it");
-    return false;
+    return Renewal::kLost;
   }
   if (matched) {
     failures_in_a_row = 0;
@@ -177,7 +179,8 @@ bool Heartbeat::renew_once(int& failures_in_a_row) {
     ++renewals_finished_;
   }
   renewal_done_.notify_all();
-  return alive;
+  if (!alive) return Renewal::kLost;
+  return matched ? Renewal::kRenewed : Renewal::kFailed;
 }
 
 }  // namespace migronaut

@@ -44,21 +44,24 @@ class Heartbeat {
 
   static std::chrono::milliseconds interval_for(std::chrono::milliseconds ttl);
   static std::chrono::milliseconds deadline_for(std::chrono::milliseconds ttl);
-  // How long one lock statement may take: half the interval, so a renewal that times out
-  // leaves room for another before the deadline (at most 10 s, at least 50 ms).
+  // How long one lock statement may take, and how soon a failed renewal is retried: a quarter
+  // of the interval (at least 50 ms, at most 5 s), so between a renewal and the deadline there
+  // is room for a retry or two, and a renewal that waits its whole bound still returns in time.
   static std::chrono::milliseconds statement_bound_for(std::chrono::milliseconds ttl);
 
  private:
   void renew_loop(std::stop_token stop);
   void watch_loop(std::stop_token stop);
-  // Tries one renewal and moves the deadline on success; false when the heartbeat must end.
-  bool renew_once(int& failures_in_a_row);
+  enum class Renewal { kRenewed, kFailed, kLost };
+  // Tries one renewal and moves the deadline on success.
+  Renewal renew_once(int& failures_in_a_row);
   void lose(const std::string& reason);
   bool is_lost();
 
   Clock& clock_;
   const std::chrono::milliseconds interval_;
   const std::chrono::milliseconds deadline_;
+  const std::chrono::milliseconds retry_;  // after a failed renewal
   std::function<bool()> renew_;
   std::function<void(const std::string&)> on_lost_;
   Logger* logger_;

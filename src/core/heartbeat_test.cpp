@@ -50,6 +50,29 @@ TEST(HeartbeatTiming, RenewsEveryHalfTtlAndGivesUpBeforeTheTtl) {
   EXPECT_EQ(Heartbeat::deadline_for(milliseconds(60'000)), milliseconds(55'000));
   EXPECT_EQ(Heartbeat::deadline_for(milliseconds(200)), milliseconds(150));
   EXPECT_EQ(Heartbeat::interval_for(milliseconds(1)), milliseconds(1));
+  EXPECT_EQ(Heartbeat::statement_bound_for(milliseconds(60'000)), milliseconds(5000));
+  EXPECT_EQ(Heartbeat::statement_bound_for(milliseconds(2000)), milliseconds(250));
+  EXPECT_EQ(Heartbeat::statement_bound_for(milliseconds(200)), milliseconds(50));
+}
+
+// One failed renewal is no loss: it is retried a statement bound later, well before the
+// deadline, and a success there keeps the lock.
+TEST_F(HeartbeatTest, AFailedRenewalIsRetriedBeforeTheDeadline) {
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&]() -> bool {
+        if (++renewals == 1) throw std::runtime_error("connection reset");
+        return true;
+      },
+      on_lost(), nullptr);
+  advance(milliseconds(500));
+  ASSERT_TRUE(eventually([&] { return renewals == 1; }));
+  advance(milliseconds(125));  // 625 ms: the retry
+  ASSERT_TRUE(eventually([&] { return renewals == 2; }));
+  advance(milliseconds(500));  // 1125 ms: past the first deadline, renewed at 625
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(losses, 0);
+  EXPECT_TRUE(heartbeat.held());
 }
 
 TEST_F(HeartbeatTest, RenewsAtEachInterval) {

@@ -338,6 +338,8 @@ TEST_F(PgFaultTest, AKilledNonTransactionalMigrationShowsAsInterrupted) {
   ASSERT_TRUE(eventually([&] { return !gated_backend_gone(); })) << holder->err_so_far();
   holder->signal(SIGKILL);
   EXPECT_EQ(holder->wait().signal, SIGKILL);
+  // Outside a transaction the server only notices the dead client once the statement ends.
+  open_gate();
   ASSERT_TRUE(eventually([&] { return gated_backend_gone(); }));
 
   EXPECT_EQ(value("SELECT status FROM _migronaut_migrations WHERE name = '" +

@@ -27,28 +27,41 @@ Command add_wait(CLI::App& app) {
             std::vector<std::string> pending;
             for (int attempt = 1;; ++attempt) {
               pending.clear();
-              for (const StatusRow& row : migrator.status()) {
-                if (row.state != "applied" && row.state != "missing") pending.push_back(row.name);
+              // A database not reachable yet is waited for too, inside the same budget.
+              std::optional<ConnectionFailedError> unreachable;
+              try {
+                for (const StatusRow& row : migrator.status()) {
+                  if (row.state != "applied" && row.state != "missing") {
+                    pending.push_back(row.name);
+                  }
+                }
+              } catch (const ConnectionFailedError& error) {
+                unreachable = error;
               }
               const auto waited =
                   std::chrono::duration_cast<std::chrono::milliseconds>(clock.now() - started);
-              if (pending.empty()) {
+              const auto delay = lock_wait_backoff(base, attempt, budget, 0.5);
+              if (unreachable) {
+                if (waited + delay > budget) throw *unreachable;
+                out.live(fmt::format("⏳ Waiting for the database ({}) — waited {}s",
+                                     unreachable->what(), waited.count() / 1000));
+              } else if (pending.empty()) {
                 out.clear_live();
                 out.success("Nothing pending");
                 if (out.json_mode()) {
                   out.document({{"pending", pending}, {"waitedMs", waited.count()}});
                 }
                 return 0;
+              } else {
+                if (waited + delay > budget) {
+                  throw PendingMigrationsError(
+                      fmt::format("{} migration(s) still pending after {} ms", pending.size(),
+                                  waited.count()),
+                      {{"pending", pending}, {"waitedMs", waited.count()}, {"timedOut", true}});
+                }
+                out.live(fmt::format("⏳ {} migration(s) pending — waited {}s", pending.size(),
+                                     waited.count() / 1000));
               }
-              const auto delay = lock_wait_backoff(base, attempt, budget, 0.5);
-              if (waited + delay > budget) {
-                throw PendingMigrationsError(
-                    fmt::format("{} migration(s) still pending after {} ms", pending.size(),
-                                waited.count()),
-                    {{"pending", pending}, {"waitedMs", waited.count()}, {"timedOut", true}});
-              }
-              out.live(fmt::format("⏳ {} migration(s) pending — waited {}s", pending.size(),
-                                   waited.count() / 1000));
               if (!clock.sleep_for(delay, context.stop())) {
                 throw RunAbortedError("wait interrupted", {{"pending", pending}});
               }

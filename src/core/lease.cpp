@@ -26,6 +26,7 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
   const AcquireResult result = store.try_acquire(claim);
   if (!result.acquired) {
     nlohmann::json context = {{"ttlMs", options.ttl.count()}};
+    if (result.writer_busy) context[kWriterBusyKey] = true;
     std::string message = "Migration lock is already held";
     if (result.holder) {
       context["holder"] = *result.holder;

@@ -79,6 +79,7 @@ bool Runner::transactional(const Migration& migration) const {
 
 void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targets,
                  std::int64_t batch, std::vector<RunResult>& results) {
+  bool all_fenced = true;  // every migration so far committed in a transaction fenced on the lock
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const Migration& migration = *targets[i]->migration;
     const HookInfo info{env_.stamp.run_id, direction, i, targets.size()};
@@ -90,8 +91,32 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
     // Between migrations is the only safe point: the previous one committed, the next has not
     // started.
     if (env_.stop.requested()) env_.stop.throw_reason(results);
-    results.push_back(run_one(direction, migration, batch, info));
+    try {
+      results.push_back(run_one(direction, migration, batch, info));
+    } catch (...) {
+      // A migration that failed because the run was told to stop (its body saw the stop
+      // token) ends the run with the stop's own reason.
+      if (env_.stop.requested()) env_.stop.throw_reason(results);
+      throw;
+    }
+    all_fenced = all_fenced && env_.lease && transactional(migration);
   }
+  finish(all_fenced, results);
+}
+
+void Runner::finish(bool all_fenced, const std::vector<RunResult>& results) {
+  if (!env_.lease || env_.stop.reason_code() != ErrorCode::kLockLost) return;
+  // Lost during the last migration: whatever ran unfenced may have overlapped a peer.
+  if (!all_fenced) env_.stop.throw_reason(results);
+  env_.logger.warn(
+      "The migration lock was lost during the last migration, but every migration this run "
+      "applied committed in a transaction fenced on the lock: nothing ran without it");
+}
+
+// The stop, checked just before a body starts: a loss whose deadline passed meanwhile counts.
+void Runner::check_stop() {
+  if (env_.lease) env_.lease->held();
+  if (env_.stop.requested()) env_.stop.throw_reason(nlohmann::json::array());
 }
 
 RunResult Runner::run_one(Direction direction, const Migration& migration, std::int64_t batch,
@@ -108,8 +133,10 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
   const bool in_transaction = transactional(migration);
   const RecordWrite record = up ? applied_record(migration, batch, env_.stamp)
                                 : reverted_record(migration.name, env_.stamp);
+  const LockToken* fence = env_.lease ? &env_.lease->token() : nullptr;
+  check_stop();
   if (up && !in_transaction) {
-    env_.store.write_record(applying_record(migration, batch, env_.stamp));
+    env_.store.write_record(applying_record(migration, batch, env_.stamp), fence);
   }
 
   std::stop_source body_stop;
@@ -129,7 +156,6 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
   bool timed_out = false;
   try {
     Watchdog watchdog(*env_.clock, timeout, body_stop, env_.store);
-    const LockToken* fence = env_.lease ? &env_.lease->token() : nullptr;
     MigrationWriting writing(env_.lease, in_transaction);
     env_.store.execute(Execution{.work = &work,
                                  .transactional = in_transaction,
@@ -192,7 +218,9 @@ void Runner::fail(Direction direction, const Migration& migration, std::int64_t 
   }
   if (direction == Direction::kUp) {
     try {
-      env_.store.write_record(failed_record(migration, batch, message, env_.stamp));
+      // Fenced: once the lock is lost, only a record the lock still vouches for is written.
+      env_.store.write_record(failed_record(migration, batch, message, env_.stamp),
+                              env_.lease ? &env_.lease->token() : nullptr);
     } catch (const std::exception& e) {
       env_.logger.warn(
           fmt::format("Could not record the failure of {}: {}", migration.name, redact(e.what())));

@@ -44,6 +44,10 @@ class Runner {
   RunResult run_one(Direction direction, const Migration& migration, std::int64_t batch,
                     const HookInfo& info);
   bool transactional(const Migration& migration) const;
+  void check_stop();
+  // After the last migration: a lock lost during it fails the run unless everything the run
+  // applied committed under the fence.
+  void finish(bool all_fenced, const std::vector<RunResult>& results);
   [[noreturn]] void fail(Direction direction, const Migration& migration, std::int64_t batch,
                          const Error& error, const HookInfo& info);
 

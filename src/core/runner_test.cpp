@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <condition_variable>
+#include <mutex>
+
 #include "core/fake_clock.hpp"
 #include "core/log.hpp"
 #include "support/fault_store.hpp"
@@ -125,6 +128,66 @@ TEST_F(RunnerTest, ATransactionalSqliteMigrationLongerThanTheTtlKeepsTheLock) {
   const auto holder = store->read_lock();
   ASSERT_TRUE(holder);
   EXPECT_EQ(holder->run_id, "run-1");
+}
+
+// Issue 9, case 4: a C++ body that honours ctx.stop and throws (as docs/API.md recommends)
+// ends the run with the stop's own reason, LOCK_LOST — not MIGRATION_EXECUTION_FAILED — and,
+// the lock having been taken over, no failure record is written after the loss.
+TEST_F(RunnerTest, ABodyStoppedByALostLockEndsTheRunWithLockLost) {
+  lock_store.set_fault([](std::string_view statement) {
+    if (statement == "renew") throw ConnectionFailedError("injected: down");
+  });
+  // Outside a transaction, so the lock can really go while the body runs.
+  Migration honours_stop = code_migration("0001-honours-stop", [&](MigrationContext& context) {
+    store->force_release();  // a peer may take the lock from here on
+    clock.advance(kTtl);     // past the deadline: the watchdog stops the run
+    std::mutex mutex;
+    std::condition_variable_any stopped;
+    std::unique_lock lock(mutex);
+    stopped.wait(lock, context.stop, [] { return false; });
+    throw std::runtime_error("stopped as asked");
+  });
+  honours_stop.transactional = false;
+  try {
+    run({honours_stop});
+    FAIL() << "expected LOCK_LOST";
+  } catch (const LockLostError& error) {
+    EXPECT_EQ(error.context()["results"], nlohmann::json::array());
+  }
+  // The `applying` record from before the body; no `failed` one after the loss.
+  EXPECT_EQ(status_of("0001-honours-stop"), RecordStatus::kApplying);
+  lease.reset();  // its record is gone: nothing to release
+}
+
+// Issue 9, case 5: the stop is checked just before the body, after beforeEach and the
+// migration's announcement, so a stop that arrives in between still keeps the body from running.
+TEST_F(RunnerTest, AStopDuringBeforeEachKeepsTheBodyFromStarting) {
+  bool ran = false;
+  hooks.before_each = [&](const std::string&, const HookInfo&) {
+    stop.request(RunAbortedError("stop requested"));
+  };
+  EXPECT_THROW(run({code_migration("0001-a", [&](MigrationContext&) { ran = true; })}),
+               RunAbortedError);
+  EXPECT_FALSE(ran);
+  EXPECT_TRUE(store->read_changelog().empty());
+}
+
+// A lock lost during the last migration: when everything the run applied committed in a fenced
+// transaction, the run succeeds and says so; had anything run unfenced, it fails with LOCK_LOST.
+TEST_F(RunnerTest, ALockLostDuringTheLastMigrationFailsTheRunOnlyIfSomethingRanUnfenced) {
+  lock_store.set_fault([](std::string_view statement) {
+    if (statement == "renew") throw ConnectionFailedError("injected: down");
+  });
+  auto losing = [&](MigrationContext&) {
+    clock.advance(kTtl);
+    EXPECT_FALSE(lease->held());
+  };
+  EXPECT_EQ(run({code_migration("0001-fenced", losing)}).size(), 1u);
+  EXPECT_EQ(status_of("0001-fenced"), RecordStatus::kApplied);
+
+  Migration unfenced = code_migration("0002-unfenced", [](MigrationContext&) {});
+  unfenced.transactional = false;
+  EXPECT_THROW(run({unfenced}), LockLostError);
 }
 
 }  // namespace

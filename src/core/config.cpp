@@ -18,8 +18,9 @@
 #include <sstream>
 
 #include "core/env_file.hpp"
-#include "core/redact.hpp"
-#include "core/text.hpp"
+#include "store/registry.hpp"
+#include "util/redact.hpp"
+#include "util/text.hpp"
 #include "migronaut/errors.hpp"
 
 extern char** environ;
@@ -32,8 +33,6 @@ using nlohmann::json;
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 constexpr std::string_view kConfigFileName = "migronaut.config.json";
 constexpr std::string_view kDefaultEnvFile = ".env";
-constexpr std::array<std::string_view, 5> kUriSchemes = {"sqlite:", "postgres://", "postgresql://",
-                                                         "mongodb://", "mongodb+srv://"};
 
 enum class Type {
   kString,
@@ -184,11 +183,6 @@ bool is_identifier(const std::string& name) {
   return std::regex_match(name, kIdentifier);
 }
 
-bool has_known_scheme(const std::string& uri) {
-  return std::any_of(kUriSchemes.begin(), kUriSchemes.end(),
-                     [&](std::string_view scheme) { return uri.starts_with(scheme); });
-}
-
 // A JSON number that is a whole number in 1..max, as an integer.
 std::optional<std::int64_t> positive_integer(const json& value, std::int64_t max) {
   std::int64_t number = 0;
@@ -219,10 +213,8 @@ json checked(const KeySpec& key, const json& value, const Origin& origin) {
       if (!value.is_string()) reject(origin, "must be a string");
       return value;
     case Type::kUri:
-      if (!value.is_string() || !has_known_scheme(value)) {
-        reject(origin,
-               "must be a URI starting with sqlite:, postgres://, postgresql://, "
-               "mongodb:// or mongodb+srv://");
+      if (!value.is_string() || !has_known_scheme(value.get_ref<const std::string&>())) {
+        reject(origin, "must be a URI starting with " + known_schemes());
       }
       return value;
     case Type::kPath:

@@ -2,7 +2,7 @@
 
 #include <unistd.h>
 
-#include "core/ids.hpp"
+#include "util/ids.hpp"
 #include "fmt/format.h"
 
 namespace migronaut {

@@ -4,7 +4,8 @@
 
 #include <atomic>
 
-#include "core/fake_clock.hpp"
+#include "store/registry.hpp"
+#include "support/fake_clock.hpp"
 #include "support/fault_store.hpp"
 #include "support/temp_dir.hpp"
 
@@ -12,6 +13,7 @@ namespace migronaut {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::FakeClock;
 using testing::FaultStore;
 
 constexpr milliseconds kTtl{1000};  // renewals every 500 ms, the deadline at 750 ms

@@ -15,7 +15,7 @@
 #include <optional>
 #include <stop_token>
 
-#include "core/clock.hpp"
+#include "util/clock.hpp"
 #include "migronaut/config.hpp"
 #include "migronaut/errors.hpp"
 #include "migronaut/lock.hpp"

@@ -4,15 +4,15 @@
 
 #include "core/changelog.hpp"
 #include "core/heartbeat.hpp"
-#include "core/ids.hpp"
+#include "util/ids.hpp"
 #include "core/lease.hpp"
 #include "core/lock_wait.hpp"
 #include "core/log.hpp"
 #include "core/plan.hpp"
-#include "core/redact.hpp"
+#include "util/redact.hpp"
 #include "core/runner.hpp"
 #include "fmt/format.h"
-#include "store/store.hpp"
+#include "store/registry.hpp"
 
 namespace migronaut {
 
@@ -59,7 +59,7 @@ struct Migrator::Impl {
   }
 
   std::vector<Migration> load() {
-    return load_migrations(config.migrations_dir, connected().script_extension(),
+    return load_migrations(config.migrations_dir, backend_for(config.uri).script_extension,
                            options.migrations);
   }
 

@@ -6,23 +6,21 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "core/fake_clock.hpp"
-#include "core/log.hpp"
+#include "store/registry.hpp"
+#include "support/fake_clock.hpp"
 #include "support/fault_store.hpp"
+#include "support/null_logger.hpp"
 #include "support/temp_dir.hpp"
 
 namespace migronaut {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::FakeClock;
 using testing::FaultStore;
+using testing::NullLogger;
 
 constexpr milliseconds kTtl{1000};  // renewals every 500 ms, the deadline at 750 ms
-
-class NullLogger : public Logger {
- public:
-  void log(Level, std::string_view) override {}
-};
 
 // The runner on a real SQLite database: migrations on one connection, the lease on another
 // (wrapped in a FaultStore), time on a FakeClock.

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/checksum.hpp"
+#include "util/checksum.hpp"
 #include "migronaut/errors.hpp"
 #include "support/temp_dir.hpp"
 

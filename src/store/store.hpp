@@ -143,12 +143,8 @@ class Store {
  public:
   virtual ~Store() = default;
 
-  // "sqlite", "postgres", "mongo".
+  // Its backend's kind in the registry (src/store/registry.cpp): "sqlite", "postgres", "mongo".
   virtual std::string_view kind() const = 0;
-  // The file extension of scripts this store runs: ".sql" or ".json".
-  virtual std::string_view script_extension() const = 0;
-  // Whether migrations run in a transaction when neither file nor config says.
-  virtual bool transactions_by_default() const = 0;
 
   // Creates the lock and changelog tables (collections, indexes) when missing; idempotent.
   // Cheap when read_changelog() already found them.
@@ -213,9 +209,5 @@ inline bool is_writer_busy(const Error& error) {
 struct ConnectionOptions {
   std::optional<std::chrono::milliseconds> statement_bound;
 };
-
-// Opens a store for `config.uri` (scheme decides the backend). Throws ConfigInvalidError for an
-// unknown scheme and ConnectionFailedError (URI redacted) when the database cannot be reached.
-std::unique_ptr<Store> open_store(const Config& config, const ConnectionOptions& options = {});
 
 }  // namespace migronaut

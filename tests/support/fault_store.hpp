@@ -46,8 +46,6 @@ class FaultStore : public Store {
   };
 
   std::string_view kind() const override { return inner_->kind(); }
-  std::string_view script_extension() const override { return inner_->script_extension(); }
-  bool transactions_by_default() const override { return inner_->transactions_by_default(); }
   void ensure_schema() override { inner_->ensure_schema(); }
   AcquireResult try_acquire(const LockClaim& claim) override;
   bool renew(const LockToken& token, const LockProgress& progress) override;

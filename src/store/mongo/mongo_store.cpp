@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "migronaut/errors.hpp"
-#include "store/backends.hpp"
+#include "store/mongo/mongo_store.hpp"
 #include "store/mongo/bson.hpp"
 #include "store/mongo/commands.hpp"
 
@@ -103,8 +103,6 @@ class MongoStore final : public Store {
         primary_(mongoc_read_prefs_new(MONGOC_READ_PRIMARY)) {}
 
   std::string_view kind() const override { return "mongo"; }
-  std::string_view script_extension() const override { return ".json"; }
-  bool transactions_by_default() const override { return false; }
 
   void ensure_schema() override {
     if (schema_ready_) return;

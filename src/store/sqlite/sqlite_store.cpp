@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "migronaut/errors.hpp"
-#include "store/backends.hpp"
+#include "store/sqlite/sqlite_store.hpp"
 
 namespace migronaut {
 namespace {
@@ -260,8 +260,6 @@ class SqliteStore final : public Store {
         changelog_table_(quote_identifier(config.migrations_table)) {}
 
   std::string_view kind() const override { return "sqlite"; }
-  std::string_view script_extension() const override { return ".sql"; }
-  bool transactions_by_default() const override { return true; }
 
   void ensure_schema() override {
     if (schema_ready_) return;

@@ -18,10 +18,10 @@
 #include <sstream>
 
 #include "core/env_file.hpp"
+#include "migronaut/errors.hpp"
 #include "store/registry.hpp"
 #include "util/redact.hpp"
 #include "util/text.hpp"
-#include "migronaut/errors.hpp"
 
 extern char** environ;
 

@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
-#include "util/ids.hpp"
 #include "fmt/format.h"
+#include "util/ids.hpp"
 
 namespace migronaut {
 namespace {

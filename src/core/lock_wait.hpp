@@ -15,11 +15,11 @@
 #include <optional>
 #include <stop_token>
 
-#include "util/clock.hpp"
 #include "migronaut/config.hpp"
 #include "migronaut/errors.hpp"
 #include "migronaut/lock.hpp"
 #include "migronaut/migration.hpp"
+#include "util/clock.hpp"
 
 namespace migronaut {
 

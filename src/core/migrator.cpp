@@ -4,15 +4,15 @@
 
 #include "core/changelog.hpp"
 #include "core/heartbeat.hpp"
-#include "util/ids.hpp"
 #include "core/lease.hpp"
 #include "core/lock_wait.hpp"
 #include "core/log.hpp"
 #include "core/plan.hpp"
-#include "util/redact.hpp"
 #include "core/runner.hpp"
 #include "fmt/format.h"
 #include "store/registry.hpp"
+#include "util/ids.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut {
 

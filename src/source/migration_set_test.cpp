@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "util/checksum.hpp"
 #include "migronaut/errors.hpp"
 #include "support/temp_dir.hpp"
+#include "util/checksum.hpp"
 
 namespace migronaut {
 namespace {

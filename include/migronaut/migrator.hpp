@@ -181,6 +181,9 @@ struct LockWaitReport {
   std::chrono::milliseconds waited{0};
   std::chrono::milliseconds next_delay{0};
   std::optional<LockInfo> holder;
+  // Why the run waits: LOCK_ALREADY_HELD, or CONNECTION_FAILED while the database cannot be
+  // reached yet.
+  ErrorCode code = ErrorCode::kLockAlreadyHeld;
 };
 
 struct RunMigrationsOptions {

@@ -144,7 +144,7 @@ int main(int argc, char** argv) {
   }
 
   Output out(flags.json, flags.quiet, flags.verbose, flags.no_color);
-  signals.set_output(&out);
+  const Signals::OutputScope signal_output(signals, out);
   Context context(flags, out, signals.token());
   try {
     if (help->parsed()) return print_help(app, help_topic);

@@ -2,6 +2,8 @@
 // replicas that must not migrate but must not start before the migrating peer is done. It
 // polls with jittered backoff, honours its timeout to the poll, and gives up at once when a
 // pending migration is recorded failed and no run holds the lock to retry it.
+#include <optional>
+
 #include "cli/cli.hpp"
 #include "cli/duration.hpp"
 #include "cli/format.hpp"
@@ -55,16 +57,24 @@ Command add_wait(CLI::App& app) {
         Migrator migrator(config, context.migrator_options());
         Output& out = context.out();
         for (int attempt = 1;; ++attempt) {
-          const Pending pending = pending_of(migrator);
+          // A database not reachable yet is waited for too, inside the same budget.
+          std::optional<ConnectionFailedError> unreachable;
+          Pending pending;
+          try {
+            pending = pending_of(migrator);
+          } catch (const ConnectionFailedError& error) {
+            unreachable = error;
+          }
           const auto waited = std::chrono::duration_cast<milliseconds>(clock.now() - started);
+          if (unreachable && waited >= budget) throw *unreachable;
           const nlohmann::json detail = {{"pending", pending.names}, {"waitedMs", waited.count()}};
-          if (pending.names.empty()) {
+          if (!unreachable && pending.names.empty()) {
             out.clear_live();
             out.success("Nothing pending");
             if (out.json_mode()) out.document(detail);
             return 0;
           }
-          if (!pending.failed.empty() && !migrator.lock_info()) {
+          if (!unreachable && !pending.failed.empty() && !migrator.lock_info()) {
             out.clear_live();
             nlohmann::json context_json = detail;
             context_json["failed"] = pending.failed;
@@ -83,8 +93,10 @@ Command add_wait(CLI::App& app) {
           // The last sleep takes only what is left, so the final poll lands on the deadline.
           const milliseconds delay = std::min(
               lock_wait_backoff(base, attempt, budget, lock_wait_random01()), budget - waited);
-          out.live(fmt::format("⏳ {} migration(s) pending — waited {}s", pending.names.size(),
-                               waited.count() / 1000));
+          out.live(unreachable ? fmt::format("⏳ Waiting for the database ({}) — waited {}s",
+                                             unreachable->what(), waited.count() / 1000)
+                               : fmt::format("⏳ {} migration(s) pending — waited {}s",
+                                             pending.names.size(), waited.count() / 1000));
           if (!clock.sleep_for(delay, context.stop())) {
             throw RunAbortedError("wait interrupted", {{"pending", pending.names}});
           }

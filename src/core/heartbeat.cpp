@@ -11,6 +11,10 @@ namespace migronaut {
 
 using std::chrono::milliseconds;
 
+namespace {
+constexpr const char* kDeadlinePassed = "no successful renewal within the TTL";
+}  // namespace
+
 milliseconds Heartbeat::interval_for(milliseconds ttl) {
   return std::max(milliseconds(1), ttl / 2);
 }
@@ -19,15 +23,22 @@ milliseconds Heartbeat::deadline_for(milliseconds ttl) {
   return ttl - std::min(interval_for(ttl) / 2, milliseconds(5000));
 }
 
+milliseconds Heartbeat::statement_bound_for(milliseconds ttl) {
+  return std::clamp(interval_for(ttl) / 4, milliseconds(50), milliseconds(5000));
+}
+
 Heartbeat::Heartbeat(Clock& clock, milliseconds ttl, std::function<bool()> renew,
                      std::function<void(const std::string&)> on_lost, Logger* logger)
     : clock_(clock),
       interval_(interval_for(ttl)),
       deadline_(deadline_for(ttl)),
+      retry_(statement_bound_for(ttl)),
       renew_(std::move(renew)),
       on_lost_(std::move(on_lost)),
       logger_(logger),
-      thread_([this](std::stop_token stop) { run(stop); }) {}
+      lost_at_(clock.now() + deadline_),
+      watchdog_([this](std::stop_token stop) { watch_loop(stop); }),
+      renewer_([this](std::stop_token stop) { renew_loop(stop); }) {}
 
 Heartbeat::~Heartbeat() { stop(); }
 
@@ -37,26 +48,67 @@ void Heartbeat::nudge() {
   wake_.request_stop();
 }
 
-void Heartbeat::renew_now() {
-  std::unique_lock lock(mutex_);
-  // The renewal in flight, if any, may carry the old progress: wait for the next one.
-  const std::uint64_t target = renewals_started_ + 1;
-  nudged_ = true;
-  wake_.request_stop();
-  renewal_done_.wait(lock, [&] { return ended_ || renewals_finished_ >= target; });
+bool Heartbeat::renew_now() {
+  {
+    std::unique_lock lock(mutex_);
+    // The renewal in flight, if any, may carry the old progress: wait for the next one.
+    const std::uint64_t target = renewals_started_ + 1;
+    nudged_ = true;
+    wake_.request_stop();
+    renewal_done_.wait(lock, [&] { return ended_ || lost_ || renewals_finished_ >= target; });
+  }
+  return held();
+}
+
+bool Heartbeat::held() {
+  if (!is_lost()) return true;
+  lose(kDeadlinePassed);  // a no-op but for waiting when the loss was already reported
+  return false;
 }
 
 void Heartbeat::stop() {
-  if (!thread_.joinable()) return;
-  thread_.request_stop();
+  watchdog_.request_stop();
+  renewer_.request_stop();
   {
     std::lock_guard lock(mutex_);
     wake_.request_stop();
   }
-  thread_.join();
+  if (renewer_.joinable()) renewer_.join();
+  if (watchdog_.joinable()) watchdog_.join();
 }
 
-void Heartbeat::run(std::stop_token stop) {
+bool Heartbeat::is_lost() {
+  std::lock_guard lock(mutex_);
+  return lost_ || clock_.now() >= lost_at_;
+}
+
+void Heartbeat::lose(const std::string& reason) {
+  {
+    std::lock_guard lock(mutex_);
+    lost_ = true;
+  }
+  renewal_done_.notify_all();
+  // Whoever comes second waits here until the first has reported the loss.
+  std::call_once(loss_reported_, [&] { on_lost_(reason); });
+}
+
+void Heartbeat::watch_loop(std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    Clock::TimePoint until;
+    {
+      std::lock_guard lock(mutex_);
+      if (lost_) return;
+      until = lost_at_;
+    }
+    if (clock_.now() >= until) {
+      lose(kDeadlinePassed);
+      return;
+    }
+    clock_.sleep_until(until, stop);
+  }
+}
+
+void Heartbeat::renew_loop(std::stop_token stop) {
   // However the loop ends, nobody may keep waiting in renew_now().
   struct EndNotice {
     Heartbeat& heartbeat;
@@ -69,7 +121,6 @@ void Heartbeat::run(std::stop_token stop) {
     }
   } end_notice{*this};
   auto next_renewal = clock_.now() + interval_;
-  auto lost_at = clock_.now() + deadline_;
   int failures_in_a_row = 0;
   while (!stop.stop_requested()) {
     std::stop_token wake;
@@ -81,47 +132,55 @@ void Heartbeat::run(std::stop_token stop) {
       nudged = std::exchange(nudged_, false);
     }
     if (!nudged) {
-      clock_.sleep_until(std::min(next_renewal, lost_at), wake);
+      clock_.sleep_until(next_renewal, wake);
       if (stop.stop_requested()) return;
       std::lock_guard lock(mutex_);
       nudged = std::exchange(nudged_, false);
     }
+    if (!held()) return;
     const auto now = clock_.now();
-    if (now >= lost_at) {
-      on_lost_("no successful renewal within the TTL");
-      return;
-    }
     if (!nudged && now < next_renewal) continue;
-
-    next_renewal = now + interval_;
-    {
-      std::lock_guard lock(mutex_);
-      ++renewals_started_;
-    }
-    std::optional<bool> matched;  // empty when the renewal failed
-    try {
-      matched = renew_();
-    } catch (const std::exception& e) {
-      ++failures_in_a_row;
-      if (logger_) {
-        logger_->warn(
-            fmt::format("Lock renewal failed ({} in a row): {}", failures_in_a_row, e.what()));
-      }
-    }
-    // The loss is reported before anyone waiting in renew_now() is released, so they see it.
-    if (matched == false) {
-      on_lost_("another run reclaimed it");
-      return;
-    }
-    {
-      std::lock_guard lock(mutex_);
-      ++renewals_finished_;
-    }
-    renewal_done_.notify_all();
-    if (!matched) continue;
-    failures_in_a_row = 0;
-    lost_at = clock_.now() + deadline_;
+    const Renewal renewal = renew_once(failures_in_a_row);
+    if (renewal == Renewal::kLost) return;
+    next_renewal = now + (renewal == Renewal::kRenewed ? interval_ : retry_);
   }
+}
+
+Heartbeat::Renewal Heartbeat::renew_once(int& failures_in_a_row) {
+  {
+    std::lock_guard lock(mutex_);
+    ++renewals_started_;
+  }
+  const auto sent = clock_.now();
+  std::optional<bool> matched;  // empty when the renewal failed
+  try {
+    matched = renew_();
+  } catch (const std::exception& e) {
+    ++failures_in_a_row;
+    if (logger_) {
+      logger_->warn(
+          fmt::format("Lock renewal failed ({} in a row): {}", failures_in_a_row, e.what()));
+    }
+  }
+  if (matched == false) {
+    lose("another run reclaimed it");
+    return Renewal::kLost;
+  }
+  if (matched) {
+    failures_in_a_row = 0;
+    std::lock_guard lock(mutex_);
+    // A renewal that returns after the deadline is too late: the loss stands.
+    if (!lost_ && clock_.now() < lost_at_) lost_at_ = sent + deadline_;
+  }
+  // A failed renewal past the deadline is reported before renew_now() waiters are released.
+  const bool alive = held();
+  {
+    std::lock_guard lock(mutex_);
+    ++renewals_finished_;
+  }
+  renewal_done_.notify_all();
+  if (!alive) return Renewal::kLost;
+  return matched ? Renewal::kRenewed : Renewal::kFailed;
 }
 
 }  // namespace migronaut

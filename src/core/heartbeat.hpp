@@ -1,7 +1,9 @@
 // The lock's heartbeat: renews the lease every TTL/2 on its own thread, never two
 // renewals at once. A renewal that matches nothing means another run owns the lock: lost at
-// once. Failing renewals are only warned about, but if none succeeds for
-// TTL − min(interval/2, 5 s) the lock is lost — strictly before a peer could reclaim it at 1×TTL.
+// once. Failing renewals are only warned about, but if none succeeds within
+// TTL − min(TTL/4, 5 s) of when it was sent, the lock is lost — strictly before a peer could
+// reclaim it at 1×TTL. A watchdog thread of its own keeps that deadline, so a renewal that
+// hangs cannot postpone it, and every caller that asks sees a passed deadline as a loss.
 #pragma once
 
 #include <chrono>
@@ -21,7 +23,8 @@ namespace migronaut {
 class Heartbeat {
  public:
   // `renew` returns false when the record no longer names us and throws on failure;
-  // `on_lost(reason)` is called once, from the heartbeat thread, and then the heartbeat ends.
+  // `on_lost(reason)` is called exactly once, from whichever thread notices the loss first,
+  // and the heartbeat then ends. Everyone else who notices waits until it has returned.
   Heartbeat(Clock& clock, std::chrono::milliseconds ttl, std::function<bool()> renew,
             std::function<void(const std::string& reason)> on_lost, Logger* logger);
   ~Heartbeat();  // stop()
@@ -31,21 +34,34 @@ class Heartbeat {
   // Renew now (the holder moved to its next migration: waiters see the progress at once).
   void nudge();
   // nudge(), then wait until that renewal has been tried (or the heartbeat ended): the caller
-  // is about to start work that may keep the database busy — a SQLite write transaction
-  // blocks the renewal until it commits — so the progress must be written first.
-  void renew_now();
+  // is about to start work that may keep the database busy, so the progress must be written
+  // first. False when the lock is lost, the loss already reported.
+  bool renew_now();
+  // False once the lock is lost; a passed deadline is reported as the loss here and now.
+  bool held();
   // Ends the heartbeat after the renewal in flight, if any, so nothing lands after release.
   void stop();
 
   static std::chrono::milliseconds interval_for(std::chrono::milliseconds ttl);
   static std::chrono::milliseconds deadline_for(std::chrono::milliseconds ttl);
+  // How long one lock statement may take, and how soon a failed renewal is retried: a quarter
+  // of the interval (at least 50 ms, at most 5 s), so between a renewal and the deadline there
+  // is room for a retry or two, and a renewal that waits its whole bound still returns in time.
+  static std::chrono::milliseconds statement_bound_for(std::chrono::milliseconds ttl);
 
  private:
-  void run(std::stop_token stop);
+  void renew_loop(std::stop_token stop);
+  void watch_loop(std::stop_token stop);
+  enum class Renewal { kRenewed, kFailed, kLost };
+  // Tries one renewal and moves the deadline on success.
+  Renewal renew_once(int& failures_in_a_row);
+  void lose(const std::string& reason);
+  bool is_lost();
 
   Clock& clock_;
   const std::chrono::milliseconds interval_;
   const std::chrono::milliseconds deadline_;
+  const std::chrono::milliseconds retry_;  // after a failed renewal
   std::function<bool()> renew_;
   std::function<void(const std::string&)> on_lost_;
   Logger* logger_;
@@ -53,12 +69,17 @@ class Heartbeat {
   std::mutex mutex_;
   std::stop_source wake_;  // requested by nudge() or stop() to end the current sleep early
   bool nudged_ = false;
+  Clock::TimePoint lost_at_;  // when the last successful renewal was sent, plus the deadline
+  bool lost_ = false;
+  std::once_flag loss_reported_;
   // Renewal attempts begun and finished (they never overlap), for renew_now() to wait on.
   std::uint64_t renewals_started_ = 0;
   std::uint64_t renewals_finished_ = 0;
   bool ended_ = false;
   std::condition_variable renewal_done_;
-  std::jthread thread_;  // last: starts once every other member is ready
+  // Last: they start once every other member is ready.
+  std::jthread watchdog_;
+  std::jthread renewer_;
 };
 
 }  // namespace migronaut

@@ -32,9 +32,10 @@ class HeartbeatTest : public ::testing::Test {
       ++losses;
     };
   }
-  // Advances the fake clock once the heartbeat sleeps, so no tick is missed.
+  // Advances the fake clock once the heartbeat's renewer and watchdog both sleep, so no tick
+  // is missed.
   void advance(milliseconds by) {
-    clock.wait_for_sleepers(1);
+    clock.wait_for_sleepers(2);
     clock.advance(by);
   }
 };
@@ -44,6 +45,29 @@ TEST(HeartbeatTiming, RenewsEveryHalfTtlAndGivesUpBeforeTheTtl) {
   EXPECT_EQ(Heartbeat::deadline_for(milliseconds(60'000)), milliseconds(55'000));
   EXPECT_EQ(Heartbeat::deadline_for(milliseconds(200)), milliseconds(150));
   EXPECT_EQ(Heartbeat::interval_for(milliseconds(1)), milliseconds(1));
+  EXPECT_EQ(Heartbeat::statement_bound_for(milliseconds(60'000)), milliseconds(5000));
+  EXPECT_EQ(Heartbeat::statement_bound_for(milliseconds(2000)), milliseconds(250));
+  EXPECT_EQ(Heartbeat::statement_bound_for(milliseconds(200)), milliseconds(50));
+}
+
+// One failed renewal is no loss: it is retried a statement bound later, well before the
+// deadline, and a success there keeps the lock.
+TEST_F(HeartbeatTest, AFailedRenewalIsRetriedBeforeTheDeadline) {
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&]() -> bool {
+        if (++renewals == 1) throw std::runtime_error("connection reset");
+        return true;
+      },
+      on_lost(), nullptr);
+  advance(milliseconds(500));
+  ASSERT_TRUE(eventually([&] { return renewals == 1; }));
+  advance(milliseconds(125));  // 625 ms: the retry
+  ASSERT_TRUE(eventually([&] { return renewals == 2; }));
+  advance(milliseconds(500));  // 1125 ms: past the first deadline, renewed at 625
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(losses, 0);
+  EXPECT_TRUE(heartbeat.held());
 }
 
 TEST_F(HeartbeatTest, RenewsAtEachInterval) {
@@ -111,7 +135,7 @@ TEST_F(HeartbeatTest, NudgeRenewsWithoutWaitingForTheInterval) {
         return true;
       },
       on_lost(), nullptr);
-  clock.wait_for_sleepers(1);
+  clock.wait_for_sleepers(2);
   heartbeat.nudge();
   ASSERT_TRUE(eventually([&] { return renewals == 1; }));
   heartbeat.nudge();
@@ -128,7 +152,7 @@ TEST_F(HeartbeatTest, RenewNowReturnsOnceItsRenewalIsDone) {
         return true;
       },
       on_lost(), nullptr);
-  clock.wait_for_sleepers(1);
+  clock.wait_for_sleepers(2);
   heartbeat.renew_now();
   EXPECT_TRUE(renewal_done);
 }
@@ -163,6 +187,69 @@ TEST_F(HeartbeatTest, StopWaitsForTheRenewalInFlight) {
   finish.set_value();
   stopped.get();
   EXPECT_TRUE(renewal_done);
+}
+
+// Issue 9, case 2: one thread both renewed and watched the deadline, so a renewal that hung
+// kept the loss from ever firing.
+TEST_F(HeartbeatTest, TheDeadlineFiresWhileARenewalHangs) {
+  std::latch renewing(1);
+  std::promise<void> finish;
+  auto finished = finish.get_future().share();
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&] {
+        renewing.count_down();
+        finished.wait();
+        return true;
+      },
+      on_lost(), nullptr);
+  advance(milliseconds(500));
+  renewing.wait();  // the renewal at 500 ms hangs
+  clock.wait_for_sleepers(1);
+  clock.advance(milliseconds(250));  // 750 ms: the deadline
+  const bool lost = eventually([&] { return losses == 1; });
+  finish.set_value();
+  ASSERT_TRUE(lost);
+  EXPECT_EQ(lost_reason, "no successful renewal within the TTL");
+  EXPECT_FALSE(heartbeat.held());
+}
+
+// The deadline counts from when the last successful renewal was sent, not when it returned:
+// the record was stamped no later than that.
+TEST_F(HeartbeatTest, TheDeadlineCountsFromWhenTheRenewalWasSent) {
+  std::atomic<int> calls = 0;
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&]() -> bool {
+        if (++calls == 1) {
+          clock.advance(milliseconds(200));  // a slow renewal: sent at 500, back at 700
+          return true;
+        }
+        throw std::runtime_error("connection reset");
+      },
+      on_lost(), nullptr);
+  advance(milliseconds(500));
+  ASSERT_TRUE(eventually([&] { return calls == 1; }));
+  advance(milliseconds(300));  // 1000: the next renewal fails
+  ASSERT_TRUE(eventually([&] { return calls == 2; }));
+  advance(milliseconds(249));  // 1249
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(losses, 0);
+  advance(milliseconds(1));  // 1250 = 500 + 750
+  EXPECT_TRUE(eventually([&] { return losses == 1; }));
+}
+
+// Whoever asks after the deadline passed sees the loss, reported before the answer.
+TEST_F(HeartbeatTest, HeldReportsAPassedDeadlineAtOnce) {
+  Heartbeat heartbeat(
+      clock, milliseconds(1000), []() -> bool { throw std::runtime_error("down"); }, on_lost(),
+      nullptr);
+  EXPECT_TRUE(heartbeat.held());
+  clock.advance(milliseconds(750));
+  EXPECT_FALSE(heartbeat.held());
+  EXPECT_EQ(losses, 1);
+  EXPECT_FALSE(heartbeat.renew_now());
+  EXPECT_EQ(losses, 1);
 }
 
 }  // namespace

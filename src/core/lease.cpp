@@ -61,6 +61,7 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
                                     acquire_ms.count()));
   if (!result.acquired) {
     nlohmann::json context = {{"ttlMs", options.ttl.count()}};
+    if (result.writer_busy) context[kWriterBusyKey] = true;
     std::string message = "Migration lock is already held";
     if (result.holder) {
       context["holder"] = *result.holder;
@@ -86,38 +87,45 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
 Lease::Lease(Store& store, RunStop& stop, const LeaseOptions& options, LockToken token)
     : store_(store), stop_(stop), options_(options), token_(std::move(token)) {
   heartbeat_ = std::make_unique<Heartbeat>(
-      *options_.clock, options_.ttl,
-      [this] {
-        LockProgress progress;
-        {
-          std::lock_guard lock(progress_mutex_);
-          progress = progress_;
-        }
-        return timed(*options_.clock, options_.logger, "renewed",
-                     [&] { return store_.renew(token_, progress); });
-      },
+      *options_.clock, options_.ttl, [this] { return renew(); },
       [this](const std::string& reason) { lost(reason); }, options_.logger);
+}
+
+bool Lease::renew() {
+  LockProgress progress;
+  {
+    std::lock_guard lock(progress_mutex_);
+    progress = progress_;
+  }
+  try {
+    return timed(*options_.clock, options_.logger, "renewed",
+                 [&] { return store_.renew(token_, progress); });
+  } catch (const ConnectionFailedError& e) {
+    if (migration_writing_ && is_writer_busy(e)) return true;
+    throw;
+  }
 }
 
 Lease::~Lease() { heartbeat_->stop(); }
 
-void Lease::set_progress(const std::string& migration, std::int64_t step, std::int64_t total) {
+bool Lease::set_progress(const std::string& migration, std::int64_t step, std::int64_t total) {
   {
     std::lock_guard lock(progress_mutex_);
     progress_ = LockProgress{migration, step, total};
   }
-  heartbeat_->renew_now();
+  return heartbeat_->renew_now();
 }
 
 void Lease::renew_now() { heartbeat_->renew_now(); }
 
 void Lease::lost(const std::string& reason) {
-  if (options_.logger) options_.logger->warn("Lost the migration lock: " + reason);
-  if (options_.emit) options_.emit({"lock:lost", {{"reason", reason}}});
+  // The stop first: a log line or a listener may take time the next migration must not get.
   if (options_.on_lock_lost == OnLockLost::kAbort) {
     stop_.request(
         LockLostError("Lost the migration lock mid-run", {{"reason", reason}, {"aborted", true}}));
   }
+  if (options_.logger) options_.logger->warn("Lost the migration lock: " + reason);
+  if (options_.emit) options_.emit({"lock:lost", {{"reason", reason}}});
 }
 
 void Lease::release() {

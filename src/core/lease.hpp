@@ -3,6 +3,7 @@
 // deadline) stops the run through its RunStop — or, with onLockLost: warn, is only logged.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -36,8 +37,15 @@ class Lease {
 
   const LockToken& token() const { return token_; }
   // Records the migration the run is on and renews now, returning once that renewal was tried:
-  // waiters see the progress before the migration can keep the database busy.
-  void set_progress(const std::string& migration, std::int64_t step, std::int64_t total);
+  // waiters see the progress before the migration can keep the database busy. False when the
+  // lock is lost (the loss already reported, the stop requested).
+  bool set_progress(const std::string& migration, std::int64_t step, std::int64_t total);
+  // False once the lock is lost; a deadline passed meanwhile is reported as the loss here.
+  bool held() { return heartbeat_->held(); }
+  // While the run's own transactional migration holds the database's only write slot (SQLite),
+  // a renewal refused as busy proves the holder alive — it is this run, and nobody can take the
+  // lock without writing — and the migration's commit renews the lease in its own transaction.
+  void set_migration_writing(bool writing) { migration_writing_ = writing; }
   // Renews now with the progress as it is (between tries of a migration).
   void renew_now();
   // Stops the heartbeat (after the renewal in flight), then deletes the record scoped to our
@@ -46,6 +54,7 @@ class Lease {
 
  private:
   Lease(Store& store, RunStop& stop, const LeaseOptions& options, LockToken token);
+  bool renew();
   void lost(const std::string& reason);
 
   Store& store_;
@@ -54,6 +63,7 @@ class Lease {
   LockToken token_;
   std::mutex progress_mutex_;
   LockProgress progress_;
+  std::atomic<bool> migration_writing_ = false;
   std::unique_ptr<Heartbeat> heartbeat_;
 };
 

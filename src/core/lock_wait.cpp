@@ -2,9 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <type_traits>
 
+#include "fmt/format.h"
 #include "migronaut/errors.hpp"
+#include "store/store.hpp"
 
 namespace migronaut {
 namespace {
@@ -12,6 +16,8 @@ namespace {
 constexpr double kJitterRatio = 0.25;  // N instances booting together stop polling in lockstep
 constexpr double kTtlPatienceFactor = 1.5;
 constexpr std::int64_t kPollsPerBudget = 4;  // enough polls to see a live heartbeat move
+// The largest holder TTL whose 1.5× still fits the arithmetic.
+constexpr std::int64_t kMaxUsableTtlMs = std::numeric_limits<std::int64_t>::max() / 2;
 
 double thread_random01() {
   thread_local std::mt19937_64 engine{std::random_device{}()};
@@ -26,12 +32,28 @@ std::optional<T> json_number(const nlohmann::json& object, const char* key) {
   return it->get<T>();
 }
 
-// A reporting callback must never change how the wait ends.
-template <typename Callback, typename Arg>
-void notify(const Callback& callback, const Arg& arg) {
+// The holder a refusal names, if it names one that converts: a malformed record (an older or
+// foreign writer) leaves the wait on its timeout rather than ending it.
+std::optional<LockInfo> holder_of(const nlohmann::json& holder) {
+  if (!holder.is_object() || holder.empty()) return std::nullopt;
+  try {
+    return holder.get<LockInfo>();
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+}
+
+// A reporting callback must never change how the wait ends — nor can building its argument
+// (`make`), which runs inside the same guard.
+template <typename Callback, typename Make>
+void notify(const Callback& callback, const Make& make) {
   if (!callback) return;
   try {
-    callback(arg);
+    if constexpr (std::is_invocable_v<Make>) {
+      callback(make());
+    } else {
+      callback(make);
+    }
   } catch (...) {
   }
 }
@@ -40,12 +62,11 @@ void notify(const Callback& callback, const Arg& arg) {
 
 void validate_lock_wait_options(const LockWaitOptions& options) {
   // A zero or negative interval would turn the wait into a busy loop against the lock record;
-  // an oversized one exceeds what the original accepts, so configs stay portable.
-  if (options.timeout &&
-      (*options.timeout <= milliseconds::zero() || *options.timeout > kMaxLockWaitMs)) {
-    throw ConfigInvalidError(
-        "lockWaitTimeoutMs must be a positive number of milliseconds, at most 2147483647",
-        {{"key", "lockWaitTimeoutMs"}, {"value", options.timeout->count()}});
+  // an oversized poll interval exceeds what the original accepts, so configs stay portable.
+  // A long timeout is fine: each sleep is capped.
+  if (options.timeout && *options.timeout <= milliseconds::zero()) {
+    throw ConfigInvalidError("lockWaitTimeoutMs must be a positive number of milliseconds",
+                             {{"key", "lockWaitTimeoutMs"}, {"value", options.timeout->count()}});
   }
   if (options.poll_interval <= milliseconds::zero() || options.poll_interval > kMaxLockWaitMs) {
     throw ConfigInvalidError(
@@ -57,7 +78,10 @@ void validate_lock_wait_options(const LockWaitOptions& options) {
 milliseconds lock_wait_budget(std::optional<milliseconds> timeout,
                               std::optional<std::int64_t> holder_ttl_ms) {
   if (timeout) return *timeout;
-  if (!holder_ttl_ms || *holder_ttl_ms <= 0) return kDefaultLockWaitTimeout;
+  // A TTL whose 1.5× would not fit is no TTL a holder renews by: unusable, like a missing one.
+  if (!holder_ttl_ms || *holder_ttl_ms <= 0 || *holder_ttl_ms > kMaxUsableTtlMs) {
+    return kDefaultLockWaitTimeout;
+  }
   const auto patient = milliseconds(std::llround(*holder_ttl_ms * kTtlPatienceFactor));
   return std::max(kDefaultLockWaitTimeout, patient);
 }
@@ -77,6 +101,42 @@ milliseconds lock_wait_backoff(milliseconds base, int attempt, milliseconds budg
   return std::clamp(milliseconds(std::llround(jittered)), milliseconds(1), kMaxLockWaitMs);
 }
 
+namespace {
+
+// Why an attempt could not run, when that is something a waiting run waits out.
+enum class Blocked { kHeld, kWriterBusy, kUnreachable };
+
+std::optional<Blocked> blocked_by(const Error& error) {
+  if (error.code() == ErrorCode::kLockAlreadyHeld) {
+    return error.context().value(kWriterBusyKey, false) ? Blocked::kWriterBusy : Blocked::kHeld;
+  }
+  if (error.code() != ErrorCode::kConnectionFailed || !error.context().is_object() ||
+      !error.context().value(kBeforeLockKey, false)) {
+    return std::nullopt;
+  }
+  return is_writer_busy(error) ? Blocked::kWriterBusy : Blocked::kUnreachable;
+}
+
+std::string waiting_line(Blocked blocked, const Error& error) {
+  switch (blocked) {
+    case Blocked::kHeld:
+      return "Migration lock held by another process — waiting for it to release…";
+    case Blocked::kWriterBusy:
+      return "The database is busy with another run's migration — waiting for it…";
+    case Blocked::kUnreachable:
+      break;
+  }
+  return std::string("Waiting for the database: ") + error.what();
+}
+
+// `from + by`, saturating instead of overflowing the clock's range for huge budgets.
+Clock::TimePoint saturating_add(Clock::TimePoint from, milliseconds by) {
+  const auto room = std::chrono::duration_cast<milliseconds>(Clock::TimePoint::max() - from);
+  return by >= room ? Clock::TimePoint::max() : from + by;
+}
+
+}  // namespace
+
 LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
                               const LockWaitOptions& options) {
   validate_lock_wait_options(options);
@@ -91,6 +151,7 @@ LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
   // is proof of a live, progressing holder.
   std::optional<std::int64_t> last_holder_locked_at;
   bool warned_short_budget = false;
+  std::string last_line;
 
   const auto waited = [&] {
     return first_refusal ? std::chrono::duration_cast<milliseconds>(clock.now() - *first_refusal)
@@ -100,22 +161,27 @@ LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
     if (result.waited)
       notify(options.on_settle, LockWaitSettle{waited(), result.attempts, outcome});
   };
-  const auto aborted = [&] {
+  const auto aborted = [&]() -> Error {
     settle(WaitOutcome::kAborted);
-    return RunAbortedError("Lock wait aborted",
-                           {{"attempts", result.attempts}, {"waitedMs", waited().count()}});
+    const nlohmann::json progress = {{"attempts", result.attempts}, {"waitedMs", waited().count()}};
+    std::optional<Error> reason;
+    if (options.stop_reason) reason = options.stop_reason();
+    if (!reason) return RunAbortedError("Lock wait aborted", progress);
+    if (reason->context().is_object()) reason->context().update(progress);
+    return *reason;
   };
 
   for (;;) {
-    if (options.stop.stop_requested()) throw aborted();
+    if (options.stop.stop_requested()) throw_typed(aborted());
     try {
       ++result.attempts;
       attempt(result.attempts);
       result.waited_for = waited();
       settle(WaitOutcome::kAcquired);
       return result;
-    } catch (LockAlreadyHeldError& refusal) {
-      if (options.on_lock_held != OnLockHeld::kWait) throw;
+    } catch (Error& refusal) {
+      const std::optional<Blocked> blocked = blocked_by(refusal);
+      if (!blocked || options.on_lock_held != OnLockHeld::kWait) throw;
       const auto now = clock.now();
       if (!first_refusal) first_refusal = now;
 
@@ -129,42 +195,47 @@ LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
           options.timeout->count() * 2 <= *holder_ttl) {
         warned_short_budget = true;
         if (options.logger) {
-          options.logger->warn(
-              "lockWaitTimeoutMs is no longer than the holder's heartbeat interval: a healthy "
-              "holder may look stalled and the wait give up");
+          options.logger->warn(fmt::format(
+              "lockWaitTimeoutMs ({} ms) is no longer than the holder's heartbeat interval ({} "
+              "ms): a healthy holder may look stalled and the wait give up",
+              options.timeout->count(), *holder_ttl / 2));
         }
       }
 
+      const std::optional<LockInfo> holder_info = holder_of(holder);
       const std::optional<std::int64_t> holder_locked_at =
-          holder.empty() ? std::nullopt : std::optional(holder.get<LockInfo>().locked_at_ms);
+          holder_info ? std::optional(holder_info->locked_at_ms) : std::nullopt;
       const bool holder_advanced =
           holder_locked_at && last_holder_locked_at && *holder_locked_at > *last_holder_locked_at;
-      if (!deadline || holder_advanced) deadline = now + budget;
+      // A busy writer slot is a live holder at work, as good as a heartbeat that moved.
+      if (!deadline || holder_advanced || *blocked == Blocked::kWriterBusy) {
+        deadline = saturating_add(now, budget);
+      }
       if (holder_locked_at) last_holder_locked_at = holder_locked_at;
 
       const milliseconds delay =
           lock_wait_backoff(options.poll_interval, result.attempts, budget, random01());
-      if (now + delay > *deadline) {
+      if (saturating_add(now, delay) > *deadline) {
         settle(WaitOutcome::kTimeout);
         refusal.context()["attempts"] = result.attempts;
         refusal.context()["waitedMs"] = waited().count();
         refusal.context()["timedOut"] = true;
         throw;
       }
-      if (!result.waited && options.logger) {
-        options.logger->info("Migration lock held by another process — waiting for it to release…");
-      }
+      const std::string line = waiting_line(*blocked, refusal);
+      if (line != last_line && options.logger) options.logger->info(line);
+      last_line = line;
       result.waited = true;
-      LockWaitProgress progress{result.attempts, waited(), delay, std::nullopt};
-      if (!holder.empty()) progress.holder = holder.get<LockInfo>();
-      notify(options.on_wait, progress);
+      notify(options.on_wait, [&] {
+        return LockWaitProgress{result.attempts, waited(), delay, holder_info, refusal.code()};
+      });
 
       if (options.sleep) {
         options.sleep(delay, options.stop);
       } else {
         clock.sleep_for(delay, options.stop);
       }
-      if (options.stop.stop_requested()) throw aborted();
+      if (options.stop.stop_requested()) throw_typed(aborted());
     }
   }
 }

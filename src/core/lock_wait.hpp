@@ -3,6 +3,10 @@
 // again. Each attempt is a whole locked run. The budget bounds *stall* time: it re-arms
 // whenever the holder's heartbeat visibly advances, so a long, healthy migration never times
 // its peers out, while a dead holder is given up on (or reclaimed once its TTL passes).
+// A waiting run also waits out a database it cannot reach yet (a connection failure before the
+// attempt held the lock: reconnecting with the same backoff, inside the same budget) and one
+// whose single write slot a live holder keeps busy (SQLite: that is proof of life, like an
+// advancing heartbeat).
 #pragma once
 
 #include <chrono>
@@ -12,6 +16,7 @@
 #include <stop_token>
 
 #include "migronaut/config.hpp"
+#include "migronaut/errors.hpp"
 #include "migronaut/lock.hpp"
 #include "migronaut/migration.hpp"
 #include "util/clock.hpp"
@@ -25,8 +30,13 @@ inline constexpr milliseconds kDefaultLockPollInterval{500};
 // The longest sleep between polls: a hundred waiters do not hammer the lock record, and a
 // released lock is still noticed within seconds.
 inline constexpr milliseconds kMaxLockPollInterval{5'000};
-// The largest interval accepted (the original's timer limit, kept for compatible configs).
+// The longest single sleep, and the largest poll interval accepted (the original's timer
+// limit, kept for compatible configs). A timeout may be longer: each sleep is capped instead.
 inline constexpr milliseconds kMaxLockWaitMs{2'147'483'647};
+
+// Set (true) in the context of a ConnectionFailedError raised before the attempt held the lock
+// (connecting, the boot read, creating the tables, acquiring): a waiting run retries those.
+inline constexpr const char* kBeforeLockKey = "beforeLock";
 
 // Before each sleep.
 struct LockWaitProgress {
@@ -34,6 +44,9 @@ struct LockWaitProgress {
   milliseconds waited{0};
   milliseconds next_delay{0};
   std::optional<LockInfo> holder;
+  // What the attempt was refused with: LOCK_ALREADY_HELD, or CONNECTION_FAILED while the
+  // database cannot be reached.
+  ErrorCode code = ErrorCode::kLockAlreadyHeld;
 };
 
 enum class WaitOutcome { kAcquired, kTimeout, kAborted };
@@ -50,6 +63,8 @@ struct LockWaitOptions {
   std::optional<milliseconds> timeout;  // unset: max(90 s, 1.5 × holder's TTL)
   milliseconds poll_interval = kDefaultLockPollInterval;
   std::stop_token stop;  // checked before each attempt; ends a sleep early
+  // The stop's own typed reason, which an aborted wait throws; unset or empty: RUN_ABORTED.
+  std::function<std::optional<Error>()> stop_reason;
   std::function<void(const LockWaitProgress&)> on_wait;
   std::function<void(const LockWaitSettle&)> on_settle;
   Logger* logger = nullptr;
@@ -67,7 +82,8 @@ struct LockWaitResult {
   int attempts = 0;
 };
 
-// Throws ConfigInvalidError for a zero, negative or oversized timeout or poll interval.
+// Throws ConfigInvalidError for a zero or negative timeout, or a zero, negative or oversized
+// poll interval.
 void validate_lock_wait_options(const LockWaitOptions& options);
 
 // The budget for one refusal: the caller's, else max(90 s, 1.5 × `holder_ttl_ms`) — the TTL
@@ -84,9 +100,10 @@ double lock_wait_random01();
 milliseconds lock_wait_backoff(milliseconds base, int attempt, milliseconds budget,
                                double random01);
 
-// Runs `attempt(n)` until it does not throw LockAlreadyHeldError, or the wait gives up
-// (the last refusal is rethrown with attempts, waitedMs and timedOut in its context) or is
-// stopped (RunAbortedError). Any other error propagates at once.
+// Runs `attempt(n)` until it does not throw LockAlreadyHeldError (or, before the lock, a
+// ConnectionFailedError), or the wait gives up (the last refusal is rethrown with attempts,
+// waitedMs and timedOut in its context) or is stopped (the stop's reason, else
+// RunAbortedError). Any other error propagates at once.
 LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
                               const LockWaitOptions& options);
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "migronaut/errors.hpp"
+#include "store/store.hpp"
 #include "support/fake_clock.hpp"
 
 namespace migronaut {
@@ -209,12 +210,155 @@ TEST_F(LockWaitTest, NoWaitMeansNoSettle) {
 TEST_F(LockWaitTest, RejectsZeroNegativeAndOversizedOptions) {
   for (auto bad : {milliseconds(0), milliseconds(-5), milliseconds(3'000'000'000LL)}) {
     auto o = options();
-    o.timeout = bad;
-    EXPECT_THROW(with_lock_wait([](int) {}, o), ConfigInvalidError) << bad.count();
-    o = options();
     o.poll_interval = bad;
     EXPECT_THROW(with_lock_wait([](int) {}, o), ConfigInvalidError) << bad.count();
   }
+  for (auto bad : {milliseconds(0), milliseconds(-5)}) {
+    auto o = options();
+    o.timeout = bad;
+    EXPECT_THROW(with_lock_wait([](int) {}, o), ConfigInvalidError) << bad.count();
+  }
+}
+
+// As in the seed, a timeout above 2^31−1 ms is a valid (long) budget: the cap is on each sleep.
+TEST_F(LockWaitTest, ATimeoutAboveTheTimerLimitIsAcceptedAndEachSleepCapped) {
+  auto o = options();
+  o.timeout = milliseconds(std::numeric_limits<std::int64_t>::max() / 4);
+  o.poll_interval = kMaxLockWaitMs;
+  const auto result = with_lock_wait(
+      [](int attempt) {
+        if (attempt < 3) throw refusal(1);
+      },
+      o);
+  EXPECT_EQ(result.attempts, 3);
+  for (auto sleep : clock.sleeps()) EXPECT_LE(sleep, kMaxLockWaitMs);
+}
+
+TEST(LockWaitBudget, AHolderTtlTooLargeToScaleIsUnusable) {
+  EXPECT_EQ(lock_wait_budget(std::nullopt, std::numeric_limits<std::int64_t>::max()),
+            kDefaultLockWaitTimeout);
+}
+
+ConnectionFailedError unreachable() {
+  return ConnectionFailedError("cannot connect to the database", {{kBeforeLockKey, true}});
+}
+
+class RecordingLogger : public Logger {
+ public:
+  void log(Level, std::string_view message) override { lines.emplace_back(message); }
+  std::vector<std::string> lines;
+};
+
+// A waiting run also waits for the database: a connection failure before the lock is retried
+// with the same backoff, says why, and reports CONNECTION_FAILED to onWait.
+TEST_F(LockWaitTest, ADatabaseNotReachableYetIsWaitedFor) {
+  auto o = options();
+  RecordingLogger logger;
+  o.logger = &logger;
+  std::vector<ErrorCode> codes;
+  o.on_wait = [&](const LockWaitProgress& p) { codes.push_back(p.code); };
+  const auto result = with_lock_wait(
+      [](int attempt) {
+        if (attempt < 3) throw unreachable();
+        if (attempt < 4) throw refusal(1);
+      },
+      o);
+  EXPECT_EQ(result.attempts, 4);
+  EXPECT_TRUE(result.waited);
+  EXPECT_EQ(codes,
+            (std::vector<ErrorCode>{ErrorCode::kConnectionFailed, ErrorCode::kConnectionFailed,
+                                    ErrorCode::kLockAlreadyHeld}));
+  ASSERT_EQ(logger.lines.size(), 2u);
+  EXPECT_EQ(logger.lines[0], "Waiting for the database: cannot connect to the database");
+  EXPECT_NE(logger.lines[1].find("lock held by another process"), std::string::npos);
+}
+
+TEST_F(LockWaitTest, ADatabaseThatStaysUnreachableFailsWhenTheBudgetRunsOut) {
+  auto o = options();
+  o.timeout = seconds(10);
+  try {
+    with_lock_wait([](int) { throw unreachable(); }, o);
+    FAIL() << "expected CONNECTION_FAILED";
+  } catch (const ConnectionFailedError& error) {
+    EXPECT_EQ(error.context()["timedOut"], true);
+  }
+  EXPECT_LE(slept(), seconds(10));
+  EXPECT_GE(slept(), seconds(5));
+}
+
+TEST_F(LockWaitTest, AConnectionFailureAfterTheLockIsNotRetried) {
+  int attempts = 0;
+  EXPECT_THROW(with_lock_wait(
+                   [&](int) {
+                     ++attempts;
+                     throw ConnectionFailedError("lost mid-run", {{kBeforeLockKey, false}});
+                   },
+                   options()),
+               ConnectionFailedError);
+  EXPECT_EQ(attempts, 1);
+}
+
+// A busy writer slot (SQLite) is a live holder at work: it re-arms the deadline like an
+// advancing heartbeat, so a migration of any length never times its waiters out.
+TEST_F(LockWaitTest, ABusyWriterKeepsTheWaitAliveBeyondTheBudget) {
+  auto o = options();
+  o.timeout = seconds(2);
+  const auto result = with_lock_wait(
+      [](int attempt) {
+        if (attempt < 20) {
+          throw ConnectionFailedError("database is locked",
+                                      {{kBeforeLockKey, true}, {kWriterBusyKey, true}});
+        }
+      },
+      o);
+  EXPECT_EQ(result.attempts, 20);
+  EXPECT_GT(slept(), seconds(2));
+}
+
+// The seed's abortedError: an aborted wait throws the stop's own typed reason when it has one.
+TEST_F(LockWaitTest, AnAbortedWaitCarriesTheStopsTypedReason) {
+  auto o = options();
+  std::stop_source stop;
+  o.stop = stop.get_token();
+  o.sleep = [&](milliseconds, std::stop_token) { stop.request_stop(); };
+  o.stop_reason = [] { return std::optional<Error>(LockLostError("lost while waiting")); };
+  try {
+    with_lock_wait([](int) { throw refusal(1); }, o);
+    FAIL() << "expected the stop's reason";
+  } catch (const LockLostError& error) {
+    EXPECT_EQ(error.context()["attempts"], 1);
+  }
+}
+
+TEST_F(LockWaitTest, TheShortBudgetWarningNamesBothValues) {
+  auto o = options();
+  RecordingLogger logger;
+  o.logger = &logger;
+  o.timeout = milliseconds(1000);
+  EXPECT_THROW(with_lock_wait([](int) { throw refusal(1, 60'000); }, o), LockAlreadyHeldError);
+  ASSERT_FALSE(logger.lines.empty());
+  EXPECT_NE(logger.lines[0].find("(1000 ms)"), std::string::npos) << logger.lines[0];
+  EXPECT_NE(logger.lines[0].find("(30000 ms)"), std::string::npos) << logger.lines[0];
+}
+
+// A holder record that does not convert never ends the wait: the wait goes on, and onWait
+// hears of it without a holder.
+TEST_F(LockWaitTest, AHolderThatDoesNotConvertNeverEndsTheWait) {
+  auto o = options();
+  int reports = 0;
+  o.on_wait = [&](const LockWaitProgress& progress) {
+    ++reports;
+    EXPECT_FALSE(progress.holder.has_value());
+  };
+  const auto result = with_lock_wait(
+      [](int attempt) {
+        if (attempt < 2) {
+          throw LockAlreadyHeldError("held", {{"holder", {{"pid", "not a number"}}}});
+        }
+      },
+      o);
+  EXPECT_EQ(result.attempts, 2);
+  EXPECT_EQ(reports, 1);
 }
 
 }  // namespace

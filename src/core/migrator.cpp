@@ -4,6 +4,7 @@
 
 #include "core/audit.hpp"
 #include "core/changelog.hpp"
+#include "core/heartbeat.hpp"
 #include "core/import_plan.hpp"
 #include "core/lease.hpp"
 #include "core/lock_wait.hpp"
@@ -41,7 +42,11 @@ struct Migrator::Impl {
     return *store;
   }
   Store& lock_connection() {
-    if (!lock_store) lock_store = open_store(config);
+    if (!lock_store) {
+      lock_store = open_store(
+          config,
+          {.statement_bound = Heartbeat::statement_bound_for(milliseconds(config.lock_ttl_ms()))});
+    }
     return *lock_store;
   }
 
@@ -110,6 +115,17 @@ struct Migrator::Impl {
   // afterAll (always), the lease and its release. `work` appends to the results as it goes.
   using Work = std::function<void(RunStop&, Lease*, const std::string& run_id,
                                   std::vector<RunResult>& results)>;
+  // Runs `step`, marking a connection failure in it as one before the lock (kBeforeLockKey):
+  // a waiting run waits such a failure out.
+  template <typename Step>
+  static void before_lock(const Step& step) {
+    try {
+      step();
+    } catch (ConnectionFailedError& error) {
+      if (error.context().is_object()) error.context()[kBeforeLockKey] = true;
+      throw;
+    }
+  }
   std::vector<RunResult> locked_run(const char* command, Direction direction, bool no_lock,
                                     const Work& work);
 };
@@ -134,12 +150,14 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
   const std::string run_id = new_run_id();
   const auto emit_fn = [this](const Event& event) { emit(event); };
   const auto started = Clock::real().now();
-  connected().ensure_schema();
   std::unique_ptr<Lease> lease;
-  if (no_lock) {
-    logger->warn("Running WITHOUT the migration lock (--no-lock): for development only");
-    emit({"lock:acquired", {{"owner", run_id}, {"skipped", true}}});
-  } else {
+  before_lock([&] {
+    connected().ensure_schema();
+    if (no_lock) {
+      logger->warn("Running WITHOUT the migration lock (--no-lock): for development only");
+      emit({"lock:acquired", {{"owner", run_id}, {"skipped", true}}});
+      return;
+    }
     if (stop.requested()) stop.throw_reason(nlohmann::json::array());
     lease = Lease::acquire(lock_connection(), stop,
                            LeaseOptions{.run_id = run_id,
@@ -148,7 +166,7 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
                                         .on_lock_lost = config.on_lock_lost,
                                         .logger = logger.get(),
                                         .emit = emit_fn});
-  }
+  });
   // A run starts once it holds the lock: a refused attempt (a waiter's poll) is no run.
   emit({"run:start",
         {{"runId", run_id}, {"command", command}, {"direction", direction_name(direction)}}});
@@ -253,17 +271,21 @@ void Migrator::stop(const std::string& reason) {
 }
 
 std::vector<RunResult> Migrator::up(const UpOptions& options) {
-  const std::vector<Migration> migrations = impl_->load();
-  {
+  std::vector<Migration> migrations;
+  bool pending = false;
+  Impl::before_lock([&] {
+    migrations = impl_->load();
     // The boot check: one read, and no lock when nothing is pending.
     const Plan plan = impl_->read_plan(migrations);
     const UpSelection selection = select_up(plan, options, impl_->config);
-    if (selection.targets.empty()) {
+    pending = !selection.targets.empty();
+    if (!pending) {
       impl_->warn_about(selection);
-      return {};
+      return;
     }
     check_scripts(impl_->connected(), impl_->config, Direction::kUp, selection.targets);
-  }
+  });
+  if (!pending) return {};
   return impl_->locked_run(
       "up", Direction::kUp, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
@@ -366,23 +388,25 @@ std::vector<StatusRow> Migrator::dry_run_down(const DownOptions& options) {
 BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
   const std::vector<Migration> migrations = impl_->load();
   BaselineResult outcome;
-  impl_->locked_run("baseline", Direction::kUp, false,
-                    [&](RunStop&, Lease*, const std::string& run_id, std::vector<RunResult>&) {
-                      const Plan plan = impl_->read_plan(migrations);
-                      outcome.batch = plan.next_batch;
-                      const PlanEntry* last = to ? &find_target(plan, *to, "to") : nullptr;
-                      for (const PlanEntry& entry : plan.entries) {
-                        if (entry.migration == nullptr) continue;
-                        if (!entry.pending()) {
-                          outcome.skipped.push_back(entry.name);
-                        } else {
-                          impl_->connected().write_record(applied_record(
-                              *entry.migration, outcome.batch, impl_->stamp(run_id), "baseline"));
-                          outcome.baselined.push_back(entry.name);
-                        }
-                        if (&entry == last) break;
-                      }
-                    });
+  impl_->locked_run(
+      "baseline", Direction::kUp, false,
+      [&](RunStop&, Lease* lease, const std::string& run_id, std::vector<RunResult>&) {
+        const Plan plan = impl_->read_plan(migrations);
+        outcome.batch = plan.next_batch;
+        const PlanEntry* last = to ? &find_target(plan, *to, "to") : nullptr;
+        for (const PlanEntry& entry : plan.entries) {
+          if (entry.migration == nullptr) continue;
+          if (!entry.pending()) {
+            outcome.skipped.push_back(entry.name);
+          } else {
+            impl_->connected().write_record(
+                applied_record(*entry.migration, outcome.batch, impl_->stamp(run_id), "baseline"),
+                lease ? &lease->token() : nullptr);
+            outcome.baselined.push_back(entry.name);
+          }
+          if (&entry == last) break;
+        }
+      });
   return outcome;
 }
 
@@ -513,22 +537,31 @@ RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOpti
   wait.poll_interval =
       options.lock_poll_interval.value_or(milliseconds(config.lock_poll_interval_ms));
   wait.stop = options.stop;
+  wait.stop_reason = [&]() -> std::optional<Error> {
+    std::lock_guard lock(impl.stop_mutex);
+    if (!impl.pending_stop) return std::nullopt;
+    return RunAbortedError(*impl.pending_stop);
+  };
   wait.logger = impl.logger.get();
   if (options.on_wait) {
     wait.on_wait = [&](const LockWaitProgress& progress) {
-      options.on_wait(
-          LockWaitReport{progress.attempts, progress.waited, progress.next_delay, progress.holder});
+      options.on_wait(LockWaitReport{progress.attempts, progress.waited, progress.next_delay,
+                                     progress.holder, progress.code});
     };
   }
   // Where the database announces releases, a release ends the sleep at once; polling stays
-  // the source of truth either way.
+  // the source of truth either way — and a database not reachable yet is simply slept on.
   wait.sleep = [&](milliseconds delay, std::stop_token stop) {
-    Store& lock = impl.lock_connection();
-    if (lock.can_push_release()) {
-      lock.wait_for_release(delay, stop);
-    } else {
-      Clock::real().sleep_for(delay, stop);
+    const auto until = Clock::real().now() + delay;
+    try {
+      Store& lock = impl.lock_connection();
+      if (lock.can_push_release()) {
+        lock.wait_for_release(delay, stop);
+        return;
+      }
+    } catch (const ConnectionFailedError&) {
     }
+    Clock::real().sleep_until(until, stop);
   };
 
   RunMigrationsResult result;

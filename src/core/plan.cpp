@@ -86,11 +86,12 @@ nlohmann::json names_of(const std::vector<const PlanEntry*>& entries) {
   return names;
 }
 
-// Newest applied first: by appliedAt, then by name (the original's revert order).
+// Newest applied first: by appliedAt, then — for two applied within one clock tick — the later
+// in run order (V1.10 after V1.2), so a revert undoes them in the reverse of how they ran.
 bool newer(const PlanEntry* a, const PlanEntry* b) {
   const auto at = [](const PlanEntry* e) { return e->record->applied_at_ms.value_or(0); };
   if (at(a) != at(b)) return at(a) > at(b);
-  return a->name > b->name;
+  return runs_before(order_of(*b), order_of(*a));
 }
 
 }  // namespace

@@ -175,6 +175,17 @@ TEST_F(PlanTest, StepsCapsTheTargets) {
   EXPECT_THROW(select_up(plan, options, config), ConfigInvalidError);
 }
 
+// Two migrations applied within one clock tick revert in the reverse of their run order, which
+// for numeric versions is not their names' order.
+TEST_F(PlanTest, DownBreaksAppliedAtTiesByRunOrder) {
+  const std::vector<Migration> numeric = {migration("V1.2__a.sql"), migration("V1.10__b.sql")};
+  const Plan plan = make_plan(numeric, {record("V1.2__a.sql", RecordStatus::kApplied, 1, 100),
+                                        record("V1.10__b.sql", RecordStatus::kApplied, 1, 100)});
+  DownOptions one;
+  one.steps = 1;
+  EXPECT_EQ(names(select_down(plan, one)), std::vector<std::string>{"V1.10__b.sql"});
+}
+
 TEST_F(PlanTest, OrdersByNumericVersionWithMissingRecordsInPlace) {
   const std::vector<Migration> numeric = {migration("2_b.sql"), migration("10_c.sql")};
   const Plan plan = make_plan(numeric, {record("9_gone.sql", RecordStatus::kApplied, 1)});

@@ -17,6 +17,8 @@ class RunStop {
   void request(const Error& reason);
   bool requested() const { return source_.stop_requested(); }
   std::stop_token token() const { return source_.get_token(); }
+  // The first reason's code, if a stop was requested.
+  std::optional<ErrorCode> reason_code() const;
   // The first reason, with `results` (what the run applied before stopping) in its context.
   [[noreturn]] void throw_reason(const nlohmann::json& results) const;
 

@@ -36,6 +36,22 @@ class Watchdog {
   std::jthread thread_;  // joined on destruction, after the store returned
 };
 
+// Tells the lease while a transactional migration runs (see Lease::set_migration_writing).
+class MigrationWriting {
+ public:
+  MigrationWriting(Lease* lease, bool transactional) : lease_(transactional ? lease : nullptr) {
+    if (lease_) lease_->set_migration_writing(true);
+  }
+  ~MigrationWriting() {
+    if (lease_) lease_->set_migration_writing(false);
+  }
+  MigrationWriting(const MigrationWriting&) = delete;
+  MigrationWriting& operator=(const MigrationWriting&) = delete;
+
+ private:
+  Lease* lease_;
+};
+
 // Adapts the run's logger for a body: its lines carry the migration's name.
 class MigrationLogger : public Logger {
  public:
@@ -105,6 +121,7 @@ void check_scripts(const Store& store, const Config& config, Direction direction
 void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targets,
                  std::int64_t batch, std::vector<RunResult>& results) {
   check_scripts(env_.store, env_.config, direction, targets);
+  bool all_fenced = true;  // every migration so far committed in a transaction fenced on the lock
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const Migration& migration = *targets[i]->migration;
     const HookInfo info{env_.stamp.run_id, direction, i, targets.size()};
@@ -117,8 +134,32 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
     // started.
     if (env_.stop.requested()) env_.stop.throw_reason(results);
     announce(direction, *targets[i], info);
-    results.push_back(run_one(direction, migration, batch, info));
+    try {
+      results.push_back(run_one(direction, migration, batch, info));
+    } catch (...) {
+      // A migration that failed because the run was told to stop (its body saw the stop
+      // token) ends the run with the stop's own reason.
+      if (env_.stop.requested()) env_.stop.throw_reason(results);
+      throw;
+    }
+    all_fenced = all_fenced && env_.lease && runs_in_transaction(env_.config, migration);
   }
+  finish(all_fenced, results);
+}
+
+void Runner::finish(bool all_fenced, const std::vector<RunResult>& results) {
+  if (!env_.lease || env_.stop.reason_code() != ErrorCode::kLockLost) return;
+  // Lost during the last migration: whatever ran unfenced may have overlapped a peer.
+  if (!all_fenced) env_.stop.throw_reason(results);
+  env_.logger.warn(
+      "The migration lock was lost during the last migration, but every migration this run "
+      "applied committed in a transaction fenced on the lock: nothing ran without it");
+}
+
+// The stop, checked just before a body starts: a loss whose deadline passed meanwhile counts.
+void Runner::check_stop() {
+  if (env_.lease) env_.lease->held();
+  if (env_.stop.requested()) env_.stop.throw_reason(nlohmann::json::array());
 }
 
 void Runner::announce(Direction direction, const PlanEntry& entry, const HookInfo& info) {
@@ -155,8 +196,10 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
   const bool in_transaction = runs_in_transaction(env_.config, migration);
   const RecordWrite record = up ? applied_record(migration, batch, env_.stamp)
                                 : reverted_record(migration.name, env_.stamp);
+  const LockToken* fence = env_.lease ? &env_.lease->token() : nullptr;
+  check_stop();
   if (up && !in_transaction) {
-    env_.store.write_record(applying_record(migration, batch, env_.stamp));
+    env_.store.write_record(applying_record(migration, batch, env_.stamp), fence);
   }
 
   std::stop_source body_stop;
@@ -176,10 +219,10 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
   bool timed_out = false;
   try {
     Watchdog watchdog(*env_.clock, timeout, body_stop, env_.store);
-    const LockToken* fence = env_.lease ? &env_.lease->token() : nullptr;
     const auto bound = [](std::optional<milliseconds> own, std::int64_t configured) {
       return own.value_or(milliseconds(configured));
     };
+    MigrationWriting writing(env_.lease, in_transaction);
     execute_with_lock_retries(
         Execution{.work = &work,
                   .transactional = in_transaction,
@@ -187,7 +230,8 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
                   .fence = fence,
                   .context = &context,
                   .lock_timeout = bound(migration.lock_timeout, env_.config.lock_timeout_ms),
-                  .statement_timeout = bound(migration.statement_timeout, 0)},
+                  .statement_timeout = bound(migration.statement_timeout, 0),
+                  .time_limit = timeout},
         migration.name);
     timed_out = watchdog.fired();
   } catch (const LockLostError& e) {
@@ -273,7 +317,9 @@ void Runner::fail(Direction direction, const Migration& migration, std::int64_t 
   }
   if (direction == Direction::kUp) {
     try {
-      env_.store.write_record(failed_record(migration, batch, message, env_.stamp));
+      // Fenced: once the lock is lost, only a record the lock still vouches for is written.
+      env_.store.write_record(failed_record(migration, batch, message, env_.stamp),
+                              env_.lease ? &env_.lease->token() : nullptr);
     } catch (const std::exception& e) {
       env_.logger.warn(
           fmt::format("Could not record the failure of {}: {}", migration.name, redact(e.what())));

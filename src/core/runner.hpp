@@ -57,6 +57,10 @@ class Runner {
   // Executes; a transaction that timed out waiting for a lock rolled back whole, so it is tried
   // again (up to lockRetries more times, the lease renewed and the stop honoured between tries).
   void execute_with_lock_retries(const Execution& execution, const std::string& name);
+  void check_stop();
+  // After the last migration: a lock lost during it fails the run unless everything the run
+  // applied committed under the fence.
+  void finish(bool all_fenced, const std::vector<RunResult>& results);
   [[noreturn]] void fail(Direction direction, const Migration& migration, std::int64_t batch,
                          const Error& error, const HookInfo& info);
 

@@ -15,7 +15,8 @@
 
 namespace migronaut {
 
-using StoreOpener = std::unique_ptr<Store> (*)(const Config& config);
+using StoreOpener = std::unique_ptr<Store> (*)(const Config& config,
+                                               const ConnectionOptions& options);
 
 // The opener of the module for `kind`, loaded once. Looks beside the executable (the build
 // tree), then in the installed module folder; ConfigInvalidError naming both places and the

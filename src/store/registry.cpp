@@ -11,15 +11,16 @@
 namespace migronaut {
 namespace {
 
-using Factory = std::unique_ptr<Store> (*)(const Config&);
+using Factory = std::unique_ptr<Store> (*)(const Config&, const ConnectionOptions&);
 
 constexpr char kPostgres[] = "postgres";
 constexpr char kMongo[] = "mongo";
 
 // The CLI's build loads the backends with client libraries of their own from modules.
 template <const char* kKind>
-[[maybe_unused]] std::unique_ptr<Store> open_module(const Config& config) {
-  return load_store_module(kKind)(config);
+[[maybe_unused]] std::unique_ptr<Store> open_module(const Config& config,
+                                                    const ConnectionOptions& options) {
+  return load_store_module(kKind)(config, options);
 }
 
 #ifdef MIGRONAUT_WITH_SQLITE
@@ -121,8 +122,8 @@ std::string known_schemes() {
   return text;
 }
 
-std::unique_ptr<Store> open_store(const Config& config) {
-  return backend_for(config.uri).open(config);
+std::unique_ptr<Store> open_store(const Config& config, const ConnectionOptions& options) {
+  return backend_for(config.uri).open(config, options);
 }
 
 }  // namespace migronaut

@@ -19,7 +19,8 @@ struct Backend {
   std::string_view script_extension;      // ".sql" or ".json"
   bool transactions_by_default;           // when neither the file nor the config says
   std::string_view build_option;          // the CMake option that compiles it in
-  std::unique_ptr<Store> (*open)(const Config& config);  // null when compiled out
+  // Null when compiled out.
+  std::unique_ptr<Store> (*open)(const Config& config, const ConnectionOptions& options);
 };
 
 // The backends compiled into this build, in table order.
@@ -31,7 +32,7 @@ const Backend& backend_for(std::string_view uri);
 
 // Opens a store for `config.uri` through backend_for(); ConnectionFailedError (URI redacted)
 // when the database cannot be reached.
-std::unique_ptr<Store> open_store(const Config& config);
+std::unique_ptr<Store> open_store(const Config& config, const ConnectionOptions& options = {});
 
 // The script extension of the backend serving `uri`, compiled in or not; ".sql" when none
 // does (`create` needs no database, and may run before a URI is set).

@@ -22,6 +22,7 @@
 
 #include "migronaut/changelog.hpp"
 #include "migronaut/config.hpp"
+#include "migronaut/errors.hpp"
 #include "migronaut/lock.hpp"
 #include "migronaut/migration.hpp"
 
@@ -60,6 +61,8 @@ struct AcquireResult {
   // When acquired by replacing a stale record: the dead holder it replaced, as it last was.
   // Stores that cannot tell leave it empty.
   std::optional<LockInfo> reclaimed;
+  // Refused because the holder is writing right now (see is_writer_busy): proof it is alive.
+  bool writer_busy = false;
 };
 
 // ----- Changelog writes -----
@@ -130,7 +133,8 @@ using Work = std::variant<Script, MigrationBody>;
 struct Execution {
   const Work* work = nullptr;
   bool transactional = true;
-  // Written after the body: inside the transaction when transactional, else right after it.
+  // Written after the body: inside the transaction when transactional, else right after it
+  // (fenced like the transaction when `fence` is set).
   const RecordWrite* record = nullptr;
   // Fencing: when set, a transactional execution commits only while the lock record still
   // carries this owner and nonce; otherwise it rolls back and throws LockLostError.
@@ -142,6 +146,9 @@ struct Execution {
   // the blocking session in its context) and how long one may run. 0: no bound.
   std::chrono::milliseconds lock_timeout{0};
   std::chrono::milliseconds statement_timeout{0};
+  // The migration's timeout: stores that can have the server enforce it do (MongoDB maxTimeMS);
+  // interrupt() covers the rest.
+  std::optional<std::chrono::milliseconds> time_limit = std::nullopt;
 };
 
 // ----- Adopting other tools' databases (import) and read-only health probes (audit) -----
@@ -209,7 +216,10 @@ class Store {
   // --- changelog ---
   // Every record, ordered by name. An absent changelog reads as empty (and creates nothing).
   virtual std::vector<ChangelogRecord> read_changelog() = 0;
-  virtual void write_record(const RecordWrite& write) = 0;
+  // With a fence, the record is written only while the lock record carries that owner and
+  // nonce, checked atomically with the write (MongoDB: checked just before it); otherwise
+  // nothing is written and LockLostError is thrown.
+  virtual void write_record(const RecordWrite& write, const LockToken* fence = nullptr) = 0;
 
   // --- migrations ---
   // Refuses, before anything runs, a script of `file` this store cannot run as asked: run in a
@@ -241,5 +251,22 @@ class Store {
 // "dbmate", "golang-migrate", "flyway", "knex", "node-pg-migrate", "migrate-mongo".
 std::string_view foreign_tool_name(ForeignTool tool);
 std::optional<ForeignTool> parse_foreign_tool(std::string_view name);
+
+// A ConnectionFailedError that only means another connection holds the database's single write
+// slot (SQLite's busy writer): the database is up, and a live process is writing — the write
+// lock is an OS file lock that dies with its process.
+inline constexpr const char* kWriterBusyKey = "writerBusy";
+inline bool is_writer_busy(const Error& error) {
+  return error.code() == ErrorCode::kConnectionFailed && error.context().is_object() &&
+         error.context().value(kWriterBusyKey, false);
+}
+
+// How a connection is used. The lock's own connection sets `statement_bound`, well below the
+// renewal interval: every statement on it (and the network path under it) gives up by then, so
+// a renewal stuck behind a row lock, a busy writer or a dead TCP path is one failed renewal
+// instead of a hang.
+struct ConnectionOptions {
+  std::optional<std::chrono::milliseconds> statement_bound;
+};
 
 }  // namespace migronaut

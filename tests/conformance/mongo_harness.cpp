@@ -1,8 +1,7 @@
 // The store conformance suite against a live MongoDB server at MIGRONAUT_TEST_MONGO_URI (this
 // machine has none; the wire-level tests in tests/mongo cover the store against mockupdb).
-// Unset, nothing is registered, and the suite says so instead of passing silently.
+// Unset, every case is still registered and shows as skipped, with the reason.
 #include <cstdlib>
-#include <iostream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -91,13 +90,11 @@ class MongoHarness : public StoreHarness {
 };
 
 const bool registered = [] {
-  const char* uri = std::getenv("MIGRONAUT_TEST_MONGO_URI");
-  if (uri == nullptr || *uri == '\0') {
-    std::cerr << "[mongo] live conformance suite skipped: MIGRONAUT_TEST_MONGO_URI is not set\n";
-    return false;
-  }
+  const char* set = std::getenv("MIGRONAUT_TEST_MONGO_URI");
+  const std::string uri = set != nullptr ? set : "";
   return register_harness(
-      {"mongo", [uri = std::string(uri)] { return std::make_unique<MongoHarness>(uri); }});
+      {"mongo", [uri] { return std::make_unique<MongoHarness>(uri); },
+       uri.empty() ? "no MongoDB server: set MIGRONAUT_TEST_MONGO_URI to run these cases" : ""});
 }();
 
 }  // namespace

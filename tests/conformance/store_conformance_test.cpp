@@ -41,6 +41,7 @@ LockToken token_of(const LockClaim& claim) { return {claim.owner, claim.nonce}; 
 class StoreConformance : public ::testing::TestWithParam<HarnessEntry> {
  protected:
   void SetUp() override {
+    if (!GetParam().skip_reason.empty()) GTEST_SKIP() << GetParam().skip_reason;
     harness_ = GetParam().make();
     harness_->reset();
   }
@@ -529,6 +530,28 @@ TEST_P(StoreConformance, NonTransactionalExecutionWritesTheRecordAfterTheWork) {
   EXPECT_THROW(store->execute({.work = &failing, .transactional = false, .record = &failed_record}),
                MigrationExecutionFailedError);
   EXPECT_FALSE(record_now("0002-fails").has_value());
+}
+
+// Outside a transaction the record is still fenced: written while the lock is ours, refused
+// (nothing written, LockLostError) once it is not, though the work itself already ran.
+TEST_P(StoreConformance, FencedRecordWritesLandOnlyWhileTheLockIsOurs) {
+  auto store = open_ready();
+  const auto mine = claim("run-a");
+  ASSERT_TRUE(store->try_acquire(mine).acquired);
+  const auto fence = token_of(mine);
+  store->write_record(applied("0001-held"), &fence);
+  EXPECT_TRUE(record_now("0001-held").has_value());
+
+  const Work work = harness_->create_object_script("conformance_unfenced");
+  const auto record = applied("0002-lost");
+  harness_->open()->force_release();
+  EXPECT_THROW(
+      store->execute({.work = &work, .transactional = false, .record = &record, .fence = &fence}),
+      LockLostError);
+  EXPECT_TRUE(harness_->object_exists("conformance_unfenced"));
+  EXPECT_FALSE(record_now("0002-lost").has_value());
+  EXPECT_THROW(store->write_record(applied("0003-lost"), &fence), LockLostError);
+  EXPECT_FALSE(record_now("0003-lost").has_value());
 }
 
 TEST_P(StoreConformance, CodeBodyGetsTheNativeHandle) {

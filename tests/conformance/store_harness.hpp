@@ -35,10 +35,12 @@ class StoreHarness {
   virtual bool supports_transactions() { return true; }
 };
 
-// A harness factory and a printable name for the test instantiation.
+// A harness factory and a printable name for the test instantiation. A backend that cannot run
+// here (no server configured) still registers, with the reason: its cases show as skipped.
 struct HarnessEntry {
   std::string name;
   std::function<std::unique_ptr<StoreHarness>()> make;
+  std::string skip_reason = {};
 };
 
 // Each backend's harness file registers itself with a static initializer:

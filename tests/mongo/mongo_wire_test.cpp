@@ -334,6 +334,40 @@ TEST(MongoWire, AScriptRunsItsCommandsInOrderAgainstTheConfiguredDatabase) {
   EXPECT_EQ(sent[2].doc["update"], "_migronaut_migrations");
 }
 
+// A migration's timeout travels with each step as maxTimeMS (what is left of it), so the
+// server itself ends a step that would outrun it.
+TEST(MongoWire, ATimedScriptSendsWhatIsLeftOfItsTimeoutAsMaxTimeMS) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+  const Work work = script(R"([{"create": "users"}, {"create": "orders"}])");
+  const RecordWrite record = applied_write();
+
+  store->execute({.work = &work,
+                  .transactional = false,
+                  .record = &record,
+                  .time_limit = std::chrono::milliseconds(60'000)});
+
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("create", "create", "update"));
+  for (int step = 0; step < 2; ++step) {
+    ASSERT_TRUE(sent[step].doc.contains("maxTimeMS")) << sent[step].doc.dump();
+    EXPECT_GT(sent[step].doc["maxTimeMS"].get<std::int64_t>(), 0);
+    EXPECT_LE(sent[step].doc["maxTimeMS"].get<std::int64_t>(), 60'000);
+  }
+  EXPECT_FALSE(sent[2].doc.contains("maxTimeMS"));  // the record is no part of the work
+}
+
+// The lock's own client bounds how long a write waits for a majority: a renewal that cannot
+// get one in time fails instead of waiting out the driver's socket timeout.
+TEST(MongoWire, TheLockClientBoundsItsMajorityWaits) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server), {.statement_bound = std::chrono::milliseconds(400)});
+  EXPECT_TRUE(store->renew({"run-1", "nonce-1"}, {"m", 1, 1}));
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("update"));
+  EXPECT_EQ(sent[0].doc["writeConcern"], json({{"w", "majority"}, {"wtimeout", 200}}));
+}
+
 TEST(MongoWire, AFailingStepStopsTheScriptWithTheServersError) {
   MockMongo server("step-fails");
   auto store = open_store(config_for(server));

@@ -1,5 +1,6 @@
 // Process-level fault tests: the real binary, a real server, and the database's final state
 // checked after every fault (changelog rows, applied objects, no lock row left behind).
+#include <libpq-fe.h>
 #include <signal.h>
 
 #include <cctype>
@@ -32,6 +33,34 @@ constexpr std::string_view kGatedMigration =
     "END $$;\n"
     "INSERT INTO log (name) VALUES ('gated');\n";
 constexpr std::string_view kGatedName = "20260101000002-gated.sql";
+
+// A session of the test's own, for holding row locks across statements.
+class PgSession {
+ public:
+  explicit PgSession(const std::string& uri) : conn_(PQconnectdb(uri.c_str()), &PQfinish) {
+    if (PQstatus(conn_.get()) != CONNECTION_OK) {
+      throw std::runtime_error(std::string("PgSession: ") + PQerrorMessage(conn_.get()));
+    }
+  }
+  void exec(const std::string& sql) {
+    std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn_.get(), sql.c_str()),
+                                                         &PQclear);
+    const ExecStatusType status = PQresultStatus(result.get());
+    if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
+      throw std::runtime_error(sql + ": " + PQerrorMessage(conn_.get()));
+    }
+  }
+
+ private:
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
+};
+
+// The gated migration without a transaction: nothing fences it, only the heartbeat can.
+constexpr std::string_view kGatedUnfenced =
+    "-- migrate:up transaction:false\n"
+    "DO $$ BEGIN WHILE EXISTS (SELECT 1 FROM gate) LOOP PERFORM pg_sleep(0.05); END LOOP; "
+    "END $$;\n"
+    "INSERT INTO log (name) VALUES ('gated');\n";
 
 class PgFaultTest : public ::testing::Test {
  protected:
@@ -219,6 +248,158 @@ TEST_F(PgFaultTest, ServerRestartFailsTheRunAndARerunAppliesEverything) {
       run_migronaut(up_args(/*wait=*/true), env({{"MIGRONAUT_LOCK_TTL", "2"}}));
   EXPECT_EQ(rerun.exit_code, 0) << rerun.err;
   expect_gated_set_applied_once();
+}
+
+// Issue 9: a session holding the lock row FOR UPDATE blocks every renewal. The renewal's
+// lock_timeout makes each one a failure, the watchdog declares the lock lost within the TTL,
+// and the holder — in a migration nothing fences — starts no further migration. A peer then
+// applies the rest, exactly once.
+TEST_F(PgFaultTest, RenewalsBlockedByARowLockLoseTheLockAndStartNoFurtherMigration) {
+  dir_.write("20260101000001-log.sql",
+             "-- migrate:up\nCREATE TABLE log (name text NOT NULL);\n"
+             "INSERT INTO log (name) VALUES ('log');\n");
+  dir_.write(std::string(kGatedName), kGatedUnfenced);
+  dir_.write("20260101000003-after.sql",
+             "-- migrate:up\nINSERT INTO log (name) VALUES ('after');\n");
+  pg_query_value(uri_, "CREATE TABLE gate (closed int); INSERT INTO gate VALUES (1)");
+
+  auto holder = start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "2"}});
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
+  PgSession blocker(uri_);
+  blocker.exec("BEGIN");
+  blocker.exec("SELECT * FROM _migronaut_locks FOR UPDATE");
+  ASSERT_TRUE(eventually(
+      [&] { return holder->err_so_far().find("Lost the migration lock") != std::string::npos; },
+      seconds(10)))
+      << holder->err_so_far();
+  blocker.exec("COMMIT");
+  open_gate();
+  const ProcessResult lost = holder->wait();
+  EXPECT_EQ(lost.exit_code, 10) << lost.err;
+  EXPECT_EQ(count("SELECT count(*) FROM log WHERE name = 'after'"), 0);
+
+  const ProcessResult peer =
+      run_migronaut(up_args(/*wait=*/true), env({{"MIGRONAUT_LOCK_TTL", "2"}}));
+  EXPECT_EQ(peer.exit_code, 0) << peer.err;
+  EXPECT_EQ(count("SELECT count(*) FROM log WHERE name = 'gated'"), 1);
+  EXPECT_EQ(count("SELECT count(*) FROM log WHERE name = 'after'"), 1);
+  EXPECT_EQ(applied("20260101000003-after.sql"), 1);
+  EXPECT_FALSE(lock_row_exists());
+}
+
+// Waiters survive a server restart: they reconnect with backoff inside their budget, reclaim
+// the dead holder's lease after its TTL and finish — every one of them exits 0.
+TEST_F(PgFaultTest, TenWaitersSurviveAServerRestartAndAllExitZero) {
+  write_gated_set();
+  auto holder = start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "2"}});
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
+  std::vector<std::unique_ptr<Process>> waiters;
+  for (int i = 0; i < 10; ++i) {
+    waiters.push_back(start_up(/*wait=*/true, {{"MIGRONAUT_LOCK_TTL", "2"}}));
+  }
+  // Every waiter has met the held lock before the restart.
+  for (auto& waiter : waiters) {
+    ASSERT_TRUE(eventually([&] {
+      return waiter->err_so_far().find("waiting") != std::string::npos;
+    })) << waiter->err_so_far();
+  }
+  PgCluster::shared().restart();
+  open_gate();
+
+  EXPECT_EQ(holder->wait().exit_code, 5);
+  for (auto& waiter : waiters) {
+    const ProcessResult result = waiter->wait();
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+  }
+  expect_gated_set_applied_once();
+}
+
+// A transaction:false migration killed midway leaves `applying`, which status shows as
+// interrupted.
+TEST_F(PgFaultTest, AKilledNonTransactionalMigrationShowsAsInterrupted) {
+  dir_.write("20260101000001-log.sql", "-- migrate:up\nCREATE TABLE log (name text NOT NULL);\n");
+  dir_.write(std::string(kGatedName), kGatedUnfenced);
+  pg_query_value(uri_, "CREATE TABLE gate (closed int); INSERT INTO gate VALUES (1)");
+  auto holder = start_up(/*wait=*/false);
+  ASSERT_TRUE(eventually([&] { return !gated_backend_gone(); })) << holder->err_so_far();
+  holder->signal(SIGKILL);
+  EXPECT_EQ(holder->wait().signal, SIGKILL);
+  // Outside a transaction the server only notices the dead client once the statement ends.
+  open_gate();
+  ASSERT_TRUE(eventually([&] { return gated_backend_gone(); }));
+
+  EXPECT_EQ(value("SELECT status FROM _migronaut_migrations WHERE name = '" +
+                  std::string(kGatedName) + "'"),
+            "applying");
+  const ProcessResult status = run_migronaut(
+      {"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "status"}, env());
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  EXPECT_NE(status.out.find("\"interrupted\""), std::string::npos) << status.out;
+}
+
+// timeoutMs cancels the running statement on the server and fails the migration with 14; the
+// transaction rolls back and the failure is recorded.
+TEST_F(PgFaultTest, AMigrationPastItsTimeoutIsCancelledAndFailsWith14) {
+  write_gated_set();
+  const ProcessResult result =
+      run_migronaut(up_args(/*wait=*/false), env({{"MIGRONAUT_TIMEOUT_MS", "500"}}));
+  EXPECT_EQ(result.exit_code, 14) << result.err;
+  EXPECT_FALSE(table_exists("made_by_gated"));
+  EXPECT_EQ(value("SELECT status FROM _migronaut_migrations WHERE name = '" +
+                  std::string(kGatedName) + "'"),
+            "failed");
+  EXPECT_TRUE(gated_backend_gone());
+  EXPECT_FALSE(lock_row_exists());
+}
+
+// Everything applied, but the release could not delete the lock row (a session holds it FOR
+// KEY SHARE, which blocks a DELETE but neither the renewals nor the fence): LOCK_RELEASE_FAILED
+// (21) once the release's lock_timeout passes, with what the run applied in its context; the
+// row heals by its TTL.
+TEST_F(PgFaultTest, AFailedReleaseReportsLockReleaseFailedWithTheAppliedResults) {
+  write_gated_set();
+  std::vector<std::string> args = up_args(/*wait=*/false);
+  args.insert(args.begin(), "--json");
+  std::vector<std::string> argv{migronaut_binary()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto holder = std::make_unique<Process>(argv, env({{"MIGRONAUT_LOCK_TTL", "4"}}));
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
+  PgSession blocker(uri_);
+  blocker.exec("BEGIN");
+  blocker.exec("SELECT * FROM _migronaut_locks FOR KEY SHARE");
+  open_gate();
+  const ProcessResult result = holder->wait();
+  blocker.exec("COMMIT");
+  EXPECT_EQ(result.exit_code, 21) << result.err;
+  EXPECT_NE(result.out.find("LOCK_RELEASE_FAILED"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find(std::string(kGatedName)), std::string::npos) << result.out;
+  EXPECT_EQ(applied(kGatedName), 1);
+  EXPECT_TRUE(lock_row_exists());
+}
+
+// onLockLost: warn only reports the loss: the run goes on and applies everything.
+TEST_F(PgFaultTest, OnLockLostWarnReportsTheLossAndCarriesOn) {
+  dir_.write("20260101000001-log.sql", "-- migrate:up\nCREATE TABLE log (name text NOT NULL);\n");
+  dir_.write(std::string(kGatedName), kGatedUnfenced);
+  dir_.write("20260101000003-after.sql",
+             "-- migrate:up\nINSERT INTO log (name) VALUES ('after');\n");
+  pg_query_value(uri_, "CREATE TABLE gate (closed int); INSERT INTO gate VALUES (1)");
+  auto holder =
+      start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "2"}, {"MIGRONAUT_ON_LOCK_LOST", "warn"}});
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
+  PgSession blocker(uri_);
+  blocker.exec("BEGIN");
+  blocker.exec("SELECT * FROM _migronaut_locks FOR UPDATE");
+  ASSERT_TRUE(eventually(
+      [&] { return holder->err_so_far().find("Lost the migration lock") != std::string::npos; },
+      seconds(10)))
+      << holder->err_so_far();
+  blocker.exec("COMMIT");
+  open_gate();
+  const ProcessResult result = holder->wait();
+  EXPECT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_EQ(count("SELECT count(*) FROM log WHERE name = 'after'"), 1);
+  EXPECT_EQ(applied("20260101000003-after.sql"), 1);
 }
 
 }  // namespace

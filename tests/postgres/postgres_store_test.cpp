@@ -545,6 +545,44 @@ TEST_F(PostgresStoreTest, ATerminatedConnectionIsAConnectionFailure) {
   EXPECT_FALSE(record_named("m1").has_value());
 }
 
+// A holder whose lock connection drops reconnects on its next statement and resumes renewing,
+// since the record still carries its owner and nonce; once another run took the lock, the
+// reconnected renewal matches nothing.
+TEST_F(PostgresStoreTest, ADroppedLockConnectionReconnectsAndResumesWhileTheLeaseIsOurs) {
+  const auto store = open_store(config_, {.statement_bound = milliseconds(500)});
+  const auto mine = claim("run-a", 2000);
+  ASSERT_TRUE(store->try_acquire(mine).acquired);
+  const std::string pid = *query(
+      "SELECT pid FROM pg_stat_activity WHERE application_name = "
+      "'migronaut' AND query LIKE '%INSERT INTO%'");
+  query("SELECT pg_terminate_backend(" + pid + ")");
+  // The first statement may meet the dead connection; the one after it is on a new one.
+  try {
+    EXPECT_TRUE(store->renew(token_of(mine), {"m1", 1, 2}));
+  } catch (const ConnectionFailedError&) {
+    EXPECT_TRUE(store->renew(token_of(mine), {"m1", 1, 2}));
+  }
+  EXPECT_EQ(query("SELECT migration FROM _migronaut_locks"), "m1");
+
+  query("UPDATE _migronaut_locks SET owner = 'run-b'");
+  EXPECT_FALSE(store->renew(token_of(mine), {"m2", 2, 2}));
+}
+
+// The lock connection bounds its statements: a renewal stuck behind a row lock fails after its
+// lock_timeout instead of waiting for the row.
+TEST_F(PostgresStoreTest, ALockStatementBehindARowLockFailsWithinItsBound) {
+  const auto store = open_store(config_, {.statement_bound = milliseconds(200)});
+  const auto mine = claim("run-a");
+  ASSERT_TRUE(store->try_acquire(mine).acquired);
+  std::unique_ptr<PGconn, decltype(&PQfinish)> blocker(PQconnectdb(config_.uri.c_str()), &PQfinish);
+  ASSERT_EQ(PQstatus(blocker.get()), CONNECTION_OK);
+  PQclear(PQexec(blocker.get(), "BEGIN"));
+  PQclear(PQexec(blocker.get(), "SELECT * FROM _migronaut_locks FOR UPDATE"));
+  EXPECT_THROW(store->renew(token_of(mine), {"m1", 1, 1}), Error);
+  PQclear(PQexec(blocker.get(), "ROLLBACK"));
+  EXPECT_TRUE(store->renew(token_of(mine), {"m1", 1, 1}));
+}
+
 TEST_F(PostgresStoreTest, InterruptCancelsARunningMigration) {
   const auto store = open();
   store->ensure_schema();

@@ -338,5 +338,106 @@ TEST_F(SqliteProcessTest, FailingMigrationIsRecordedAndRolledBackAfterItsPeersAp
   EXPECT_EQ(project.lock_row(), std::nullopt);
 }
 
+// Issue 9, case 3: a transactional migration several TTLs long holds the only write slot the
+// whole time, so the heartbeat cannot renew and the waiters cannot even read a fresh lease.
+// That is a live holder, not a lost one: the holder exits 0, the waiters wait it out and exit
+// 0, and the migration is applied once. (SQL cannot wait on a gate inside SQLite's single
+// writer, so the migration counts; the test asserts it really outlasted the TTL.)
+TEST_F(SqliteProcessTest, ATransactionalMigrationLongerThanTheTtlKeepsItsLockAndItsWaiters) {
+  project.write_migration("0001-long.sql", R"(-- migrate:up
+CREATE TABLE applied_log (name TEXT NOT NULL);
+WITH RECURSIVE counter(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE n < 25000000)
+SELECT count(*) FROM counter;
+INSERT INTO applied_log VALUES ('m1');
+)");
+  project.write_migration("0002-fast.sql", kFastSecond);
+
+  std::vector<std::unique_ptr<Process>> boots;
+  for (int i = 0; i < 10; ++i) boots.push_back(project.start({"up", "--wait"}, kFastLock));
+  // Evidence that the migration outlasted the TTL: its lease, as SQLite's clock sees it, grew
+  // half as old again as the TTL while the holder was still on it.
+  const bool outlasted = eventually(
+      [&] {
+        if (!project.exists()) return false;
+        SqliteDb db = project.open();
+        if (!db.has_table("_migronaut_locks")) return false;
+        const auto age = db.value(std::string("SELECT ") + kSqliteNowMs +
+                                  " - locked_at FROM _migronaut_locks WHERE migration = "
+                                  "'0001-long.sql'");
+        return age && std::stoll(*age) > 3000;
+      },
+      std::chrono::seconds(100));
+  for (auto& boot : boots) {
+    const ProcessResult result = boot->wait();
+    EXPECT_EQ(result.exit_code, 0) << describe(result);
+    EXPECT_EQ(result.err.find("Lost the migration lock"), std::string::npos) << result.err;
+  }
+  EXPECT_TRUE(outlasted) << "the migration ended before its lease was 1.5 TTLs old";
+  EXPECT_EQ(applied_log(), (std::vector<std::string>{"m1", "m2"}));
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"0001-long.sql", "applied"}, {"0002-fast.sql", "applied"}}));
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
+// A transaction:false migration killed midway leaves its `applying` record, which status shows
+// as interrupted (and a later run refuses to guess about).
+TEST_F(SqliteProcessTest, AKilledNonTransactionalMigrationShowsAsInterrupted) {
+  project.write_migration("0001-slow.sql", R"(-- migrate:up transaction:false
+CREATE TABLE applied_log (name TEXT NOT NULL);
+WITH RECURSIVE counter(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE n < 40000000)
+SELECT count(*) FROM counter;
+INSERT INTO applied_log VALUES ('m1');
+)");
+  auto run = start_and_wait_for({"up"}, "0001-slow.sql");
+  ASSERT_TRUE(eventually([&] { return project.statuses().count("0001-slow.sql") == 1; }));
+  run->signal(SIGKILL);
+  EXPECT_EQ(run->wait().signal, SIGKILL);
+
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-slow.sql", "applying"}}));
+  const ProcessResult status = project.run({"--json", "status"});
+  ASSERT_EQ(status.exit_code, 0) << describe(status);
+  const nlohmann::json rows = json_of(status)["migrations"];
+  ASSERT_EQ(rows.size(), 1u) << status.out;
+  EXPECT_EQ(rows[0]["state"], "interrupted") << status.out;
+}
+
+// timeoutMs stops a running statement (sqlite3_interrupt) and fails the migration with its own
+// code; the transaction is rolled back and the failure recorded.
+TEST_F(SqliteProcessTest, AMigrationPastItsTimeoutIsInterruptedAndFailsWith14) {
+  project.write_migration("0001-endless.sql", R"(-- migrate:up
+CREATE TABLE applied_log (name TEXT NOT NULL);
+WITH RECURSIVE counter(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM counter)
+SELECT count(*) FROM counter;
+)");
+  Env env = kFastLock;
+  env["MIGRONAUT_TIMEOUT_MS"] = "300";
+  const ProcessResult result = project.run({"--json", "up"}, env);
+  EXPECT_EQ(result.exit_code, 14) << describe(result);
+  EXPECT_EQ(json_of(result)["error"]["code"], "MIGRATION_TIMEOUT");
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-endless.sql", "failed"}}));
+  EXPECT_FALSE(project.open().has_table("applied_log"));
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
+// --no-lock runs without the lock: it applies while another run holds it, and leaves that
+// run's lock record exactly as it was.
+TEST_F(SqliteProcessTest, NoLockAppliesWithoutTouchingAHeldLock) {
+  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  project.write_migration("0002-second.sql", "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
+  project.open().exec(
+      std::string("INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host,"
+                  " executed_by) VALUES ('migronaut_lock', ") +
+      kSqliteNowMs + ", 60000, 'foreign-run', 'foreign-nonce', 4242, 'elsewhere', 'ops')");
+  const auto before = project.open().rows("SELECT * FROM _migronaut_locks");
+
+  const ProcessResult result = project.run({"up", "--no-lock"});
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_NE(result.err.find("WITHOUT the migration lock"), std::string::npos) << result.err;
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"0001-first.sql", "applied"}, {"0002-second.sql", "applied"}}));
+  EXPECT_EQ(project.open().rows("SELECT * FROM _migronaut_locks"), before);
+}
+
 }  // namespace
 }  // namespace migronaut::testing

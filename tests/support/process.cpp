@@ -93,11 +93,16 @@ ProcessResult Process::collect(int status) {
 }
 
 ProcessResult Process::wait() {
-  if (result_) return *result_;
+  if (auto done = wait_for(kWaitLimit)) return *done;
+  // Hung: a test fails with what it printed instead of hanging the suite.
+  kill(pid_, SIGKILL);
   int status = 0;
   while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
-  return collect(status);
+  ProcessResult result = collect(status);
+  result.err += "\n[test support: killed after " + std::to_string(kWaitLimit.count()) +
+                " ms without exiting]";
+  return result;
 }
 
 std::optional<ProcessResult> Process::wait_for(std::chrono::milliseconds timeout) {

@@ -32,6 +32,9 @@ class Process {
 
   pid_t pid() const { return pid_; }
   void signal(int signal) const;
+  // Bounded: a process still running after kWaitLimit is killed (signal SIGKILL, a note at the
+  // end of `err`), so a hung binary fails its test instead of hanging the suite.
+  static constexpr std::chrono::milliseconds kWaitLimit{120'000};
   ProcessResult wait();
   // nullopt when still running after `timeout`.
   std::optional<ProcessResult> wait_for(std::chrono::milliseconds timeout);

@@ -5,9 +5,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,8 +74,9 @@ std::string command_name(const Json& step) {
 class MongoStore final : public Store, private MongoFailure {
  public:
   MongoStore(mongo::ClientPtr client, std::string database, const Config& config,
-             std::string redacted_uri)
+             std::string redacted_uri, std::optional<std::chrono::milliseconds> write_timeout)
       : client_(std::move(client)),
+        write_timeout_(write_timeout),
         database_name_(std::move(database)),
         redacted_uri_(std::move(redacted_uri)),
         database_(mongoc_client_get_database(client_.get(), database_name_.c_str())),
@@ -189,7 +193,15 @@ class MongoStore final : public Store, private MongoFailure {
     return records;
   }
 
-  void write_record(const RecordWrite& write) override { write_record_with(write, nullptr); }
+  // Outside a transaction MongoDB cannot make the fence atomic with the write: the lock is
+  // checked (with a write on it, so a reclaim in between shows) just before.
+  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
+    if (fence != nullptr && !update_lock(*fence, mongo::fence_pipeline(), nullptr, "lock fence")) {
+      throw LockLostError("the lock no longer names this run; the record was not written",
+                          {{"reason", "fence"}});
+    }
+    write_record_with(write, nullptr);
+  }
 
   std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {
     return read_mongo_history(database_.get(), tool, *this);
@@ -201,6 +213,10 @@ class MongoStore final : public Store, private MongoFailure {
 
   void execute(const Execution& execution) override {
     if (execution.work == nullptr) throw std::invalid_argument("execute: no work given");
+    interrupted_ = false;
+    time_limit_ = execution.time_limit
+                      ? std::optional(std::chrono::steady_clock::now() + *execution.time_limit)
+                      : std::nullopt;
     if (execution.context != nullptr) {
       execution.context->handle.mongo_client = client_.get();
       execution.context->handle.mongo_database = database_name_;
@@ -208,11 +224,15 @@ class MongoStore final : public Store, private MongoFailure {
     if (!execution.transactional) {
       return execute_untransacted(
           execution, [&] { run_work(execution, nullptr); },
-          [&](const RecordWrite& record) { write_record(record); });
+          [&](const RecordWrite& record) { write_record(record, execution.fence); });
     }
     require_transactions();
     execute_in_transaction(execution);
   }
+
+  // Stops the script before its next step; the step running carries maxTimeMS, so the server
+  // ends it by the migration's deadline.
+  void interrupt() override { interrupted_ = true; }
 
   // The server's clock from a hello reply's localTime: one round trip, no collection touched.
   std::int64_t now_ms() override {
@@ -259,7 +279,9 @@ class MongoStore final : public Store, private MongoFailure {
     if (session != nullptr) {
       append_session(session, options.get());
     } else {
-      auto concern = to_bson(Json{{"w", "majority"}});
+      Json concern_json = {{"w", "majority"}};
+      if (write_timeout_) concern_json["wtimeout"] = write_timeout_->count();
+      auto concern = to_bson(concern_json);
       BSON_APPEND_DOCUMENT(options.get(), "writeConcern", concern.get());
     }
     return options;
@@ -412,8 +434,19 @@ class MongoStore final : public Store, private MongoFailure {
     }
     for (std::size_t index = 0; index < steps.size(); ++index) {
       const Json& step = steps[index];
+      if (interrupted_) {
+        throw MigrationExecutionFailedError(
+            fmt::format("step {} ({}) not started: the migration was interrupted", index,
+                        command_name(step)),
+            {{"step", index}, {"command", command_name(step)}, {"message", "interrupted"}});
+      }
       BsonPtr options(bson_new());
       if (session != nullptr) append_session(session, options.get());
+      if (time_limit_) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(
+            *time_limit_ - std::chrono::steady_clock::now());
+        BSON_APPEND_INT64(options.get(), "maxTimeMS", std::max<std::int64_t>(1, left.count()));
+      }
       Reply reply;
       bson_error_t error;
       bool ok = mongoc_database_command_with_opts(database_.get(), to_bson(step).get(), nullptr,
@@ -437,6 +470,10 @@ class MongoStore final : public Store, private MongoFailure {
   }
 
   mongo::ClientPtr client_;
+  // The lock client's bound on waiting for a majority: a renewal that cannot reach one in time
+  // fails instead of waiting (the socket timeout bounds the rest).
+  std::optional<std::chrono::milliseconds> write_timeout_;
+  std::atomic<bool> interrupted_ = false;  // set by interrupt(), checked before each step
   std::string database_name_;
   std::string redacted_uri_;
   mongo::DatabasePtr database_;
@@ -445,12 +482,13 @@ class MongoStore final : public Store, private MongoFailure {
   std::string changelog_name_;
   std::string lock_name_;
   mongo::ReadPrefsPtr primary_;
+  std::optional<std::chrono::steady_clock::time_point> time_limit_;  // the running execution's
   bool schema_ready_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<Store> open_mongo_store(const Config& config) {
+std::unique_ptr<Store> open_mongo_store(const Config& config, const ConnectionOptions& options) {
   static std::once_flag initialized;
   std::call_once(initialized, mongoc_init);
 
@@ -473,6 +511,14 @@ std::unique_ptr<Store> open_mongo_store(const Config& config) {
     mongoc_uri_set_option_as_int32(uri.get(), MONGOC_URI_SERVERSELECTIONTIMEOUTMS,
                                    kDefaultServerSelectionTimeoutMs);
   }
+  std::optional<std::chrono::milliseconds> write_timeout;
+  if (options.statement_bound) {
+    // The lock client: every round trip gives up by the bound, a majority wait by half of it.
+    const auto bound = static_cast<std::int32_t>(options.statement_bound->count());
+    mongoc_uri_set_option_as_int32(uri.get(), MONGOC_URI_SOCKETTIMEOUTMS, bound);
+    mongoc_uri_set_option_as_int32(uri.get(), MONGOC_URI_SERVERSELECTIONTIMEOUTMS, bound);
+    write_timeout = std::max(std::chrono::milliseconds(1), *options.statement_bound / 2);
+  }
   if (mongoc_uri_get_appname(uri.get()) == nullptr) {
     mongoc_uri_set_appname(uri.get(), "migronaut");
   }
@@ -492,7 +538,8 @@ std::unique_ptr<Store> open_mongo_store(const Config& config) {
         fmt::format("cannot connect to MongoDB at {}: {}", redacted, redact(error.message)),
         {{"uri", redacted}, {"code", error.code}});
   }
-  return std::make_unique<MongoStore>(std::move(client), std::move(database), config, redacted);
+  return std::make_unique<MongoStore>(std::move(client), std::move(database), config, redacted,
+                                      write_timeout);
 }
 
 }  // namespace migronaut

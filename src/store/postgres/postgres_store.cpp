@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -41,6 +42,8 @@ namespace {
 constexpr std::string_view kFenceMarker = "migronaut: the lock no longer names this run";
 constexpr std::string_view kInvalidTextRepresentation = "22P02";
 constexpr std::string_view kUndefinedTable = "42P01";
+// libpq's default is to wait forever for an unreachable host.
+constexpr const char* kDefaultConnectTimeoutSeconds = "10";
 constexpr std::string_view kLockNotAvailable = "55P03";
 // How often a migration's backend looks for a vanished client (see begin_sql()).
 constexpr int kClientCheckIntervalMs = 1000;
@@ -392,7 +395,11 @@ class PostgresStore final : public Store {
     return records;
   }
 
-  void write_record(const RecordWrite& write) override {
+  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
+    if (fence != nullptr) {
+      check_migration(send("BEGIN;\n" + commit_script(&write, fence)));
+      return;
+    }
     SqlValues values;
     const std::string sql = upsert_sql(write, values);
     run("write the changelog record " + write.name, sql, values.params());
@@ -414,21 +421,23 @@ class PostgresStore final : public Store {
     if (!execution.transactional) {
       return execute_untransacted(
           execution, [&] { script ? run_statements(*script) : run_code(execution); },
-          [&](const RecordWrite& record) { write_record(record); });
+          [&](const RecordWrite& record) { write_record(record, execution.fence); });
     }
     if (script) {
       // One round trip: BEGIN, the script, the record, the fence, COMMIT.
       const std::string head = begin_sql(execution) + ";\n";
-      check_migration(send_watched(head + script->text + "\n;\n" + commit_script(execution),
+      check_migration(send_watched(head + script->text + "\n;\n" +
+                                       commit_script(execution.record, execution.fence),
                                    execution.lock_timeout),
                       SentPiece{script, 0, script->text.size(), head.size()});
       return;
     }
     run_code(execution);
-    check_migration(send(commit_script(execution)));
+    check_migration(send(commit_script(execution.record, execution.fence)));
   }
 
   void interrupt() override {
+    std::lock_guard lock(cancel_mutex_);
     char message[256];
     PQcancel(cancel_, message, sizeof message);
   }
@@ -452,6 +461,7 @@ class PostgresStore final : public Store {
   // allowed) and returns its result, failed or not. A failure inside a transaction block is
   // rolled back here, so the connection is always usable afterwards.
   Result send(const std::string& sql, const std::vector<std::string>& params = {}) {
+    reconnect_if_broken();
     Result result;
     if (params.empty()) {
       result.reset(PQexec(conn_, sql.c_str()));
@@ -475,6 +485,19 @@ class PostgresStore final : public Store {
     blockers_ = std::move(watched.blockers);
     if (!succeeded(result.get())) rollback_if_open();
     return result;
+  }
+
+  // A dropped connection (server restart, terminated backend, failover) is re-established
+  // before the next statement; the lock's statements are scoped to owner and nonce, so a
+  // holder simply resumes renewing if the record is still its own.
+  void reconnect_if_broken() {
+    if (PQstatus(conn_) != CONNECTION_BAD) return;
+    PQreset(conn_);
+    if (PQstatus(conn_) != CONNECTION_OK) throw connection_lost("reconnect");
+    listening_ = false;
+    std::lock_guard lock(cancel_mutex_);
+    PQfreeCancel(cancel_);
+    cancel_ = PQgetCancel(conn_);
   }
 
   void rollback_if_open() {
@@ -601,13 +624,13 @@ class PostgresStore final : public Store {
     return sql;
   }
 
-  std::string commit_script(const Execution& execution) {
+  std::string commit_script(const RecordWrite* record, const LockToken* fence) {
     std::string sql;
-    if (execution.record) {
+    if (record) {
       SqlValues literals(conn_);
-      sql += upsert_sql(*execution.record, literals) + ";\n";
+      sql += upsert_sql(*record, literals) + ";\n";
     }
-    if (execution.fence) sql += fence_sql(*execution.fence) + ";\n";
+    if (fence) sql += fence_sql(*fence) + ";\n";
     return sql + "COMMIT;";
   }
 
@@ -664,7 +687,8 @@ class PostgresStore final : public Store {
   }
 
   PGconn* conn_;
-  PGcancel* cancel_;             // made at connect: PQcancel on it is safe from any thread
+  std::mutex cancel_mutex_;      // interrupt() may race a reconnect
+  PGcancel* cancel_;             // remade at each (re)connect: PQcancel is safe from any thread
   std::string uri_;              // redacted
   std::string lock_table_;       // quoted
   std::string changelog_table_;  // quoted
@@ -678,9 +702,83 @@ class PostgresStore final : public Store {
 
 }  // namespace
 
-std::unique_ptr<Store> open_postgres_store(const Config& config) {
+namespace {
+
+// libpq keywords and values, kept alive for PQconnectdbParams.
+class ConnectParams {
+ public:
+  void add(std::string key, std::string value) {
+    keys_.push_back(std::move(key));
+    values_.push_back(std::move(value));
+  }
+  PGconn* connect() const {
+    std::vector<const char*> keys;
+    std::vector<const char*> values;
+    for (std::size_t i = 0; i < keys_.size(); ++i) {
+      keys.push_back(keys_[i].c_str());
+      values.push_back(values_[i].c_str());
+    }
+    keys.push_back(nullptr);
+    values.push_back(nullptr);
+    return PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
+  }
+
+ private:
+  std::vector<std::string> keys_;
+  std::vector<std::string> values_;
+};
+
+// The URI's own `options` (a search_path, say), which the lock connection's must extend.
+std::string uri_options(const std::string& uri) {
+  std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)> parsed(
+      PQconninfoParse(uri.c_str(), nullptr), &PQconninfoFree);
+  for (const PQconninfoOption* option = parsed.get(); option && option->keyword; ++option) {
+    if (std::string_view(option->keyword) == "options" && option->val) return option->val;
+  }
+  return "";
+}
+
+// The connection's parameters. Keywords before `dbname` are defaults that the URI's own
+// parameters override; the lock connection's bounds come after it and win: its statements
+// wait at most `bound` for a row lock or to finish, and TCP gives up on a dead path as soon.
+ConnectParams connect_params(const Config& config, const ConnectionOptions& options,
+                             bool server_timeouts) {
+  ConnectParams params;
+  const auto bound = options.statement_bound;
+  const auto seconds = [](std::chrono::milliseconds ms) {
+    return std::to_string(std::max<std::int64_t>(1, (ms.count() + 999) / 1000));
+  };
+  // libpq rounds a connect_timeout below 2 s up to 2 s.
+  params.add("connect_timeout", bound ? seconds(*bound) : kDefaultConnectTimeoutSeconds);
+  params.add("fallback_application_name", "migronaut");
+  params.add("dbname", config.uri);
+  if (!bound) return params;
+  const std::string ms = std::to_string(bound->count());
+  if (server_timeouts) {
+    params.add("options",
+               uri_options(config.uri) + " -c statement_timeout=" + ms + " -c lock_timeout=" + ms);
+  }
+  params.add("keepalives", "1");
+  params.add("keepalives_idle", seconds(*bound));
+  params.add("keepalives_interval", seconds(*bound / 3));
+  params.add("keepalives_count", "3");
+  params.add("tcp_user_timeout", ms);
+  return params;
+}
+
+}  // namespace
+
+std::unique_ptr<Store> open_postgres_store(const Config& config, const ConnectionOptions& options) {
   std::string redacted = redact_uri(config.uri);
-  PGconn* conn = connect_postgres(config.uri);
+  PGconn* conn = connect_params(config, options, true).connect();
+  // Poolers such as PgBouncer refuse the `options` startup parameter: there the lock
+  // connection keeps its TCP bounds and the heartbeat's own deadline.
+  if (conn != nullptr && PQstatus(conn) != CONNECTION_OK && options.statement_bound &&
+      std::string_view(PQerrorMessage(conn)).find("unsupported startup parameter") !=
+          std::string_view::npos) {
+    PQfinish(conn);
+    conn = connect_params(config, options, false).connect();
+  }
   if (conn == nullptr) {
     throw ConnectionFailedError("postgres: out of memory connecting to " + redacted,
                                 {{"uri", redacted}});

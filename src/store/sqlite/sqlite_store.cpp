@@ -25,8 +25,8 @@ namespace {
 constexpr std::string_view kNowMs =
     "CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)";
 // Long enough to outwait another process's lock statement or short migration, short enough that
-// a stuck writer surfaces as an error.
-constexpr int kBusyTimeoutMs = 10'000;
+// a stuck writer surfaces as an error. The lock's connection waits only its statement bound.
+constexpr std::chrono::milliseconds kBusyTimeout{10'000};
 
 std::string lock_columns() {
   std::string columns;
@@ -61,7 +61,8 @@ bool is_connection_error(int code) {
 
 [[noreturn]] void throw_sqlite_error(sqlite3* db, int code, std::string_view operation) {
   const std::string error = sqlite3_errmsg(db);
-  const nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
+  nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
+  if ((code & 0xff) == SQLITE_BUSY) context[kWriterBusyKey] = true;
   const std::string message = "sqlite: " + std::string(operation) + " failed: " + error;
   if (is_connection_error(code)) throw ConnectionFailedError(message, context);
   throw Error(ErrorCode::kUnclassified, message, context);
@@ -257,10 +258,13 @@ class SqliteStore final : public Store {
       // Another connection kept the database busy past the timeout (a long transactional
       // migration). WAL still lets us read: if the lock has a holder, that is a refusal, not
       // an outage.
-      if ((e.context().value("code", 0) & 0xff) != SQLITE_BUSY) throw;
+      if (!is_writer_busy(e)) throw;
       auto holder = select_lock();
       if (!holder) throw;
-      return {.acquired = false, .holder = std::move(holder), .reclaimed = std::nullopt};
+      return {.acquired = false,
+              .holder = std::move(holder),
+              .reclaimed = std::nullopt,
+              .writer_busy = true};
     }
   }
 
@@ -317,7 +321,18 @@ class SqliteStore final : public Store {
     return records;
   }
 
-  void write_record(const RecordWrite& write) override {
+  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
+    if (fence == nullptr) {
+      upsert_record(write);
+      return;
+    }
+    Transaction transaction(db_.get());
+    upsert_record(write);
+    require_lock(*fence);
+    transaction.commit();
+  }
+
+  void upsert_record(const RecordWrite& write) {
     std::string columns = "name";
     std::string values = "?";
     std::vector<const FieldValue*> bound;
@@ -382,7 +397,7 @@ class SqliteStore final : public Store {
 
   void execute(const Execution& execution) override {
     const auto work = [&] { run_work(execution); };
-    const auto write = [&](const RecordWrite& record) { write_record(record); };
+    const auto write = [&](const RecordWrite& record) { write_record(record, execution.fence); };
     if (!execution.transactional) return execute_untransacted(execution, work, write);
     Transaction transaction(db_.get());
     const std::int64_t elapsed_ms = timed_ms(work);
@@ -392,11 +407,8 @@ class SqliteStore final : public Store {
           "transactional migration)",
           {{"error", "transaction ended by the migration"}});
     }
-    if (execution.record != nullptr) write_record(resolve_elapsed(*execution.record, elapsed_ms));
-    if (execution.fence != nullptr && !holds_lock(*execution.fence)) {
-      throw LockLostError("the lock no longer belongs to this run; the migration was rolled back",
-                          {{"runId", execution.fence->owner}});
-    }
+    if (execution.record != nullptr) upsert_record(resolve_elapsed(*execution.record, elapsed_ms));
+    if (execution.fence != nullptr) require_lock(*execution.fence);
     transaction.commit();
   }
 
@@ -439,12 +451,23 @@ class SqliteStore final : public Store {
 
   std::string status_index() const { return changelog_table_name_ + "_status_batch"; }
 
-  bool holds_lock(const LockToken& token) {
-    Statement select(db_.get(),
-                     "SELECT 1 FROM " + lock_table_ + " WHERE id = ? AND owner = ? AND nonce = ?",
+  // The fence, inside the write transaction: nobody can reclaim while it holds the write slot.
+  // It renews the lease too — the heartbeat could not write while this transaction held the
+  // slot, and nobody else could either.
+  void require_lock(const LockToken& token) {
+    if (!renew_in_transaction(token)) {
+      throw LockLostError("the lock no longer belongs to this run; the migration was rolled back",
+                          {{"runId", token.owner}});
+    }
+  }
+
+  bool renew_in_transaction(const LockToken& token) {
+    Statement update(db_.get(),
+                     "UPDATE " + lock_table_ + " SET locked_at = " + std::string(kNowMs) +
+                         " WHERE id = ? AND owner = ? AND nonce = ?",
                      "check lock");
-    select.bind(kLockId).bind(token.owner).bind(token.nonce);
-    return select.step();
+    update.bind(kLockId).bind(token.owner).bind(token.nonce).run();
+    return sqlite3_changes(db_.get()) == 1;
   }
 
   std::optional<LockInfo> select_lock() {
@@ -492,7 +515,7 @@ class SqliteStore final : public Store {
 
 }  // namespace
 
-std::unique_ptr<Store> open_sqlite_store(const Config& config) {
+std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionOptions& options) {
   const std::string path = config.uri.substr(std::string_view("sqlite:").size());
   if (path.empty()) {
     throw ConfigInvalidError("uri: sqlite: needs a database file path, e.g. sqlite:app.db",
@@ -508,7 +531,8 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config) {
                                  {{"path", path}, {"error", error}});
   };
   if (rc != SQLITE_OK) throw fail(rc);
-  sqlite3_busy_timeout(raw, kBusyTimeoutMs);
+  sqlite3_busy_timeout(raw,
+                       static_cast<int>(options.statement_bound.value_or(kBusyTimeout).count()));
   // WAL lets readers (status, waiters reading the holder) work while another process writes.
   const int wal = sqlite3_exec(raw, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
   if (wal != SQLITE_OK) throw fail(wal);

@@ -8,6 +8,7 @@
 
 namespace migronaut {
 
-std::unique_ptr<Store> open_sqlite_store(const Config& config);
+std::unique_ptr<Store> open_sqlite_store(const Config& config,
+                                         const ConnectionOptions& options = {});
 
 }  // namespace migronaut

@@ -1,0 +1,191 @@
+#include "core/runner.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "store/registry.hpp"
+#include "support/fake_clock.hpp"
+#include "support/fault_store.hpp"
+#include "support/null_logger.hpp"
+#include "support/temp_dir.hpp"
+
+namespace migronaut {
+namespace {
+
+using std::chrono::milliseconds;
+using testing::FakeClock;
+using testing::FaultStore;
+using testing::NullLogger;
+
+constexpr milliseconds kTtl{1000};  // renewals every 500 ms, the deadline at 750 ms
+
+// The runner on a real SQLite database: migrations on one connection, the lease on another
+// (wrapped in a FaultStore), time on a FakeClock.
+class RunnerTest : public ::testing::Test {
+ protected:
+  testing::TempDir dir;
+  Config config = config_from_json({{"uri", "sqlite:" + dir.file("app.db").string()}});
+  std::unique_ptr<Store> store = open_store(config);
+  FaultStore lock_store{open_store(config, {.statement_bound = milliseconds(50)})};
+  FakeClock clock;
+  RunStop stop;
+  NullLogger logger;
+  Hooks hooks;
+  std::unique_ptr<Lease> lease;
+
+  RunnerTest() {
+    store->ensure_schema();
+    LeaseOptions options;
+    options.run_id = "run-1";
+    options.ttl = kTtl;
+    options.clock = &clock;
+    lease = Lease::acquire(lock_store, stop, options);
+  }
+  ~RunnerTest() override {
+    if (lease) lease->release();
+  }
+
+  static Migration code_migration(std::string name, MigrationBody body) {
+    Migration migration;
+    migration.name = std::move(name);
+    migration.checksum = "c";
+    migration.up = std::move(body);
+    migration.transactional = true;
+    return migration;
+  }
+
+  std::vector<RunResult> run(const std::vector<Migration>& migrations) {
+    std::vector<PlanEntry> entries;
+    for (const Migration& migration : migrations) {
+      PlanEntry& entry = entries.emplace_back();
+      entry.name = migration.name;
+      entry.migration = &migration;
+    }
+    std::vector<const PlanEntry*> targets;
+    for (const PlanEntry& entry : entries) targets.push_back(&entry);
+    RecordStamp stamp;
+    stamp.run_id = "run-1";
+    Runner runner({.store = *store,
+                   .config = config,
+                   .stop = stop,
+                   .lease = lease.get(),
+                   .stamp = stamp,
+                   .logger = logger,
+                   .hooks = hooks,
+                   .emit = [](const Event&) {},
+                   .clock = &clock});
+    std::vector<RunResult> results;
+    runner.run(Direction::kUp, targets, 1, results);
+    return results;
+  }
+
+  RecordStatus status_of(const std::string& name) {
+    for (const ChangelogRecord& record : store->read_changelog()) {
+      if (record.name == name) return record.status;
+    }
+    ADD_FAILURE() << name << " has no record";
+    return RecordStatus::kFailed;
+  }
+};
+
+// Issue 9, case 3: a transactional SQLite migration holds the database's only write slot, so
+// the heartbeat cannot renew while it runs. That is no loss — nobody else can write either,
+// and the migration's commit renews the lease — so a migration far longer than the TTL keeps
+// the lock and the run goes on.
+TEST_F(RunnerTest, ATransactionalSqliteMigrationLongerThanTheTtlKeepsTheLock) {
+  const std::vector<Migration> migrations = {
+      code_migration("0001-long",
+                     [&](MigrationContext& context) {
+                       ASSERT_EQ(
+                           sqlite3_exec(context.handle.sqlite, "CREATE TABLE users (id INTEGER)",
+                                        nullptr, nullptr, nullptr),
+                           SQLITE_OK);
+                       // Three TTLs pass while the body holds the write slot; each renewal
+                       // meanwhile is refused as busy.
+                       for (int renewal = 1; renewal <= 6; ++renewal) {
+                         clock.wait_for_sleepers(2);
+                         clock.advance(kTtl / 2);
+                         ASSERT_TRUE(lock_store.wait_for_renewals(renewal + 1));
+                       }
+                       EXPECT_FALSE(context.stop.stop_requested());
+                     }),
+      code_migration("0002-next", [](MigrationContext& context) {
+        ASSERT_EQ(sqlite3_exec(context.handle.sqlite, "CREATE TABLE orders (id INTEGER)", nullptr,
+                               nullptr, nullptr),
+                  SQLITE_OK);
+      })};
+  const std::vector<RunResult> results = run(migrations);
+  ASSERT_EQ(results.size(), 2u);
+  EXPECT_FALSE(stop.requested());
+  EXPECT_EQ(status_of("0001-long"), RecordStatus::kApplied);
+  EXPECT_EQ(status_of("0002-next"), RecordStatus::kApplied);
+  const auto holder = store->read_lock();
+  ASSERT_TRUE(holder);
+  EXPECT_EQ(holder->run_id, "run-1");
+}
+
+// Issue 9, case 4: a C++ body that honours ctx.stop and throws (as docs/API.md recommends)
+// ends the run with the stop's own reason, LOCK_LOST — not MIGRATION_EXECUTION_FAILED — and,
+// the lock having been taken over, no failure record is written after the loss.
+TEST_F(RunnerTest, ABodyStoppedByALostLockEndsTheRunWithLockLost) {
+  lock_store.set_fault([](std::string_view statement) {
+    if (statement == "renew") throw ConnectionFailedError("injected: down");
+  });
+  // Outside a transaction, so the lock can really go while the body runs.
+  Migration honours_stop = code_migration("0001-honours-stop", [&](MigrationContext& context) {
+    store->force_release();  // a peer may take the lock from here on
+    clock.advance(kTtl);     // past the deadline: the watchdog stops the run
+    std::mutex mutex;
+    std::condition_variable_any stopped;
+    std::unique_lock lock(mutex);
+    stopped.wait(lock, context.stop, [] { return false; });
+    throw std::runtime_error("stopped as asked");
+  });
+  honours_stop.transactional = false;
+  try {
+    run({honours_stop});
+    FAIL() << "expected LOCK_LOST";
+  } catch (const LockLostError& error) {
+    EXPECT_EQ(error.context()["results"], nlohmann::json::array());
+  }
+  // The `applying` record from before the body; no `failed` one after the loss.
+  EXPECT_EQ(status_of("0001-honours-stop"), RecordStatus::kApplying);
+  lease.reset();  // its record is gone: nothing to release
+}
+
+// Issue 9, case 5: the stop is checked just before the body, after beforeEach and the
+// migration's announcement, so a stop that arrives in between still keeps the body from running.
+TEST_F(RunnerTest, AStopDuringBeforeEachKeepsTheBodyFromStarting) {
+  bool ran = false;
+  hooks.before_each = [&](const std::string&, const HookInfo&) {
+    stop.request(RunAbortedError("stop requested"));
+  };
+  EXPECT_THROW(run({code_migration("0001-a", [&](MigrationContext&) { ran = true; })}),
+               RunAbortedError);
+  EXPECT_FALSE(ran);
+  EXPECT_TRUE(store->read_changelog().empty());
+}
+
+// A lock lost during the last migration: when everything the run applied committed in a fenced
+// transaction, the run succeeds and says so; had anything run unfenced, it fails with LOCK_LOST.
+TEST_F(RunnerTest, ALockLostDuringTheLastMigrationFailsTheRunOnlyIfSomethingRanUnfenced) {
+  lock_store.set_fault([](std::string_view statement) {
+    if (statement == "renew") throw ConnectionFailedError("injected: down");
+  });
+  auto losing = [&](MigrationContext&) {
+    clock.advance(kTtl);
+    EXPECT_FALSE(lease->held());
+  };
+  EXPECT_EQ(run({code_migration("0001-fenced", losing)}).size(), 1u);
+  EXPECT_EQ(status_of("0001-fenced"), RecordStatus::kApplied);
+
+  Migration unfenced = code_migration("0002-unfenced", [](MigrationContext&) {});
+  unfenced.transactional = false;
+  EXPECT_THROW(run({unfenced}), LockLostError);
+}
+
+}  // namespace
+}  // namespace migronaut

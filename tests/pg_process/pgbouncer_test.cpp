@@ -1,0 +1,65 @@
+// The real binary through a real PgBouncer in transaction pooling mode — where session state
+// does not survive a transaction, so the lock must live in the lock row alone: twenty
+// instances booting at once with `up --wait` apply each migration once and leave no lock.
+#include "support/pgbouncer.hpp"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "support/pg_cluster.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+constexpr const char* kDatabase = "through_pgbouncer";
+
+int count(const std::string& uri, const std::string& sql) {
+  return std::stoi(pg_query_value(uri, sql).value_or("-1"));
+}
+
+TEST(PgBouncerTest, TwentyWaitingRunsThroughTransactionPoolingApplyEachMigrationOnce) {
+  if (!PgBouncer::binary()) GTEST_SKIP() << "pgbouncer is not installed (scripts/install-deps)";
+  PgCluster& cluster = PgCluster::shared();
+  cluster.drop_database(kDatabase);
+  cluster.create_database(kDatabase);
+  PgBouncer bouncer(cluster, "transaction");
+
+  TempDir dir("migronaut-pgbouncer-project");
+  dir.write("20260101000001-log.sql",
+            "-- migrate:up\nCREATE TABLE log (name text NOT NULL);\n"
+            "INSERT INTO log (name) VALUES ('one');\n");
+  // Long enough that the others find the lock held and wait.
+  dir.write("20260101000002-slow.sql",
+            "-- migrate:up\nSELECT pg_sleep(0.5);\nINSERT INTO log (name) VALUES ('two');\n");
+  dir.write("20260101000003-three.sql",
+            "-- migrate:up\nINSERT INTO log (name) VALUES ('three');\n");
+
+  std::vector<std::unique_ptr<Process>> runs;
+  for (int i = 0; i < 20; ++i) {
+    runs.push_back(std::make_unique<Process>(
+        std::vector<std::string>{migronaut_binary(), "--no-env", "--uri", bouncer.uri(kDatabase),
+                                 "--dir", dir.path().string(), "up", "--wait"},
+        std::map<std::string, std::string>{{"MIGRONAUT_LOCK_POLL_INTERVAL_MS", "50"}}));
+  }
+  for (auto& run : runs) {
+    const ProcessResult result = run->wait();
+    EXPECT_EQ(result.exit_code, 0) << result.err;
+  }
+
+  const std::string direct = cluster.uri(kDatabase);
+  for (const char* name : {"one", "two", "three"}) {
+    EXPECT_EQ(count(direct, std::string("SELECT count(*) FROM log WHERE name = '") + name + "'"), 1)
+        << name;
+  }
+  EXPECT_EQ(count(direct, "SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"),
+            3);
+  EXPECT_EQ(count(direct, "SELECT count(DISTINCT run_id) FROM _migronaut_migrations"), 1);
+  EXPECT_EQ(count(direct, "SELECT count(*) FROM _migronaut_locks"), 0);
+}
+
+}  // namespace
+}  // namespace migronaut::testing

@@ -50,6 +50,18 @@ std::string_view error_code_name(ErrorCode code) {
       return "MIGRATION_OUT_OF_ORDER";
     case ErrorCode::kMigrationBlocked:
       return "MIGRATION_BLOCKED";
+    case ErrorCode::kMigrationsDirNotFound:
+      return "MIGRATIONS_DIR_NOT_FOUND";
+    case ErrorCode::kMigrationFileUnreadable:
+      return "MIGRATION_FILE_UNREADABLE";
+    case ErrorCode::kChangelogInvalid:
+      return "CHANGELOG_INVALID";
+    case ErrorCode::kSchemaInvalid:
+      return "SCHEMA_INVALID";
+    case ErrorCode::kPermissionDenied:
+      return "PERMISSION_DENIED";
+    case ErrorCode::kLockRecordInvalid:
+      return "LOCK_RECORD_INVALID";
   }
   return "UNCLASSIFIED";
 }
@@ -120,6 +132,18 @@ void throw_typed(const Error& error) {
       throw_as<ErrorCode::kMigrationOutOfOrder>(error);
     case ErrorCode::kMigrationBlocked:
       throw_as<ErrorCode::kMigrationBlocked>(error);
+    case ErrorCode::kMigrationsDirNotFound:
+      throw_as<ErrorCode::kMigrationsDirNotFound>(error);
+    case ErrorCode::kMigrationFileUnreadable:
+      throw_as<ErrorCode::kMigrationFileUnreadable>(error);
+    case ErrorCode::kChangelogInvalid:
+      throw_as<ErrorCode::kChangelogInvalid>(error);
+    case ErrorCode::kSchemaInvalid:
+      throw_as<ErrorCode::kSchemaInvalid>(error);
+    case ErrorCode::kPermissionDenied:
+      throw_as<ErrorCode::kPermissionDenied>(error);
+    case ErrorCode::kLockRecordInvalid:
+      throw_as<ErrorCode::kLockRecordInvalid>(error);
   }
   throw_as<ErrorCode::kUnclassified>(error);
 }

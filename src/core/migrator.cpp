@@ -34,8 +34,22 @@ struct Migrator::Impl {
         options(std::move(o)),
         logger(options.logger ? options.logger : std::make_shared<SpdlogLogger>()) {}
 
-  Store& connected() {
-    if (!store) store = open_store(config);
+  bool empty_reported = false;
+
+  // The connection for reading: it creates nothing, not even a missing SQLite file.
+  Store& reader() {
+    if (store) return *store;
+    store = open_store(config, Access::kRead);
+    if (const auto missing = store->missing_database()) {
+      logger->warn(fmt::format(
+          "The database {} does not exist: nothing is applied yet (`migronaut up` creates it)",
+          *missing));
+    }
+    return *store;
+  }
+  // The connection for writing, reopened when the one for reading cannot write.
+  Store& writer() {
+    if (!store || !store->writable()) store = open_store(config, Access::kWrite);
     return *store;
   }
   Store& lock_connection() {
@@ -54,12 +68,17 @@ struct Migrator::Impl {
   }
 
   std::vector<Migration> load() {
-    return load_migrations(config.migrations_dir, connected().script_extension(),
-                           options.migrations);
+    std::vector<Migration> migrations = load_migrations(
+        config.migrations_dir, script_extension_for(config.uri), options.migrations);
+    if (migrations.empty() && !empty_reported) {
+      logger->warn(fmt::format("No migrations in {}", config.migrations_dir.string()));
+      empty_reported = true;
+    }
+    return migrations;
   }
 
   Plan read_plan(const std::vector<Migration>& migrations) {
-    return make_plan(migrations, connected().read_changelog());
+    return make_plan(migrations, reader().read_changelog());
   }
 
   void warn_about(const UpSelection& selection) {
@@ -83,7 +102,7 @@ struct Migrator::Impl {
   }
 
   Runner runner(RunStop& stop, Lease* lease, RecordStamp stamp) {
-    return Runner({.store = connected(),
+    return Runner({.store = writer(),
                    .config = config,
                    .stop = stop,
                    .lease = lease,
@@ -121,7 +140,7 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
   const std::string run_id = new_run_id();
   const auto emit_fn = [this](const Event& event) { emit(event); };
   const auto started = Clock::real().now();
-  connected().ensure_schema();
+  writer().ensure_schema();
   std::unique_ptr<Lease> lease;
   if (no_lock) {
     logger->warn("Running WITHOUT the migration lock (--no-lock): for development only");
@@ -216,14 +235,17 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
   return results;
 }
 
-Migrator::Migrator(Config config, MigratorOptions options)
-    : impl_(std::make_unique<Impl>(std::move(config), std::move(options))) {}
+Migrator::Migrator(Config config, MigratorOptions options) {
+  // A Config built in code gets the checks a config file gets, before anything connects.
+  validate_config(config);
+  impl_ = std::make_unique<Impl>(std::move(config), std::move(options));
+}
 
 Migrator::~Migrator() = default;
 
 const Config& Migrator::config() const { return impl_->config; }
 
-void Migrator::connect() { impl_->connected(); }
+void Migrator::connect() { impl_->reader(); }
 
 void Migrator::disconnect() {
   impl_->lock_store.reset();
@@ -347,7 +369,7 @@ BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
                           outcome.skipped.push_back(entry.name);
                           continue;
                         }
-                        impl_->connected().write_record(applied_record(
+                        impl_->writer().write_record(applied_record(
                             *entry.migration, outcome.batch, impl_->stamp(run_id), "baseline"));
                         outcome.baselined.push_back(entry.name);
                       }
@@ -355,9 +377,13 @@ BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
   return outcome;
 }
 
-std::optional<LockInfo> Migrator::lock_info() { return impl_->connected().read_lock(); }
+std::optional<LockInfo> Migrator::lock_info() { return impl_->reader().read_lock(); }
 
-std::optional<LockInfo> Migrator::force_unlock() { return impl_->connected().force_release(); }
+std::optional<LockInfo> Migrator::force_unlock() {
+  // Nothing held: nothing to write, and a missing database stays missing.
+  if (!impl_->reader().read_lock()) return std::nullopt;
+  return impl_->writer().force_release();
+}
 
 RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOptions& options) {
   Migrator migrator(config, options.migrator);

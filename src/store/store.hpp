@@ -185,10 +185,23 @@ class Store {
 
   // The database's current time in ms since the epoch (status output, tests).
   virtual std::int64_t now_ms() = 0;
+
+  // False for a store opened with Access::kRead that cannot write (SQLite read-only).
+  virtual bool writable() const { return true; }
+  // Opened with Access::kRead on a database that does not exist: its name (the store then
+  // reads as empty and creates nothing).
+  virtual std::optional<std::string> missing_database() const { return std::nullopt; }
 };
+
+// kRead creates nothing — no database file, no table — for the commands that only look.
+enum class Access { kRead, kWrite };
 
 // Opens a store for `config.uri` (scheme decides the backend). Throws ConfigInvalidError for an
 // unknown scheme and ConnectionFailedError (URI redacted) when the database cannot be reached.
-std::unique_ptr<Store> open_store(const Config& config);
+std::unique_ptr<Store> open_store(const Config& config, Access access = Access::kWrite);
+
+// The extension of the migration files the URI's backend runs (".sql", ".json"), known
+// without connecting.
+std::string_view script_extension_for(std::string_view uri);
 
 }  // namespace migronaut

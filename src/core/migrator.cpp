@@ -238,6 +238,7 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
 Migrator::Migrator(Config config, MigratorOptions options) {
   // A Config built in code gets the checks a config file gets, before anything connects.
   validate_config(config);
+  remember_secrets(config.uri);
   impl_ = std::make_unique<Impl>(std::move(config), std::move(options));
 }
 
@@ -271,6 +272,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
       impl_->warn_about(selection);
       return {};
     }
+    plan.next_batch();  // an exhausted batch counter is refused before the lock is taken
   }
   return impl_->locked_run(
       "up", Direction::kUp, options.no_lock,
@@ -281,7 +283,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
         impl_->warn_about(selection);
         Runner runner =
             impl_->runner(stop, lease, impl_->stamp(run_id, options.requested_by, options.reason));
-        runner.run(Direction::kUp, selection.targets, plan.next_batch, results);
+        runner.run(Direction::kUp, selection.targets, plan.next_batch(), results);
       });
 }
 
@@ -319,7 +321,7 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
         UpOptions again_options;
         again_options.file = targets.front()->name;
         const UpSelection again = select_up(after, again_options, impl_->config);
-        runner.run(Direction::kUp, again.targets, after.next_batch, results);
+        runner.run(Direction::kUp, again.targets, after.next_batch(), results);
       });
 }
 
@@ -356,7 +358,7 @@ BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
   impl_->locked_run("baseline", Direction::kUp, false,
                     [&](RunStop&, Lease*, const std::string& run_id, std::vector<RunResult>&) {
                       const Plan plan = impl_->read_plan(migrations);
-                      outcome.batch = plan.next_batch;
+                      outcome.batch = plan.next_batch();
                       if (to) {
                         UpOptions up_to;
                         up_to.to = to;

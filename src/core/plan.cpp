@@ -1,6 +1,9 @@
 #include "core/plan.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "migronaut/errors.hpp"
@@ -82,6 +85,17 @@ bool newer(const PlanEntry* a, const PlanEntry* b) {
 
 }  // namespace
 
+std::int64_t Plan::next_batch() const {
+  if (highest_batch == std::numeric_limits<std::int64_t>::max()) {
+    throw ChangelogInvalidError(
+        fmt::format("The changelog already holds batch {}, the largest there is; a new batch "
+                    "would wrap around. Renumber the batches in the changelog table",
+                    highest_batch),
+        {{"batch", highest_batch}});
+  }
+  return highest_batch + 1;
+}
+
 Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRecord> records) {
   Plan plan;
   std::map<std::string, PlanEntry> by_name;
@@ -90,9 +104,8 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
     entry.name = migration.name;
     entry.migration = &migration;
   }
-  std::int64_t highest_batch = 0;
   for (ChangelogRecord& record : records) {
-    highest_batch = std::max(highest_batch, record.batch);
+    plan.highest_batch = std::max(plan.highest_batch, record.batch);
     PlanEntry& entry = by_name[record.name];
     entry.name = record.name;
     entry.state = state_of(record);
@@ -104,7 +117,6 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
                     record.checksum != entry.migration->checksum;
     entry.record = std::move(record);
   }
-  plan.next_batch = highest_batch + 1;
 
   std::string newest_applied;
   for (auto& [name, entry] : by_name) {

@@ -346,6 +346,18 @@ const BadInput kCorpus[] = {
     bad_flags("ListPendingAndApplied", {"list", "--pending", "--applied"}, "--pending"),
     bad_flags("WaitTimeoutText", {"wait", "--timeout", "soon"}, "lockWaitTimeoutMs"),
     bad_flags("MissingConfigFile", {"up", "--config", "nope.json"}, "nope.json"),
+
+    // A changelog whose numbers would overflow.
+    {.name = "Changelog_BatchCounterExhausted",
+     .files = {{"0002-two.sql", kValid}},
+     .args = {"up"},
+     .exit_code = 37,
+     .code = "CHANGELOG_INVALID",
+     .culprit = "9223372036854775807",
+     .prepare =
+         [](const Project& project) {
+           project.exec("UPDATE _migronaut_migrations SET batch = 9223372036854775807");
+         }},
 };
 
 // Every case on every store it applies to.

@@ -42,6 +42,9 @@ struct BadInput {
   // Last preparation before the run: files the text fields cannot make, SQL on the database.
   std::function<void(const Project&)> prepare = {};
   std::string dir = {};  // --dir, relative to the project's directory; default migrations/
+  // --uri instead of the project's own, and the secret fragments it holds.
+  std::function<std::string(const Project&)> uri = {};
+  std::vector<std::string> uri_secrets = {};
   std::vector<std::string> stores = kSqlStores;
 };
 
@@ -65,12 +68,18 @@ std::unique_ptr<Project> project_for(const std::string& store, const std::string
 
 // Runs `args` and checks the error it must end with, that no secret shows, and that the
 // database did not change (byte for byte).
+struct RunTarget {
+  fs::path dir;
+  std::string uri;
+  std::vector<std::string> secrets;
+};
+
 void expect_refused(const Project& project, const std::vector<std::string>& args, const Env& env,
                     int exit_code, const std::string& code, const std::string& culprit,
-                    const fs::path& dir = {}) {
+                    const RunTarget& target = {}) {
   const std::string before = project.dump();
   const std::string bytes_before = project.bytes();
-  const ProcessResult result = project.run(args, env, dir);
+  const ProcessResult result = project.run(args, env, target.dir, target.uri);
 
   EXPECT_EQ(result.exit_code, exit_code) << describe(result);
   nlohmann::json document;
@@ -85,7 +94,9 @@ void expect_refused(const Project& project, const std::vector<std::string>& args
   const std::string message = error["message"].get<std::string>();
   EXPECT_NE(message.find(culprit), std::string::npos) << "message: " << message;
   EXPECT_NE(result.err.find(culprit), std::string::npos) << "stderr: " << result.err;
-  for (const std::string& secret : project.secrets()) {
+  std::vector<std::string> secrets = project.secrets();
+  secrets.insert(secrets.end(), target.secrets.begin(), target.secrets.end());
+  for (const std::string& secret : secrets) {
     EXPECT_EQ(result.out.find(secret), std::string::npos)
         << "stdout shows a secret: " << result.out;
     EXPECT_EQ(result.err.find(secret), std::string::npos)
@@ -119,8 +130,10 @@ TEST_P(BadInputTest, IsRefusedWithItsCodeAndChangesNothing) {
   std::vector<std::string> args = {"--json"};
   args.insert(args.end(), input.args.begin(), input.args.end());
 
-  const fs::path dir = input.dir.empty() ? fs::path() : project->dir().path() / input.dir;
-  expect_refused(*project, args, input.env, input.exit_code, input.code, input.culprit, dir);
+  const RunTarget target{.dir = input.dir.empty() ? fs::path() : project->dir().path() / input.dir,
+                         .uri = input.uri ? input.uri(*project) : std::string(),
+                         .secrets = input.uri_secrets};
+  expect_refused(*project, args, input.env, input.exit_code, input.code, input.culprit, target);
   if (!input.baseline) {
     EXPECT_EQ(project->dump(), "");
   }
@@ -200,6 +213,34 @@ BadInput unreadable_entry(std::string name, std::string entry,
           .culprit = entry,
           .prepare = [entry, make](const Project& project) {
             make(project, project.migrations() / entry);
+          }};
+}
+
+// A changelog record altered by hand (`assignment` on 0001-base.sql), then read by `command`.
+BadInput tampered_changelog(std::string name, std::vector<std::string> command,
+                            std::string assignment, std::string culprit) {
+  return {.name = "Changelog_" + std::move(name),
+          .files = {{"0002-two.sql", kValid}},
+          .args = std::move(command),
+          .exit_code = 37,
+          .code = "CHANGELOG_INVALID",
+          .culprit = std::move(culprit),
+          .prepare = [assignment](const Project& project) {
+            project.exec("UPDATE _migronaut_migrations SET " + assignment +
+                         " WHERE name = '0001-base.sql'");
+          }};
+}
+
+// A foreign lock row no sane holder writes, in the way of `up --wait`.
+BadInput ghost_lock(std::string name, std::int64_t age_ms, std::int64_t ttl_ms) {
+  return {.name = "Lock_" + std::move(name),
+          .files = {{"0002-two.sql", kValid}},
+          .args = {"up", "--wait", "--wait-timeout", "60000"},
+          .exit_code = 40,
+          .code = "LOCK_RECORD_INVALID",
+          .culprit = "ghost-host",
+          .prepare = [age_ms, ttl_ms](const Project& project) {
+            project.exec(project.ghost_lock_sql(age_ms, ttl_ms));
           }};
 }
 
@@ -358,6 +399,79 @@ const BadInput kCorpus[] = {
          [](const Project& project) {
            project.exec("UPDATE _migronaut_migrations SET batch = 9223372036854775807");
          }},
+    tampered_changelog("UnknownStatus", {"status"}, "status = 'bogus'", "bogus"),
+    tampered_changelog("UnknownStatusOnUp", {"up"}, "status = 'bogus'", "bogus"),
+    tampered_changelog("NullStatus", {"status"}, "status = NULL", "0001-base.sql"),
+    tampered_changelog("NullStatusOnUp", {"up"}, "status = NULL", "0001-base.sql"),
+    {.name = "Changelog_ReplacedByAView",
+     .files = {{"0002-two.sql", kValid}},
+     .args = {"up"},
+     .exit_code = 38,
+     .code = "SCHEMA_INVALID",
+     .culprit = "_migronaut_migrations",
+     .prepare =
+         [](const Project& project) {
+           project.exec("ALTER TABLE _migronaut_migrations RENAME TO real_log");
+           project.exec("CREATE VIEW _migronaut_migrations AS SELECT * FROM real_log");
+         }},
+
+    // A lock row that cannot be judged is reported with its holder and the way out.
+    ghost_lock("TtlNearInt64Max", 0, 9223372036854775000),
+    ghost_lock("TtlBeyondAnyConfig", 0, 99999999999),
+    ghost_lock("LockedAtADayAhead", -86'400'000, 60'000),
+
+    // Secrets: a raw '@' never reaches the driver; a password in the query never shows.
+    {.name = "Secret_RawAtInPassword",
+     .args = {"status"},
+     .exit_code = 6,
+     .code = "CONFIG_INVALID",
+     .culprit = "%40",
+     .uri = [](const Project&) { return std::string("postgres://app:Pa1n@w0rd77@127.0.0.1:1/db"); },
+     .uri_secrets = {"Pa1n", "w0rd77"},
+     .stores = {"postgres"}},
+    {.name = "Secret_PasswordParameterUnreachable",
+     .args = {"status"},
+     .exit_code = 5,
+     .code = "CONNECTION_FAILED",
+     .culprit = "127.0.0.1",
+     .uri =
+         [](const Project&) {
+           return std::string("postgres://app@127.0.0.1:1/db?password=Qu0te\"Sec7et");
+         },
+     .uri_secrets = {"Qu0te", "Sec7et"},
+     .stores = {"postgres"}},
+    {.name = "Secret_EncodedAtUnreachable",
+     .args = {"up"},
+     .exit_code = 5,
+     .code = "CONNECTION_FAILED",
+     .culprit = "127.0.0.1",
+     .uri =
+         [](const Project&) {
+           return std::string("postgresql://app:Hid%40den9Pw@127.0.0.1:1/db?sslmode=disable");
+         },
+     .uri_secrets = {"Hid%40den9Pw", "den9Pw"},
+     .stores = {"postgres"}},
+    {.name = "Permission_RoleCannotCreateTables",
+     .baseline = false,
+     .files = {{"0002-two.sql", kValid}},
+     .args = {"up"},
+     .exit_code = 39,
+     .code = "PERMISSION_DENIED",
+     .culprit = "permission denied",
+     .prepare =
+         [](const Project& project) {
+           project.exec(
+               "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'weak_role') "
+               "THEN CREATE ROLE weak_role LOGIN; END IF; END $$");
+           project.exec("GRANT USAGE ON SCHEMA " +
+                        project.uri().substr(project.uri().rfind("%3D") + 3) + " TO weak_role");
+         },
+     .uri =
+         [](const Project& project) {
+           std::string uri = project.uri();
+           return uri.replace(uri.find("//postgres:") + 2, 9, "weak_role:");
+         },
+     .stores = {"postgres"}},
 };
 
 // Every case on every store it applies to.

@@ -25,6 +25,12 @@ class SqliteCaseProject final : public Project {
   std::string dump() const override { return dump_database(db_path()); }
   std::string bytes() const override { return file_bytes(db_path()); }
   void exec(const std::string& sql) const override { SqliteDb(db_path()).exec(sql); }
+  std::string ghost_lock_sql(std::int64_t age_ms, std::int64_t ttl_ms) const override {
+    return "INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host, "
+           "executed_by) VALUES ('migronaut_lock', " +
+           std::string(kSqliteNowMs) + " - " + std::to_string(age_ms) + ", " +
+           std::to_string(ttl_ms) + ", 'ghost-run', 'ghost-nonce', 42, 'ghost-host', 'someone')";
+  }
 
  private:
   std::filesystem::path db_path() const { return dir().file("app.db"); }
@@ -73,6 +79,12 @@ class PostgresCaseProject final : public Project {
   }
   std::string bytes() const override { return dump(); }
   void exec(const std::string& sql) const override { pg_query_value(plain_uri_, sql); }
+  std::string ghost_lock_sql(std::int64_t age_ms, std::int64_t ttl_ms) const override {
+    return "INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host, "
+           "executed_by) VALUES ('migronaut_lock', clock_timestamp() - interval '" +
+           std::to_string(age_ms) + " milliseconds', " + std::to_string(ttl_ms) +
+           ", 'ghost-run', 'ghost-nonce', 42, 'ghost-host', 'someone')";
+  }
 
  private:
   std::string value(const std::string& sql) const {
@@ -95,10 +107,11 @@ std::filesystem::path Project::write_migration(const std::string& name,
 }
 
 ProcessResult Project::run(const std::vector<std::string>& args, const Env& env,
-                           const std::filesystem::path& dir) const {
+                           const std::filesystem::path& dir, const std::string& uri) const {
   const std::filesystem::path folder = dir.empty() ? migrations_ : dir;
-  std::vector<std::string> argv = {migronaut_binary(), "--no-env", "--uri", uri(), "--dir",
-                                   folder.string()};
+  std::vector<std::string> argv = {
+      migronaut_binary(), "--no-env", "--uri", uri.empty() ? this->uri() : uri, "--dir",
+      folder.string()};
   argv.insert(argv.end(), args.begin(), args.end());
   return Process(argv, env, cwd_).wait();
 }

@@ -3,6 +3,7 @@
 // read and prepared with its own client library, never through the code under test.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -33,6 +34,9 @@ class Project {
   virtual void exec(const std::string& sql) const = 0;
   // Fragments of the secrets the URI carries: no output may contain any of them.
   virtual std::vector<std::string> secrets() const { return {}; }
+  // SQL that puts a foreign lock row in place, held by host "ghost-host": taken `age_ms` ago
+  // (negative: in the future), with the TTL `ttl_ms`.
+  virtual std::string ghost_lock_sql(std::int64_t age_ms, std::int64_t ttl_ms) const = 0;
 
   const std::filesystem::path& migrations() const { return migrations_; }
   const std::filesystem::path& cwd() const { return cwd_; }
@@ -40,9 +44,9 @@ class Project {
   std::filesystem::path write_migration(const std::string& name, const std::string& text) const;
 
   // `migronaut --no-env --uri <uri> --dir <dir> args…`, run in the project's cwd; `dir`
-  // defaults to migrations().
+  // defaults to migrations(), `uri` to uri().
   ProcessResult run(const std::vector<std::string>& args, const Env& env = {},
-                    const std::filesystem::path& dir = {}) const;
+                    const std::filesystem::path& dir = {}, const std::string& uri = {}) const;
 
  protected:
   Project();

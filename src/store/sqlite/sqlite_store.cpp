@@ -533,14 +533,23 @@ class SqliteStore final : public Store {
     bool changelog = false;
     bool lock = false;
   };
+  // Which of the two tables exist. Something else under their names (a view) is refused: the
+  // changelog would read as absent and every migration would run again.
   ExistingTables existing_tables() {
-    Statement select(db_.get(),
-                     "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)",
+    Statement select(db_.get(), "SELECT name, type FROM sqlite_master WHERE name IN (?, ?)",
                      "inspect schema");
     select.bind(changelog_table_name_).bind(lock_table_name_);
     ExistingTables found;
     while (select.step()) {
       const std::string name = select.text(0);
+      const std::string type = select.text(1);
+      if (type != "table") {
+        throw SchemaInvalidError(
+            "sqlite: " + name + " is a " + type +
+                ", not the table migronaut keeps; rename it, or point migrationsCollection / "
+                "lockCollection elsewhere",
+            {{"table", name}, {"type", type}});
+      }
       if (name == changelog_table_name_) found.changelog = true;
       if (name == lock_table_name_) found.lock = true;
     }

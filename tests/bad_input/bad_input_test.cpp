@@ -531,5 +531,22 @@ TEST(BadInputCreate, OntoAnExistingNameIsRefusedAndTheFileKept) {
   EXPECT_EQ(files, existing.size() + 1);
 }
 
+// The way out the LOCK_RECORD_INVALID message names does get the fleet going again.
+TEST(BadInputLock, AnUnusableLockRowIsClearedByUnlock) {
+  for (const std::string& store : kSqlStores) {
+    const std::unique_ptr<Project> project = project_for(store, "unlock_ghost_" + store);
+    project->write_migration("0001-base.sql", kBaseline);
+    ASSERT_EQ(project->run({"up"}).exit_code, 0);
+    project->write_migration("0002-two.sql", kValid);
+    project->exec(project->ghost_lock_sql(-86'400'000, 60'000));
+    EXPECT_EQ(project->run({"up"}).exit_code, 40) << store;
+    const ProcessResult unlocked = project->run({"unlock", "--yes"});
+    EXPECT_EQ(unlocked.exit_code, 0) << describe(unlocked);
+    const ProcessResult applied = project->run({"up"});
+    EXPECT_EQ(applied.exit_code, 0) << describe(applied);
+    EXPECT_NE(project->dump().find("0002-two.sql"), std::string::npos) << store;
+  }
+}
+
 }  // namespace
 }  // namespace migronaut::testing

@@ -333,8 +333,12 @@ class PostgresStore final : public Store {
   }
 
   std::vector<ChangelogRecord> read_changelog() override {
-    const Result result = send("SELECT " + changelog_columns() + ", " + foreign_relations_sql() +
-                               " FROM " + changelog_table_ + " ORDER BY name COLLATE \"C\"");
+    // The relations check rides along as one more column; the join from it keeps one row even
+    // when the changelog is empty (that row's name is NULL).
+    const Result result =
+        send("SELECT " + changelog_columns() + ", foreign_relations FROM (SELECT " +
+             foreign_relations_sql() + " AS foreign_relations) AS k LEFT JOIN " + changelog_table_ +
+             " ON true ORDER BY name COLLATE \"C\"");
     // An absent table reads as empty; catching it keeps the boot check to one query.
     if (sqlstate_of(result.get()) == kUndefinedTable) return {};
     check("read the changelog", result.get());
@@ -343,12 +347,12 @@ class PostgresStore final : public Store {
       throw SchemaInvalidError("postgres: " + text_at(result.get(), 0, foreign_column) +
                                std::string(kForeignRelationAdvice));
     }
-    // With no row, nothing said what the relations are: ensure_schema() checks them.
-    schema_known_ = PQntuples(result.get()) > 0;
+    schema_known_ = true;
 
     std::vector<ChangelogRecord> records;
     records.reserve(PQntuples(result.get()));
     for (int row = 0; row < PQntuples(result.get()); ++row) {
+      if (PQgetisnull(result.get(), row, 0)) continue;  // the empty changelog's row
       ChangelogRecord record;
       record.name = text_at(result.get(), row, 0);
       int column = 1;

@@ -90,6 +90,11 @@ std::string_view column_name(Field field);  // "applied_at"
 // Time fields hold ms since the epoch (int64 in SQL, BSON date in MongoDB).
 bool is_time_field(Field field);
 
+// The status a store read for the record `name` (nullopt: NULL or missing). One the engine does
+// not know throws ChangelogInvalidError naming the record, the value and the way out: guessing
+// one would apply a migration twice or skip it.
+RecordStatus read_record_status(std::string_view name, const std::optional<std::string>& text);
+
 struct ServerNow {};    // the database's current time
 struct WorkElapsed {};  // ms the execution's work took, as the store measures it (execute only)
 using FieldValue = std::variant<std::int64_t, std::string, ServerNow, WorkElapsed>;

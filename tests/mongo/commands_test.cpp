@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "migronaut/errors.hpp"
 #include "store/mongo/bson.hpp"
 
 namespace migronaut::mongo {
@@ -76,9 +77,12 @@ TEST(MongoCommands, APreTtlHolderReadsWithoutATtl) {
   EXPECT_EQ(info.locked_at_ms, 0);
 }
 
-TEST(MongoCommands, AnUnknownStatusNeverReadsAsApplied) {
-  const BsonPtr document = bson_from_json(R"({"name": "x.json", "status": "weird"})");
-  EXPECT_EQ(record_from_bson(*document).status, RecordStatus::kFailed);
+// As on the SQL stores: an unknown or missing status is refused, never guessed.
+TEST(MongoCommands, AnUnknownOrMissingStatusIsAChangelogError) {
+  for (const char* text : {R"({"name": "x.json", "status": "weird"})", R"({"name": "x.json"})"}) {
+    const BsonPtr document = bson_from_json(text);
+    EXPECT_THROW(record_from_bson(*document), ChangelogInvalidError) << text;
+  }
 }
 
 TEST(MongoCommands, RejectedJsonIsAnInvalidArgument) {

@@ -117,7 +117,7 @@ ChangelogRecord record_from_bson(const bson_t& document) {
   auto text = [&](const char* key) { return string_field(document, key).value_or(""); };
   record.name = text("name");
   record.batch = int_field(document, "batch").value_or(0);
-  record.status = parse_record_status(text("status")).value_or(RecordStatus::kFailed);
+  record.status = read_record_status(record.name, string_field(document, "status"));
   record.applied_at_ms = date_field(document, "appliedAt");
   record.first_applied_at_ms = date_field(document, "firstAppliedAt");
   record.reverted_at_ms = date_field(document, "revertedAt");

@@ -586,14 +586,10 @@ class PostgresStore final : public Store {
         record.batch = int_at(result, row, column);
         return;
       case Field::kStatus: {
-        const std::string status = text_at(result, row, column);
-        const auto parsed = parse_record_status(status);
-        if (!parsed) {
-          throw Error(ErrorCode::kUnclassified,
-                      "changelog record " + record.name + " has an unknown status",
-                      {{"migration", record.name}, {"status", status}});
-        }
-        record.status = *parsed;
+        record.status = read_record_status(
+            record.name, PQgetisnull(result, row, column)
+                             ? std::nullopt
+                             : std::optional<std::string>(PQgetvalue(result, row, column)));
         return;
       }
       case Field::kAppliedAt:

@@ -188,17 +188,11 @@ void assign_field(ChangelogRecord& record, Field field, const Statement& row, in
     case Field::kBatch:
       record.batch = row.integer(column);
       return;
-    case Field::kStatus: {
-      const std::string status = row.text(column);
-      const auto parsed = parse_record_status(status);
-      if (!parsed) {
-        throw Error(ErrorCode::kUnclassified,
-                    "changelog record '" + record.name + "' has an unknown status '" + status + "'",
-                    {{"name", record.name}, {"status", status}});
-      }
-      record.status = *parsed;
+    case Field::kStatus:
+      record.status = read_record_status(
+          record.name,
+          row.is_null(column) ? std::nullopt : std::optional<std::string>(row.text(column)));
       return;
-    }
     case Field::kAppliedAt:
       record.applied_at_ms = time();
       return;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "core/checksum.hpp"
+#include "util/checksum.hpp"
 #include "core/plan.hpp"
 #include "fmt/format.h"
 #include "source/migration_set.hpp"

@@ -6,22 +6,10 @@
 set -euo pipefail
 
 bin=$(realpath "${1:-build/src/cli/migronaut}")
-pg_bin=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)
-work=$(mktemp -d /tmp/migronaut-roundtrips.XXXXXX)
-chmod 755 "$work"
-
-# initdb and postgres refuse to run as root.
-as_server_user() {
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
-}
-[ "$(id -u)" = 0 ] && chown postgres "$work"
-
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-as_server_user "$pg_bin/initdb" -D "$work/data" -U postgres -A trust >/dev/null
-as_server_user "$pg_bin/pg_ctl" -D "$work/data" -l "$work/server.log" -w \
-  -o "-p $port -k $work -c listen_addresses=127.0.0.1 -c log_statement=all -c log_line_prefix='%p '" \
-  start >/dev/null
-trap 'as_server_user "$pg_bin/pg_ctl" -D "$work/data" -m immediate stop >/dev/null; rm -rf "$work"' EXIT
+source "$(dirname "$0")/lib/pg_cluster.sh"
+pg_cluster_start log_statement=all "log_line_prefix='%p '"
+work=$pg_work
+port=$pg_port
 
 log_lines() { wc -l <"$work/server.log"; }
 
@@ -42,14 +30,14 @@ count_since() {
 printf '%-22s %7s %6s %6s %8s\n' "run" "total" "main" "lock" "2k+6"
 for k in 1 10 100; do
   db="k$k"
-  as_server_user "$pg_bin/psql" -q -h 127.0.0.1 -p "$port" -U postgres -c "CREATE DATABASE $db"
+  pg_psql postgres "CREATE DATABASE $db"
   dir="$work/migrations-$k"
   mkdir -p "$dir"
   for i in $(seq 1 "$k"); do
     printf -- '-- migrate:up\nCREATE TABLE t%d (id int);\n-- migrate:down\nDROP TABLE t%d;\n' \
       "$i" "$i" >"$dir/$(printf '%014d' $((20260101000000 + i)))-t$i.sql"
   done
-  uri="postgres://postgres@127.0.0.1:$port/$db"
+  uri=$(pg_uri "$db")
 
   start=$(log_lines)
   "$bin" --no-env --uri "$uri" --dir "$dir" up >/dev/null 2>&1

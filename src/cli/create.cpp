@@ -1,6 +1,7 @@
 // `migronaut create <name>`: writes a new, empty migration file. Needs no database.
 #include "cli/cli.hpp"
 #include "source/scaffold.hpp"
+#include "store/registry.hpp"
 
 namespace migronaut::cli {
 
@@ -13,13 +14,13 @@ Command add_create(CLI::App& app) {
   return {sub, [title, template_path](Context& context) {
             const Config config = context.config(nlohmann::json::object(), /*require_uri=*/false);
             // The backend decides the file type: MongoDB runs .json commands, SQL stores .sql.
-            const bool mongo = config.uri.starts_with("mongodb");
+            const std::string_view extension = script_extension_for(config.uri);
             const std::filesystem::path chosen_template =
                 template_path->empty() ? config.template_path
                                        : std::filesystem::path(*template_path);
             const std::filesystem::path path =
                 create_migration_file(config.migrations_dir, *title, config.sequential,
-                                      chosen_template, mongo ? ".json" : ".sql");
+                                      chosen_template, std::string(extension));
             context.out().success("Created " + path.string());
             if (context.out().json_mode()) context.out().document({{"path", path.string()}});
             return 0;

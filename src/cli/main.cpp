@@ -5,7 +5,7 @@
 
 #include "cli/cli.hpp"
 #include "cli/signals.hpp"
-#include "core/redact.hpp"
+#include "util/redact.hpp"
 #include "migronaut/errors.hpp"
 
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/redact.hpp"
+#include "util/redact.hpp"
 #include "fmt/format.h"
 
 namespace migronaut::cli {

@@ -2,7 +2,7 @@
 // replicas that must not migrate but must not start before the migrating peer is done.
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
-#include "core/clock.hpp"
+#include "util/clock.hpp"
 #include "core/lock_wait.hpp"
 #include "fmt/format.h"
 

@@ -20,10 +20,11 @@
 #include <vector>
 
 #include "core/env_file.hpp"
-#include "core/redact.hpp"
-#include "core/sqlite_uri.hpp"
-#include "core/text.hpp"
 #include "migronaut/errors.hpp"
+#include "store/registry.hpp"
+#include "util/redact.hpp"
+#include "util/sqlite_uri.hpp"
+#include "util/text.hpp"
 
 extern char** environ;
 
@@ -35,8 +36,6 @@ using nlohmann::json;
 constexpr std::int64_t kInt32Max = std::numeric_limits<std::int32_t>::max();
 constexpr std::string_view kConfigFileName = "migronaut.config.json";
 constexpr std::string_view kDefaultEnvFile = ".env";
-constexpr std::array<std::string_view, 5> kUriSchemes = {"sqlite:", "postgres://", "postgresql://",
-                                                         "mongodb://", "mongodb+srv://"};
 
 enum class Type {
   kString,
@@ -222,11 +221,6 @@ bool is_identifier(const std::string& name) {
   return std::regex_match(name, kIdentifier);
 }
 
-bool has_known_scheme(const std::string& uri) {
-  return std::any_of(kUriSchemes.begin(), kUriSchemes.end(),
-                     [&](std::string_view scheme) { return uri.starts_with(scheme); });
-}
-
 // A JSON number that is a whole number in 1..max, as an integer.
 std::optional<std::int64_t> positive_integer(const json& value, std::int64_t max) {
   std::int64_t number = 0;
@@ -283,9 +277,7 @@ bool has_raw_at_in_userinfo(std::string_view uri) {
   return std::count(authority.begin(), authority.end(), '@') > 1;
 }
 
-constexpr std::string_view kUriRule =
-    "must be a URI starting with sqlite:, postgres://, postgresql://, mongodb:// or "
-    "mongodb+srv://";
+std::string uri_rule() { return "must be a URI starting with " + known_schemes(); }
 
 // Checks a value from a JSON layer (file, flags, code) against its key's type and returns it
 // in canonical form.
@@ -295,9 +287,7 @@ json checked(const KeySpec& key, const json& value, const Origin& origin) {
       text_of(value, origin, "must be a string");
       return value;
     case Type::kUri:
-      if (!has_known_scheme(text_of(value, origin, std::string(kUriRule)))) {
-        reject(origin, std::string(kUriRule));
-      }
+      if (!has_known_scheme(text_of(value, origin, uri_rule()))) reject(origin, uri_rule());
       if (has_raw_at_in_userinfo(value.get<std::string>())) {
         reject(origin, "has a raw '@' in its user name or password; percent-encode it as %40");
       }

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "core/text.hpp"
+#include "util/text.hpp"
 #include "migronaut/errors.hpp"
 
 namespace migronaut {

@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "core/clock.hpp"
+#include "util/clock.hpp"
 #include "migronaut/migration.hpp"
 
 namespace migronaut {

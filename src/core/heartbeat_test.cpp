@@ -6,21 +6,16 @@
 #include <future>
 #include <latch>
 
-#include "core/fake_clock.hpp"
+#include "support/eventually.hpp"
+#include "support/fake_clock.hpp"
 
 namespace migronaut {
 namespace {
 
 using std::chrono::milliseconds;
 
-// Waits (in real time, bounded) for a condition set by the heartbeat thread.
-template <typename Predicate>
-bool eventually(Predicate predicate) {
-  for (int i = 0; i < 5000 && !predicate(); ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return predicate();
-}
+using testing::eventually;
+using testing::FakeClock;
 
 class HeartbeatTest : public ::testing::Test {
  protected:

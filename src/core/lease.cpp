@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <limits>
 
-#include "core/ids.hpp"
 #include "fmt/format.h"
+#include "util/ids.hpp"
 
 namespace migronaut {
 namespace {

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <string>
 
-#include "core/clock.hpp"
+#include "util/clock.hpp"
 #include "core/heartbeat.hpp"
 #include "core/run_stop.hpp"
 #include "migronaut/config.hpp"

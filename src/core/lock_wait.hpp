@@ -11,7 +11,7 @@
 #include <optional>
 #include <stop_token>
 
-#include "core/clock.hpp"
+#include "util/clock.hpp"
 #include "migronaut/config.hpp"
 #include "migronaut/lock.hpp"
 #include "migronaut/migration.hpp"

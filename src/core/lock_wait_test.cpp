@@ -2,14 +2,15 @@
 
 #include <gtest/gtest.h>
 
-#include "core/fake_clock.hpp"
 #include "migronaut/errors.hpp"
+#include "support/fake_clock.hpp"
 
 namespace migronaut {
 namespace {
 
 using std::chrono::milliseconds;
 using std::chrono::seconds;
+using testing::FakeClock;
 
 // A refusal as the lease reports it: the holder's lockedAt and TTL, and our own TTL.
 LockAlreadyHeldError refusal(std::int64_t locked_at_ms, std::int64_t holder_ttl_ms = 60'000) {

@@ -2,7 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "core/redact.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut {
 

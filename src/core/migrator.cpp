@@ -3,15 +3,15 @@
 #include <mutex>
 
 #include "core/changelog.hpp"
-#include "core/ids.hpp"
 #include "core/lease.hpp"
 #include "core/lock_wait.hpp"
 #include "core/log.hpp"
 #include "core/plan.hpp"
-#include "core/redact.hpp"
 #include "core/runner.hpp"
 #include "fmt/format.h"
-#include "store/store.hpp"
+#include "store/registry.hpp"
+#include "util/ids.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut {
 
@@ -69,7 +69,7 @@ struct Migrator::Impl {
 
   std::vector<Migration> load() {
     std::vector<Migration> migrations = load_migrations(
-        config.migrations_dir, script_extension_for(config.uri), options.migrations);
+        config.migrations_dir, backend_for(config.uri).script_extension, options.migrations);
     if (migrations.empty() && !empty_reported) {
       logger->warn(fmt::format("No migrations in {}", config.migrations_dir.string()));
       empty_reported = true;

@@ -3,8 +3,9 @@
 #include <atomic>
 #include <thread>
 
-#include "core/redact.hpp"
 #include "fmt/format.h"
+#include "store/registry.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut {
 namespace {
@@ -58,7 +59,7 @@ void call_hook(const char* hook, const std::function<void()>& call) {
 
 bool Runner::transactional(const Migration& migration) const {
   return migration.transactional.value_or(
-      env_.config.use_transaction.value_or(env_.store.transactions_by_default()));
+      env_.config.use_transaction.value_or(backend_for(env_.config.uri).transactions_by_default));
 }
 
 void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targets,

@@ -9,7 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "core/checksum.hpp"
+#include "util/checksum.hpp"
 #include "migronaut/errors.hpp"
 #include "source/json_file.hpp"
 #include "source/names.hpp"

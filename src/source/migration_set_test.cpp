@@ -5,9 +5,9 @@
 #include <functional>
 #include <typeinfo>
 
-#include "core/checksum.hpp"
 #include "migronaut/errors.hpp"
 #include "support/temp_dir.hpp"
+#include "util/checksum.hpp"
 
 namespace migronaut {
 namespace {

@@ -1,5 +1,5 @@
 #include "source/sql_file.hpp"
-#include "core/text.hpp"
+#include "util/text.hpp"
 
 #include <fmt/format.h>
 

@@ -141,12 +141,8 @@ class Store {
  public:
   virtual ~Store() = default;
 
-  // "sqlite", "postgres", "mongo".
+  // Its backend's kind in the registry (src/store/registry.cpp): "sqlite", "postgres", "mongo".
   virtual std::string_view kind() const = 0;
-  // The file extension of scripts this store runs: ".sql" or ".json".
-  virtual std::string_view script_extension() const = 0;
-  // Whether migrations run in a transaction when neither file nor config says.
-  virtual bool transactions_by_default() const = 0;
 
   // Creates the lock and changelog tables (collections, indexes) when missing; idempotent.
   // Cheap when read_changelog() already found them.
@@ -200,13 +196,5 @@ class Store {
 
 // kRead creates nothing — no database file, no table — for the commands that only look.
 enum class Access { kRead, kWrite };
-
-// Opens a store for `config.uri` (scheme decides the backend). Throws ConfigInvalidError for an
-// unknown scheme and ConnectionFailedError (URI redacted) when the database cannot be reached.
-std::unique_ptr<Store> open_store(const Config& config, Access access = Access::kWrite);
-
-// The extension of the migration files the URI's backend runs (".sql", ".json"), known
-// without connecting.
-std::string_view script_extension_for(std::string_view uri);
 
 }  // namespace migronaut

@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <latch>
@@ -16,6 +17,8 @@
 
 #include "conformance/store_harness.hpp"
 #include "migronaut/errors.hpp"
+#include "store/registry.hpp"
+#include "support/null_logger.hpp"
 
 namespace migronaut::testing {
 
@@ -34,11 +37,6 @@ LockClaim claim(const std::string& run_id, std::int64_t ttl_ms = 60'000) {
 }
 
 LockToken token_of(const LockClaim& claim) { return {claim.owner, claim.nonce}; }
-
-class NullLogger : public Logger {
- public:
-  void log(Level, std::string_view) override {}
-};
 
 class StoreConformance : public ::testing::TestWithParam<HarnessEntry> {
  protected:
@@ -594,6 +592,20 @@ TEST_P(StoreConformance, CodeBodyExceptionsFailTheMigration) {
   // No transaction is left open on the connection.
   store->write_record(applied("0002-after"));
   EXPECT_TRUE(record_now("0002-after").has_value());
+}
+
+// Harnesses are named by their backend's registry kind, and only compiled-in backends have one.
+TEST(StoreRegistry, EveryHarnessIsACompiledInBackend) {
+  for (const HarnessEntry& harness : registered_harnesses()) {
+    const auto& listed = backends();
+    EXPECT_TRUE(std::any_of(listed.begin(), listed.end(),
+                            [&](const Backend* backend) { return backend->kind == harness.name; }))
+        << harness.name;
+  }
+}
+
+TEST_P(StoreConformance, ItsKindIsItsRegistryEntry) {
+  EXPECT_EQ(harness_->open()->kind(), GetParam().name);
 }
 
 INSTANTIATE_TEST_SUITE_P(Stores, StoreConformance, ::testing::ValuesIn(registered_harnesses()),

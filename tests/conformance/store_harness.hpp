@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "store/store.hpp"
+#include "store/registry.hpp"
 
 namespace migronaut::testing {
 

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "core/ids.hpp"
+#include "util/ids.hpp"
 #include "mongo/mock_server.hpp"
 #include "support/ports.hpp"
 #include "support/process.hpp"

@@ -6,7 +6,8 @@
 #include "migronaut/errors.hpp"
 #include "mongo/mock_server.hpp"
 #include "support/ports.hpp"
-#include "store/store.hpp"
+#include "store/registry.hpp"
+#include "support/null_logger.hpp"
 
 namespace migronaut::testing {
 namespace {
@@ -392,9 +393,7 @@ TEST(MongoWire, ATransactionFencesFirstThenRunsTheStepsAndTheRecordInOneSession)
 TEST(MongoWire, ATransientTransactionErrorRunsTheWholeTransactionAgain) {
   MockMongo server("step-transient");
   auto store = open_store(config_for(server));
-  struct NullLogger : Logger {
-    void log(Level, std::string_view) override {}
-  } logger;
+  testing::NullLogger logger;
   MigrationContext context{.run = {}, .stop = {}, .logger = logger, .handle = {}};
   const Work work = script(R"([{"create": "users"}])");
   const RecordWrite record = applied_write();
@@ -443,9 +442,7 @@ TEST(MongoWire, ALostFenceAbortsBeforeAnyStepRuns) {
 TEST(MongoWire, ACppBodyGetsTheClientTheDatabaseAndTheSession) {
   MockMongo server("primary");
   auto store = open_store(config_for(server));
-  struct NullLogger : Logger {
-    void log(Level, std::string_view) override {}
-  } logger;
+  testing::NullLogger logger;
   MigrationContext context{.run = {}, .stop = {}, .logger = logger, .handle = {}};
   NativeHandle seen;
   const Work work = MigrationBody([&](MigrationContext& ctx) { seen = ctx.handle; });
@@ -462,9 +459,7 @@ TEST(MongoWire, ACppBodyGetsTheClientTheDatabaseAndTheSession) {
 TEST(MongoWire, ABodyThatThrowsIsAnExecutionFailureAndRollsBack) {
   MockMongo server("primary");
   auto store = open_store(config_for(server));
-  struct NullLogger : Logger {
-    void log(Level, std::string_view) override {}
-  } logger;
+  testing::NullLogger logger;
   MigrationContext context{.run = {}, .stop = {}, .logger = logger, .handle = {}};
   const Work work = MigrationBody([](MigrationContext&) { throw std::runtime_error("bad body"); });
   const RecordWrite record = applied_write();

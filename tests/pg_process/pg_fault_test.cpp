@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "support/eventually.hpp"
 #include "support/pg_cluster.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -21,20 +22,6 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-// Waits (bounded) for `done`; a fault test that never gets there fails instead of hanging. A
-// query that fails (the run has not created its tables yet) counts as "not yet".
-template <typename Condition>
-bool eventually(Condition done, seconds limit = seconds(30)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    try {
-      if (done()) return true;
-    } catch (const std::runtime_error&) {
-    }
-    std::this_thread::sleep_for(milliseconds(50));
-  }
-  return false;
-}
 
 // A migration held open by a gate: it loops while the `gate` table has a row, so the test
 // decides when (and whether) its transaction may go on. The file never changes, so neither

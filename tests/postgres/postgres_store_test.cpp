@@ -12,18 +12,14 @@
 #include <vector>
 
 #include "migronaut/errors.hpp"
-#include "store/store.hpp"
+#include "store/registry.hpp"
+#include "support/null_logger.hpp"
 #include "support/pg_cluster.hpp"
 
 namespace migronaut::testing {
 namespace {
 
 using std::chrono::milliseconds;
-
-class SilentLogger : public Logger {
- public:
-  void log(Level, std::string_view) override {}
-};
 
 LockClaim claim(const std::string& owner, std::int64_t ttl_ms = 60'000) {
   return LockClaim{.owner = owner,
@@ -82,14 +78,16 @@ class PostgresStoreTest : public ::testing::Test {
   }
 
   Config config_;
-  SilentLogger logger_;
+  NullLogger logger_;
 };
 
 TEST_F(PostgresStoreTest, DescribesItself) {
   const auto store = open();
   EXPECT_EQ(store->kind(), "postgres");
-  EXPECT_EQ(store->script_extension(), ".sql");
-  EXPECT_TRUE(store->transactions_by_default());
+  const Backend& backend = backend_for(config_.uri);
+  EXPECT_EQ(backend.kind, store->kind());
+  EXPECT_EQ(backend.script_extension, ".sql");
+  EXPECT_TRUE(backend.transactions_by_default);
   EXPECT_TRUE(store->can_push_release());
 }
 

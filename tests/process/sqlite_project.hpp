@@ -4,8 +4,6 @@
 // the code under test.
 #pragma once
 
-#include <sqlite3.h>
-
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -18,72 +16,12 @@
 #include <thread>
 #include <vector>
 
+#include "support/eventually.hpp"
 #include "support/process.hpp"
+#include "support/sqlite_db.hpp"
 #include "support/temp_dir.hpp"
 
 namespace migronaut::testing {
-
-using Row = std::vector<std::string>;  // NULL reads as "NULL"
-
-class SqliteDb {
- public:
-  // Opens an existing database read-write (never creates one); waits out a writer in another
-  // process for up to 10 s.
-  explicit SqliteDb(const std::filesystem::path& path) {
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
-      const std::string error = sqlite3_errmsg(db_);
-      sqlite3_close(db_);
-      throw std::runtime_error("cannot open " + path.string() + ": " + error);
-    }
-    sqlite3_busy_timeout(db_, 10'000);
-  }
-  ~SqliteDb() { sqlite3_close(db_); }
-  SqliteDb(const SqliteDb&) = delete;
-  SqliteDb& operator=(const SqliteDb&) = delete;
-
-  std::vector<Row> rows(const std::string& sql) {
-    sqlite3_stmt* statement = nullptr;
-    if (sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr) != SQLITE_OK) {
-      throw std::runtime_error(sql + ": " + sqlite3_errmsg(db_));
-    }
-    std::vector<Row> result;
-    int rc = SQLITE_ROW;
-    while ((rc = sqlite3_step(statement)) == SQLITE_ROW) {
-      Row& row = result.emplace_back();
-      for (int i = 0; i < sqlite3_column_count(statement); ++i) {
-        const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, i));
-        row.emplace_back(text != nullptr ? text : "NULL");
-      }
-    }
-    sqlite3_finalize(statement);
-    if (rc != SQLITE_DONE) throw std::runtime_error(sql + ": " + sqlite3_errmsg(db_));
-    return result;
-  }
-
-  // The first column of the first row, if any.
-  std::optional<std::string> value(const std::string& sql) {
-    const std::vector<Row> found = rows(sql);
-    if (found.empty()) return std::nullopt;
-    return found.front().front();
-  }
-
-  void exec(const std::string& sql) {
-    char* error = nullptr;
-    if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error) != SQLITE_OK) {
-      const std::string message = error != nullptr ? error : "unknown error";
-      sqlite3_free(error);
-      throw std::runtime_error(sql + ": " + message);
-    }
-  }
-
-  bool has_table(const std::string& name) {
-    return value("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '" + name + "'")
-        .has_value();
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-};
 
 // Every table's schema and rows (sorted), as one string; "" for a database with no table — as
 // is a file that does not exist or is empty, so "unchanged" also covers "never created".
@@ -180,16 +118,5 @@ class SqliteProject {
   std::filesystem::path migrations_;
   std::filesystem::path cwd_;
 };
-
-// Polls `condition` every 20 ms for up to `timeout`; true once it holds.
-inline bool eventually(const std::function<bool()>& condition,
-                       std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() >= deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return true;
-}
 
 }  // namespace migronaut::testing

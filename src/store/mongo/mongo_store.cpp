@@ -1,18 +1,20 @@
 // The MongoDB store, on the official C driver. Lock and changelog documents match the
 // JavaScript migronaut's (see commands.hpp); lock and changelog writes use majority write
 // concern and reads go to the primary.
-#include <chrono>
+#include "store/mongo/mongo_store.hpp"
+
 #include <fmt/format.h>
 
+#include <chrono>
 #include <exception>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "migronaut/errors.hpp"
-#include "store/backends.hpp"
 #include "store/mongo/bson.hpp"
 #include "store/mongo/commands.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut {
 namespace {
@@ -23,26 +25,12 @@ std::int64_t elapsed_ms_since(std::chrono::steady_clock::time_point started) {
       .count();
 }
 
-
 using mongo::BsonPtr;
 using mongo::Json;
 using mongo::Reply;
 using mongo::to_bson;
 
 constexpr std::int32_t kDefaultServerSelectionTimeoutMs = 5000;
-
-// mongodb://user:secret@host → mongodb://user:***@host.
-std::string redact_uri(std::string_view uri) {
-  const auto scheme_end = uri.find("://");
-  if (scheme_end == std::string_view::npos) return std::string(uri);
-  const auto authority_start = scheme_end + 3;
-  const auto authority_end = uri.find_first_of("/?", authority_start);
-  const auto at = uri.substr(0, authority_end).rfind('@');
-  if (at == std::string_view::npos || at < authority_start) return std::string(uri);
-  const auto colon = uri.substr(0, at).find(':', authority_start);
-  if (colon == std::string_view::npos) return std::string(uri);
-  return fmt::format("{}:***{}", uri.substr(0, colon), uri.substr(at));
-}
 
 bool is_connection_error(const bson_error_t& error) {
   return error.domain == MONGOC_ERROR_STREAM || error.domain == MONGOC_ERROR_SERVER_SELECTION ||
@@ -100,8 +88,6 @@ class MongoStore final : public Store {
         primary_(mongoc_read_prefs_new(MONGOC_READ_PRIMARY)) {}
 
   std::string_view kind() const override { return "mongo"; }
-  std::string_view script_extension() const override { return ".json"; }
-  bool transactions_by_default() const override { return false; }
 
   void ensure_schema() override {
     if (schema_ready_) return;
@@ -466,7 +452,9 @@ class MongoStore final : public Store {
 
 }  // namespace
 
-std::unique_ptr<Store> open_mongo_store(const Config& config) {
+// Reads create nothing on MongoDB (databases and collections appear on first write), so
+// `access` changes nothing here.
+std::unique_ptr<Store> open_mongo_store(const Config& config, Access /*access*/) {
   static std::once_flag initialized;
   std::call_once(initialized, mongoc_init);
 
@@ -475,6 +463,8 @@ std::unique_ptr<Store> open_mongo_store(const Config& config) {
   mongo::UriPtr uri(mongoc_uri_new_with_error(config.uri.c_str(), &error));
   // The driver's parse messages may quote the URI; only the redacted form is ever shown.
   if (!uri) throw ConfigInvalidError("invalid MongoDB URI " + redacted, {{"key", "uri"}});
+  // The password as the driver reads it is masked in every message from now on.
+  if (const char* password = mongoc_uri_get_password(uri.get())) remember_secret(password);
 
   std::string database = config.db_name;
   if (database.empty() && mongoc_uri_get_database(uri.get()) != nullptr) {

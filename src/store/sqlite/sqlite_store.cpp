@@ -1,7 +1,9 @@
-// The SQLite store: one sqlite3 connection to a database file (core/sqlite_uri.hpp has the URI
+// The SQLite store: one sqlite3 connection to a database file (util/sqlite_uri.hpp has the URI
 // forms). Opened for reading, it is read-only and a missing file reads as an empty database
 // rather than being created. Every timestamp comes from SQLite's own clock, so two
 // processes on one machine judge the lock by the same time source.
+#include "store/sqlite/sqlite_store.hpp"
+
 #include <sqlite3.h>
 
 #include <chrono>
@@ -11,9 +13,8 @@
 #include <string>
 #include <utility>
 
-#include "core/sqlite_uri.hpp"
 #include "migronaut/errors.hpp"
-#include "store/backends.hpp"
+#include "util/sqlite_uri.hpp"
 
 namespace migronaut {
 namespace {
@@ -263,8 +264,6 @@ class SqliteStore final : public Store {
         changelog_table_(quote_identifier(config.migrations_table)) {}
 
   std::string_view kind() const override { return "sqlite"; }
-  std::string_view script_extension() const override { return ".sql"; }
-  bool transactions_by_default() const override { return true; }
 
   void ensure_schema() override {
     if (schema_ready_) return;

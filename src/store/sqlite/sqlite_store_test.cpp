@@ -10,7 +10,10 @@
 #include <thread>
 
 #include "migronaut/errors.hpp"
-#include "store/backends.hpp"
+#include "store/registry.hpp"
+#include "store/sqlite/sqlite_store.hpp"
+#include "support/null_logger.hpp"
+#include "support/sqlite_db.hpp"
 #include "support/temp_dir.hpp"
 
 namespace migronaut {
@@ -18,51 +21,6 @@ namespace {
 
 using std::chrono::milliseconds;
 using ::testing::HasSubstr;
-
-class NullLogger : public Logger {
- public:
-  void log(Level, std::string_view) override {}
-};
-
-// A raw connection to the same file, for looking at what the store wrote and for holding locks
-// the way another process would.
-class RawDb {
- public:
-  explicit RawDb(const std::filesystem::path& path) {
-    EXPECT_EQ(sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr), SQLITE_OK);
-    sqlite3_busy_timeout(db_, 10'000);
-  }
-  ~RawDb() { sqlite3_close(db_); }
-
-  void exec(const std::string& sql) {
-    char* error = nullptr;
-    const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &error);
-    const std::string message = error != nullptr ? error : "";
-    sqlite3_free(error);
-    ASSERT_EQ(rc, SQLITE_OK) << message;
-  }
-
-  std::string text(const std::string& sql) {
-    sqlite3_stmt* stmt = nullptr;
-    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &stmt, nullptr), SQLITE_OK)
-        << sqlite3_errmsg(db_);
-    std::string value;
-    if (sqlite3_step(stmt) == SQLITE_ROW) {
-      const auto* data = sqlite3_column_text(stmt, 0);
-      if (data != nullptr) value = reinterpret_cast<const char*>(data);
-    }
-    sqlite3_finalize(stmt);
-    return value;
-  }
-
-  bool table_exists(const std::string& name) {
-    return text("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '" + name +
-                "'") == "1";
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-};
 
 class SqliteStoreTest : public ::testing::Test {
  protected:
@@ -90,14 +48,16 @@ RecordWrite applied(const std::string& name) {
 TEST_F(SqliteStoreTest, DescribesItself) {
   auto store = open_sqlite_store(config());
   EXPECT_EQ(store->kind(), "sqlite");
-  EXPECT_EQ(store->script_extension(), ".sql");
-  EXPECT_TRUE(store->transactions_by_default());
+  const Backend& backend = backend_for(config().uri);
+  EXPECT_EQ(backend.kind, store->kind());
+  EXPECT_EQ(backend.script_extension, ".sql");
+  EXPECT_TRUE(backend.transactions_by_default);
 }
 
 TEST_F(SqliteStoreTest, OpensTheFileInWalMode) {
   open_sqlite_store(config());
-  RawDb raw(db_path());
-  EXPECT_EQ(raw.text("PRAGMA journal_mode"), "wal");
+  testing::SqliteDb raw(db_path());
+  EXPECT_EQ(raw.value("PRAGMA journal_mode").value_or(""), "wal");
 }
 
 TEST_F(SqliteStoreTest, UnopenableDatabaseIsAConnectionFailure) {
@@ -134,19 +94,19 @@ TEST_F(SqliteStoreTest, TableNamesFromConfigAreQuoted) {
 
   EXPECT_EQ(store->read_lock()->run_id, "run-a");
   ASSERT_EQ(store->read_changelog().size(), 1u);
-  RawDb raw(db_path());
-  EXPECT_TRUE(raw.table_exists("select"));
-  EXPECT_TRUE(raw.table_exists("order"));
-  EXPECT_FALSE(raw.table_exists(Config{}.lock_table));
-  EXPECT_EQ(raw.text("SELECT owner FROM \"select\""), "run-a");
-  EXPECT_EQ(raw.text("SELECT status FROM \"order\""), "applied");
+  testing::SqliteDb raw(db_path());
+  EXPECT_TRUE(raw.has_table("select"));
+  EXPECT_TRUE(raw.has_table("order"));
+  EXPECT_FALSE(raw.has_table(Config{}.lock_table));
+  EXPECT_EQ(raw.value("SELECT owner FROM \"select\"").value_or(""), "run-a");
+  EXPECT_EQ(raw.value("SELECT status FROM \"order\"").value_or(""), "applied");
   EXPECT_EQ(store->force_release()->run_id, "run-a");
 }
 
 TEST_F(SqliteStoreTest, LockContentionWaitsForTheOtherWriter) {
   auto store = open_sqlite_store(config());
   store->ensure_schema();
-  RawDb other_process(db_path());
+  testing::SqliteDb other_process(db_path());
   other_process.exec("BEGIN IMMEDIATE");
   std::jthread committer([&] {
     std::this_thread::sleep_for(milliseconds(300));
@@ -156,7 +116,7 @@ TEST_F(SqliteStoreTest, LockContentionWaitsForTheOtherWriter) {
   // The busy timeout makes this wait for the other writer instead of failing with SQLITE_BUSY.
   EXPECT_TRUE(store->try_acquire(claim("run-a")).acquired);
   committer.join();
-  EXPECT_EQ(RawDb(db_path()).text("SELECT owner FROM _migronaut_locks"), "run-a");
+  EXPECT_EQ(testing::SqliteDb(db_path()).value("SELECT owner FROM _migronaut_locks").value_or(""), "run-a");
 }
 
 TEST_F(SqliteStoreTest, FailingScriptRollsBackItsEarlierStatements) {
@@ -171,15 +131,15 @@ TEST_F(SqliteStoreTest, FailingScriptRollsBackItsEarlierStatements) {
     EXPECT_THAT(e.what(), HasSubstr("no such table: missing_table"));
     EXPECT_THAT(e.context().value("error", ""), HasSubstr("no such table"));
   }
-  RawDb raw(db_path());
-  EXPECT_FALSE(raw.table_exists("half_done"));
-  EXPECT_EQ(raw.text("SELECT count(*) FROM _migronaut_migrations"), "0");
+  testing::SqliteDb raw(db_path());
+  EXPECT_FALSE(raw.has_table("half_done"));
+  EXPECT_EQ(raw.value("SELECT count(*) FROM _migronaut_migrations").value_or(""), "0");
 }
 
 TEST_F(SqliteStoreTest, CodeBodyWorkRollsBackWhenItThrows) {
   auto store = open_sqlite_store(config());
   store->ensure_schema();
-  NullLogger logger;
+  testing::NullLogger logger;
   MigrationContext context{{}, {}, logger, {}};
   const Work work = MigrationBody([](MigrationContext& given) {
     ASSERT_EQ(sqlite3_exec(given.handle.sqlite, "CREATE TABLE from_body (id INTEGER)", nullptr,
@@ -191,9 +151,9 @@ TEST_F(SqliteStoreTest, CodeBodyWorkRollsBackWhenItThrows) {
   EXPECT_THROW(store->execute(
                    {.work = &work, .transactional = true, .record = &record, .context = &context}),
                MigrationExecutionFailedError);
-  RawDb raw(db_path());
-  EXPECT_FALSE(raw.table_exists("from_body"));
-  EXPECT_EQ(raw.text("SELECT count(*) FROM _migronaut_migrations"), "0");
+  testing::SqliteDb raw(db_path());
+  EXPECT_FALSE(raw.has_table("from_body"));
+  EXPECT_EQ(raw.value("SELECT count(*) FROM _migronaut_migrations").value_or(""), "0");
 }
 
 TEST_F(SqliteStoreTest, ScriptThatEndsItsTransactionFails) {
@@ -203,7 +163,7 @@ TEST_F(SqliteStoreTest, ScriptThatEndsItsTransactionFails) {
   const auto record = applied("0001-commit");
   EXPECT_THROW(store->execute({.work = &work, .transactional = true, .record = &record}),
                MigrationExecutionFailedError);
-  EXPECT_EQ(RawDb(db_path()).text("SELECT count(*) FROM _migronaut_migrations"), "0");
+  EXPECT_EQ(testing::SqliteDb(db_path()).value("SELECT count(*) FROM _migronaut_migrations").value_or(""), "0");
 }
 
 TEST_F(SqliteStoreTest, InterruptStopsARunningScript) {
@@ -228,7 +188,7 @@ TEST_F(SqliteStoreTest, InterruptStopsARunningScript) {
   }
   done = true;
   interrupter.join();
-  EXPECT_EQ(RawDb(db_path()).text("SELECT count(*) FROM _migronaut_migrations"), "0");
+  EXPECT_EQ(testing::SqliteDb(db_path()).value("SELECT count(*) FROM _migronaut_migrations").value_or(""), "0");
 }
 
 TEST_F(SqliteStoreTest, ReadOnlyLockCommandsCreateNothing) {
@@ -237,8 +197,8 @@ TEST_F(SqliteStoreTest, ReadOnlyLockCommandsCreateNothing) {
   EXPECT_FALSE(store->force_release().has_value());
   EXPECT_FALSE(store->renew({"run-a", "n"}, {}));
   store->release({"run-a", "n"});
-  RawDb raw(db_path());
-  EXPECT_EQ(raw.text("SELECT count(*) FROM sqlite_master"), "0");
+  testing::SqliteDb raw(db_path());
+  EXPECT_EQ(raw.value("SELECT count(*) FROM sqlite_master").value_or(""), "0");
 }
 
 TEST_F(SqliteStoreTest, NowIsMillisecondsSinceTheEpoch) {

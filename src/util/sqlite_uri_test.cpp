@@ -1,4 +1,4 @@
-#include "core/sqlite_uri.hpp"
+#include "util/sqlite_uri.hpp"
 
 #include <gtest/gtest.h>
 

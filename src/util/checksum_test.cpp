@@ -1,4 +1,4 @@
-#include "core/checksum.hpp"
+#include "util/checksum.hpp"
 
 #include <gtest/gtest.h>
 
@@ -27,6 +27,12 @@ TEST(ChecksumTest, CrlfEqualsLf) {
   EXPECT_EQ(checksum_hex("a\r\nb\r\n"), checksum_hex("a\nb\n"));
   EXPECT_EQ(checksum_hex("\xEF\xBB\xBF-- migrate:up\r\nSELECT 1;\r\n"),
             checksum_hex("-- migrate:up\nSELECT 1;\n"));
+}
+
+TEST(ChecksumTest, OnlyTheCarriageReturnBeforeALineFeedGoes) {
+  // "a\r\r\nb" reads as "a\r\nb" with its first CR kept: not the same as "a\nb".
+  EXPECT_NE(checksum_hex("a\r\r\nb"), checksum_hex("a\nb"));
+  EXPECT_EQ(checksum_hex("a\r\r\nb\r\n"), checksum_hex("a\r\r\nb\n"));
 }
 
 TEST(ChecksumTest, LoneCarriageReturnIsContent) {

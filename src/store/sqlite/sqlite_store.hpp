@@ -1,4 +1,5 @@
-// Each backend's factory; open_store() picks one by the URI's scheme.
+// The SQLite store's factory, for the registry (src/store/registry.cpp). No database header here:
+// the registry and the engine include it.
 #pragma once
 
 #include <memory>
@@ -8,7 +9,5 @@
 namespace migronaut {
 
 std::unique_ptr<Store> open_sqlite_store(const Config& config, Access access = Access::kWrite);
-std::unique_ptr<Store> open_postgres_store(const Config& config);
-std::unique_ptr<Store> open_mongo_store(const Config& config);
 
 }  // namespace migronaut

@@ -1,6 +1,6 @@
-#include "core/ids.hpp"
+#include "util/ids.hpp"
 
-#include <openssl/rand.h>
+#include <sys/random.h>
 
 #include <array>
 #include <cstdint>
@@ -11,9 +11,11 @@ namespace {
 
 using Bytes16 = std::array<std::uint8_t, 16>;
 
+// The kernel's CSPRNG: 16 bytes never block once the system has booted, and a read this small
+// is never short.
 Bytes16 random_bytes() {
   Bytes16 bytes{};
-  if (RAND_bytes(bytes.data(), static_cast<int>(bytes.size())) != 1) {
+  if (getrandom(bytes.data(), bytes.size(), 0) != static_cast<ssize_t>(bytes.size())) {
     throw std::runtime_error("the system random generator failed");
   }
   return bytes;

@@ -7,9 +7,9 @@
 #include <mutex>
 #include <vector>
 
-#include "core/clock.hpp"
+#include "util/clock.hpp"
 
-namespace migronaut {
+namespace migronaut::testing {
 
 class FakeClock : public Clock {
  public:
@@ -34,4 +34,4 @@ class FakeClock : public Clock {
   std::vector<Duration> sleeps_;
 };
 
-}  // namespace migronaut
+}  // namespace migronaut::testing

@@ -1,4 +1,4 @@
-#include "core/ids.hpp"
+#include "util/ids.hpp"
 
 #include <gtest/gtest.h>
 

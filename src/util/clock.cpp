@@ -1,4 +1,4 @@
-#include "core/clock.hpp"
+#include "util/clock.hpp"
 
 #include <condition_variable>
 #include <mutex>

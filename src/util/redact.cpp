@@ -1,4 +1,4 @@
-#include "core/redact.hpp"
+#include "util/redact.hpp"
 
 #include <algorithm>
 #include <array>

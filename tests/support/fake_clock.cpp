@@ -1,6 +1,6 @@
-#include "core/fake_clock.hpp"
+#include "support/fake_clock.hpp"
 
-namespace migronaut {
+namespace migronaut::testing {
 
 Clock::TimePoint FakeClock::now() {
   std::lock_guard lock(mutex_);
@@ -41,4 +41,4 @@ std::vector<Clock::Duration> FakeClock::sleeps() const {
   return sleeps_;
 }
 
-}  // namespace migronaut
+}  // namespace migronaut::testing

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Times whole commands, interleaved round by round, and prints one table with ratios.
+
+    measure.py [--runs N] [--warmup N] [--prepare SHELL_CMD] [--check SHELL_CMD] \
+               [--title T] -- LABEL COMMAND [LABEL COMMAND ...]
+
+Each round runs every command once, in turn (A B C A B C ...), so a drift of the machine's speed
+touches all of them alike; the table quotes medians and each command's ratio to the first one
+(the reference). A command is split like a shell would (shlex) and exec'd directly, so no shell
+start-up is counted. `--prepare` runs through the shell before every timed run (not timed),
+with $LABEL set, e.g. to recreate an empty database; `--check` likewise after it, and a failing
+check (or a non-zero exit of the command) aborts the benchmark. Every command runs under GNU
+time (`/usr/bin/time -f %M`) for its peak RSS: a child forked straight from Python would report
+Python's own memory; time's small overhead is the same for every command.
+"""
+import argparse
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+
+def run_once(argv, env):
+    start = time.perf_counter_ns()
+    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdin=subprocess.DEVNULL,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    elapsed_ms = (time.perf_counter_ns() - start) / 1e6
+    stderr = proc.stderr.decode(errors="replace").rstrip("\n")
+    lines = stderr.rsplit("\n", 1)
+    peak_kb = float(lines[-1]) if lines[-1].isdigit() else 0.0
+    return elapsed_ms, peak_kb / 1024.0, proc.returncode, stderr
+
+
+def shell(command, label):
+    if command:
+        subprocess.run(command, shell=True, check=True, env={**os.environ, "LABEL": label},
+                       stdout=subprocess.DEVNULL)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--prepare", default="")
+    parser.add_argument("--check", default="")
+    parser.add_argument("--title", default="")
+    parser.add_argument("pairs", nargs="+")
+    args = parser.parse_args()
+    if len(args.pairs) % 2:
+        parser.error("commands come as LABEL COMMAND pairs")
+    commands = [(args.pairs[i], shlex.split(args.pairs[i + 1]))
+                for i in range(0, len(args.pairs), 2)]
+
+    times = {label: [] for label, _ in commands}
+    rss = {label: 0.0 for label, _ in commands}
+    for round_index in range(args.warmup + args.runs):
+        for label, argv in commands:
+            shell(args.prepare, label)
+            elapsed, peak, code, stderr = run_once(argv, os.environ.copy())
+            if code != 0:
+                sys.exit(f"{label}: exit {code}\n{stderr[-2000:]}")
+            shell(args.check, label)
+            if round_index >= args.warmup:
+                times[label].append(elapsed)
+                rss[label] = max(rss[label], peak)
+
+    reference = statistics.median(times[commands[0][0]])
+    if args.title:
+        print(f"\n### {args.title}  ({args.runs} runs each, interleaved)\n")
+    print("| command | median ms | min–max ms | peak RSS MB | ratio to first |")
+    print("|---|---:|---:|---:|---:|")
+    for label, _ in commands:
+        median = statistics.median(times[label])
+        print(f"| {label} | {median:.1f} | {min(times[label]):.1f}–{max(times[label]):.1f} "
+              f"| {rss[label]:.1f} | {median / reference:.2f} |")
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

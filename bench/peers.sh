@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# migronaut beside its peers, in one run, on one throwaway PostgreSQL cluster and on SQLite:
+# dbmate (its Go binary from npm), sql-migrate (Debian), node-pg-migrate (npm) and the C client
+# floors (`psql -c 'SELECT 1'`, `sqlite3 db 'SELECT 1'`). Prints markdown tables of medians,
+# peak RSS and ratios (bench/lib/measure.py), then the scale slope and a 100-process storm.
+# Installs its npm peers into bench/.peers (git-ignored). Never run by ctest.
+#
+# Usage: bench/peers.sh [path/to/migronaut]     (default: build/src/cli/migronaut)
+# Environment: RUNS (default 15), APPLY_RUNS (5), APPLY_N (1000), SCALE ("1000 10000 100000"),
+#              STORM (100), SKIP ("" or a list of: boot apply scale storm)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+bin=$(realpath "${1:-build/src/cli/migronaut}")
+runs=${RUNS:-15}
+apply_runs=${APPLY_RUNS:-5}
+apply_n=${APPLY_N:-1000}
+scale=${SCALE:-1000 10000 100000}
+storm=${STORM:-100}
+skip=${SKIP:-}
+measure=("python3" "$here/lib/measure.py")
+
+peers=$here/.peers
+if [ ! -x "$peers/node_modules/@dbmate/linux-x64/bin/dbmate" ] ||
+  [ ! -f "$peers/node_modules/node-pg-migrate/bin/node-pg-migrate.js" ]; then
+  npm install --silent --no-audit --no-fund --prefix "$peers" dbmate node-pg-migrate pg >&2
+fi
+command -v sql-migrate >/dev/null || { echo "sql-migrate missing: apt-get install sql-migrate" >&2; exit 1; }
+dbmate=$peers/node_modules/@dbmate/linux-x64/bin/dbmate
+npgm="node $peers/node_modules/node-pg-migrate/bin/node-pg-migrate.js"
+
+source "$here/lib/pg_cluster.sh"
+pg_cluster_start max_connections=400 track_commit_timestamp=on fsync=off
+work=$pg_work/bench
+mkdir -p "$work"
+
+# A folder of $2 tables in tool $1's file format.
+make_folder() {
+  python3 - "$1" "$2" "$work/$1-$2" <<'PY'
+import os, sys
+tool, count, folder = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+os.makedirs(folder, exist_ok=True)
+markers = {"migronaut": ("-- migrate:up", "-- migrate:down", "-"),
+           "dbmate": ("-- migrate:up", "-- migrate:down", "_"),
+           "sqlm": ("-- +migrate Up", "-- +migrate Down", "_"),
+           "npgm": ("-- Up Migration", "-- Down Migration", "_")}
+up, down, sep = markers[tool]
+for i in range(1, count + 1):
+    with open(f"{folder}/{20260101000000 + i:014d}{sep}t{i}.sql", "w") as f:
+        f.write(f"{up}\nCREATE TABLE t{i} (id int);\n{down}\nDROP TABLE t{i};\n")
+PY
+  echo "$work/$1-$2"
+}
+
+# The command each tool runs to apply the folder $2 to the PostgreSQL database $1.
+pg_command() {
+  local db=$1 dir=$2 tool=$3 uri
+  uri=$(pg_uri "$db")
+  case $tool in
+    migronaut) echo "$bin --no-env --uri $uri --dir $dir up $no_wait" ;;
+    migronaut-wait) echo "$bin --no-env --uri $uri --dir $dir up --wait" ;;
+    dbmate) echo "$dbmate --url $uri?sslmode=disable --migrations-dir $dir --no-dump-schema up" ;;
+    sqlm)
+      printf 'bench:\n  dialect: postgres\n  datasource: %s\n  dir: %s\n' \
+        "host=127.0.0.1 port=$pg_port user=postgres dbname=$db sslmode=disable" "$dir" \
+        >"$work/sqlm-$db.yml"
+      echo "sql-migrate up -config=$work/sqlm-$db.yml -env=bench" ;;
+    npgm) echo "env DATABASE_URL=$uri $npgm up -m $dir --no-verbose" ;;
+  esac
+}
+
+# `up` means "wait for the lock" once waiting is the default; the fail-fast form is measured.
+no_wait=""
+"$bin" up --help 2>&1 | grep -q -- '--no-wait' && no_wait="--no-wait"
+
+pg_tools=(migronaut migronaut-wait dbmate sqlm npgm)
+declare -A label=([migronaut]="migronaut up" [migronaut-wait]="migronaut up --wait"
+  [dbmate]="dbmate up" [sqlm]="sql-migrate up" [npgm]="node-pg-migrate up")
+folder_of() { case $1 in migronaut*) echo migronaut ;; *) echo "$1" ;; esac; }
+
+echo "# migronaut and its peers — $(date -u +%Y-%m-%d), $(nproc) cores, $("$pg_bin/postgres" --version)"
+echo "# dbmate $("$dbmate" --version | awk '{print $NF}'), node-pg-migrate $(node -p "require('$peers/node_modules/node-pg-migrate/package.json').version"), sql-migrate (Debian $(dpkg-query -W -f='${Version}' sql-migrate))"
+
+if [[ " $skip " != *" boot "* ]]; then
+  pairs=("psql -c 'SELECT 1'" "$pg_bin/psql -X -q -h 127.0.0.1 -p $pg_port -U postgres -d postgres -c 'SELECT 1'")
+  for tool in "${pg_tools[@]}"; do
+    db="boot_${tool//-/_}"
+    pg_psql postgres "CREATE DATABASE $db"
+    cmd=$(pg_command "$db" "$(make_folder "$(folder_of "$tool")" 100)" "$tool")
+    $cmd >/dev/null 2>&1
+    pairs+=("${label[$tool]}" "$cmd")
+  done
+  "${measure[@]}" --runs "$runs" --title "PostgreSQL boot check: 100 applied, nothing pending" \
+    -- "${pairs[@]}"
+
+  sqlite_dir=$(make_folder migronaut 100)
+  dbmate_dir=$(make_folder dbmate 100)
+  "$bin" --no-env --uri "sqlite:$work/boot.db" --dir "$sqlite_dir" up >/dev/null 2>&1
+  "$dbmate" --url "sqlite:$work/boot-dbmate.db" --migrations-dir "$dbmate_dir" --no-dump-schema up >/dev/null
+  "${measure[@]}" --runs "$runs" --title "SQLite boot check: 100 applied, nothing pending" -- \
+    "sqlite3 db 'SELECT 1'" "sqlite3 $work/boot.db 'SELECT 1'" \
+    "migronaut up" "$bin --no-env --uri sqlite:$work/boot.db --dir $sqlite_dir up $no_wait" \
+    "migronaut up --wait" "$bin --no-env --uri sqlite:$work/boot.db --dir $sqlite_dir up --wait" \
+    "dbmate up" "$dbmate --url sqlite:$work/boot-dbmate.db --migrations-dir $dbmate_dir --no-dump-schema up"
+fi
+
+if [[ " $skip " != *" apply "* ]]; then
+  pairs=()
+  for tool in "${pg_tools[@]}"; do
+    pairs+=("${label[$tool]}" "$(pg_command "apply_${tool//-/_}" "$(make_folder "$(folder_of "$tool")" "$apply_n")" "$tool")")
+  done
+  # Each timed run starts from an empty database; the label names it.
+  prepare='db=apply_$(case $LABEL in "migronaut up") echo migronaut;; "migronaut up --wait") echo migronaut_wait;; "dbmate up") echo dbmate;; "sql-migrate up") echo sqlm;; *) echo npgm;; esac)'
+  prepare+="; PGOPTIONS='-c client_min_messages=warning' $pg_bin/psql -X -q -h 127.0.0.1 -p $pg_port -U postgres -d postgres -c \"DROP DATABASE IF EXISTS \$db\" -c \"CREATE DATABASE \$db\""
+  "${measure[@]}" --runs "$apply_runs" --warmup 1 --prepare "$prepare" \
+    --title "PostgreSQL: apply $apply_n small migrations to an empty database" -- "${pairs[@]}"
+
+  sqlite_dir=$(make_folder migronaut "$apply_n")
+  dbmate_dir=$(make_folder dbmate "$apply_n")
+  "${measure[@]}" --runs "$apply_runs" --warmup 1 --prepare "rm -f $work/apply*.db" \
+    --title "SQLite: apply $apply_n small migrations to an empty database" -- \
+    "migronaut up" "$bin --no-env --uri sqlite:$work/apply.db --dir $sqlite_dir up $no_wait" \
+    "dbmate up" "$dbmate --url sqlite:$work/apply-dbmate.db --migrations-dir $dbmate_dir --no-dump-schema up"
+fi
+
+if [[ " $skip " != *" scale "* ]]; then
+  for n in $scale; do
+    dir=$(make_folder migronaut "$n")
+    db="scale_$n"
+    pg_psql postgres "CREATE DATABASE $db"
+    "$bin" --no-env --uri "$(pg_uri "$db")" --dir "$dir" baseline --yes >/dev/null 2>&1
+    "$bin" --no-env --uri "sqlite:$work/$db.db" --dir "$dir" baseline --yes >/dev/null 2>&1
+    "${measure[@]}" --runs 5 --warmup 1 --title "Scale: $n applied, nothing pending" -- \
+      "PostgreSQL up" "$bin --no-env --uri $(pg_uri "$db") --dir $dir up $no_wait" \
+      "PostgreSQL status" "$bin --no-env --uri $(pg_uri "$db") --dir $dir status" \
+      "SQLite up" "$bin --no-env --uri sqlite:$work/$db.db --dir $dir up $no_wait" \
+      "SQLite status" "$bin --no-env --uri sqlite:$work/$db.db --dir $dir status"
+  done
+fi
+
+if [[ " $skip " != *" storm "* ]]; then
+  dir=$work/storm
+  mkdir -p "$dir"
+  printf -- '-- migrate:up\nSELECT pg_sleep(2);\nCREATE TABLE storm (id int);\n' \
+    >"$dir/20260101000001-storm.sql"
+  pg_psql postgres "CREATE DATABASE storm"
+  python3 - "$bin" "$(pg_uri storm)" "$dir" "$storm" "$pg_bin/psql" "$pg_port" <<'PY'
+import subprocess, sys, time
+binary, uri, folder, count, psql, port = sys.argv[1:7]
+procs = [subprocess.Popen([binary, "--no-env", "--uri", uri, "--dir", folder, "up", "--wait"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+         for _ in range(int(count))]
+ends, codes = [], []
+for proc in procs:
+    codes.append(proc.wait(timeout=120))
+    ends.append(time.time())
+# Exit times are taken as each process is reaped in order, so poll all for the true last exit.
+query = ("SELECT extract(epoch FROM pg_xact_commit_timestamp(xmin)), "
+         "(SELECT count(*) FROM _migronaut_migrations), "
+         "(SELECT count(*) FROM _migronaut_locks) FROM _migronaut_migrations")
+out = subprocess.run([psql, "-X", "-At", "-F", " ", "-h", "127.0.0.1", "-p", port, "-U",
+                      "postgres", "-d", "storm", "-c", query], capture_output=True, text=True,
+                     check=True).stdout.split()
+commit, records, locks = float(out[0]), int(out[1]), int(out[2])
+print(f"\n### Storm: {count} processes `up --wait`, one pending 2 s migration\n")
+print(f"- exit codes: {sorted(set(codes))} (all {count} exit 0: {all(c == 0 for c in codes)})")
+print(f"- changelog records: {records} (applied once: {records == 1}); lock rows left: {locks}")
+print(f"- last exit {1000 * (max(ends) - commit):.0f} ms after the holder's commit "
+      "(server commit timestamp; reaping order makes this an upper bound)")
+PY
+fi

@@ -1,0 +1,13 @@
+// A Logger that drops every line, for tests that need one but check none.
+#pragma once
+
+#include "migronaut/migration.hpp"
+
+namespace migronaut::testing {
+
+class NullLogger : public Logger {
+ public:
+  void log(Level, std::string_view) override {}
+};
+
+}  // namespace migronaut::testing

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "benchmark/benchmark.h"
-#include "util/checksum.hpp"
 #include "core/plan.hpp"
 #include "fmt/format.h"
 #include "source/migration_set.hpp"
+#include "util/checksum.hpp"
 
 namespace migronaut {
 namespace {

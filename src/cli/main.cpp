@@ -5,8 +5,8 @@
 
 #include "cli/cli.hpp"
 #include "cli/signals.hpp"
-#include "util/redact.hpp"
 #include "migronaut/errors.hpp"
+#include "util/redact.hpp"
 
 namespace {
 

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "util/redact.hpp"
 #include "fmt/format.h"
+#include "util/redact.hpp"
 
 namespace migronaut::cli {
 namespace {

@@ -2,9 +2,9 @@
 // replicas that must not migrate but must not start before the migrating peer is done.
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
-#include "util/clock.hpp"
 #include "core/lock_wait.hpp"
 #include "fmt/format.h"
+#include "util/clock.hpp"
 
 namespace migronaut::cli {
 

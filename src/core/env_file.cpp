@@ -5,8 +5,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "util/text.hpp"
 #include "migronaut/errors.hpp"
+#include "util/text.hpp"
 
 namespace migronaut {
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 #include <thread>
 
-#include "util/clock.hpp"
 #include "migronaut/migration.hpp"
+#include "util/clock.hpp"
 
 namespace migronaut {
 

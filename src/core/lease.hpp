@@ -7,12 +7,12 @@
 #include <mutex>
 #include <string>
 
-#include "util/clock.hpp"
 #include "core/heartbeat.hpp"
 #include "core/run_stop.hpp"
 #include "migronaut/config.hpp"
 #include "migronaut/events.hpp"
 #include "store/store.hpp"
+#include "util/clock.hpp"
 
 namespace migronaut {
 

@@ -11,10 +11,10 @@
 #include <optional>
 #include <stop_token>
 
-#include "util/clock.hpp"
 #include "migronaut/config.hpp"
 #include "migronaut/lock.hpp"
 #include "migronaut/migration.hpp"
+#include "util/clock.hpp"
 
 namespace migronaut {
 

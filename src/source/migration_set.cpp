@@ -9,11 +9,11 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "util/checksum.hpp"
 #include "migronaut/errors.hpp"
 #include "source/json_file.hpp"
 #include "source/names.hpp"
 #include "source/sql_file.hpp"
+#include "util/checksum.hpp"
 
 namespace migronaut {
 namespace {

@@ -1,5 +1,4 @@
 #include "source/sql_file.hpp"
-#include "util/text.hpp"
 
 #include <fmt/format.h>
 
@@ -9,6 +8,7 @@
 #include <vector>
 
 #include "migronaut/errors.hpp"
+#include "util/text.hpp"
 
 namespace migronaut {
 namespace {

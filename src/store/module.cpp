@@ -42,10 +42,11 @@ StoreOpener load(std::string_view kind) {
     reasons += "\n  " + candidate.string() + ": no " MIGRONAUT_STORE_MODULE_SYMBOL;
     dlclose(handle);
   }
-  throw ConfigInvalidError(
-      "the " + std::string(kind) + " backend's module could not be loaded (is the package "
-          "installed whole?):" + reasons,
-      {{"key", "uri"}, {"backend", kind}});
+  throw ConfigInvalidError("the " + std::string(kind) +
+                               " backend's module could not be loaded (is the package "
+                               "installed whole?):" +
+                               reasons,
+                           {{"key", "uri"}, {"backend", kind}});
 }
 
 }  // namespace

@@ -4,5 +4,5 @@
 
 #include "store/module.hpp"
 
-extern "C" __attribute__((visibility("default"))) const migronaut::StoreOpener
-    migronaut_store_opener = migronaut::MIGRONAUT_STORE_OPEN;
+extern "C" __attribute__((visibility("default")))
+const migronaut::StoreOpener migronaut_store_opener = migronaut::MIGRONAUT_STORE_OPEN;

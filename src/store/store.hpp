@@ -29,6 +29,9 @@ namespace migronaut {
 
 // ----- Lock -----
 
+// The id of the one lock record (SQL `id`, MongoDB `_id`), shared with the JavaScript original.
+inline constexpr std::string_view kLockId = "migronaut_lock";
+
 // Who asks for the lock. `nonce` is minted for every acquire and never shown.
 struct LockClaim {
   std::string owner;  // the run id

@@ -598,9 +598,9 @@ TEST_P(StoreConformance, CodeBodyExceptionsFailTheMigration) {
 TEST(StoreRegistry, EveryHarnessIsACompiledInBackend) {
   for (const HarnessEntry& harness : registered_harnesses()) {
     const auto& listed = backends();
-    EXPECT_TRUE(std::any_of(listed.begin(), listed.end(),
-                            [&](const Backend* backend) { return backend->kind == harness.name; }))
-        << harness.name;
+    EXPECT_TRUE(std::any_of(listed.begin(), listed.end(), [&](const Backend* backend) {
+      return backend->kind == harness.name;
+    })) << harness.name;
   }
 }
 

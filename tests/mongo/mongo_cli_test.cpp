@@ -7,11 +7,11 @@
 #include <cstdlib>
 #include <memory>
 
-#include "util/ids.hpp"
 #include "mongo/mock_server.hpp"
 #include "support/ports.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
+#include "util/ids.hpp"
 
 namespace migronaut::testing {
 namespace {

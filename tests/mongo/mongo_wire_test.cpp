@@ -5,9 +5,9 @@
 
 #include "migronaut/errors.hpp"
 #include "mongo/mock_server.hpp"
-#include "support/ports.hpp"
 #include "store/registry.hpp"
 #include "support/null_logger.hpp"
+#include "support/ports.hpp"
 
 namespace migronaut::testing {
 namespace {

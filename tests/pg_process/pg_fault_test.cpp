@@ -22,7 +22,6 @@ namespace {
 using std::chrono::milliseconds;
 using std::chrono::seconds;
 
-
 // A migration held open by a gate: it loops while the `gate` table has a row, so the test
 // decides when (and whether) its transaction may go on. The file never changes, so neither
 // does its checksum, whichever run applies it.

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "store/mongo/bson.hpp"
+#include "store/rows.hpp"
 
 namespace migronaut::mongo {
 namespace {
@@ -98,42 +99,33 @@ Json changelog_indexes_command(std::string_view collection) {
             index({{"status", 1}, {"appliedAt", -1}, {"name", -1}}, "status_appliedAt_name")}}};
 }
 
+namespace {
+
+// A reader of `document`'s fields: times are BSON dates, other numbers any BSON number.
+template <typename Key>
+RowReader<Key> fields_of(const bson_t& document, std::string_view (*name)(Key),
+                         bool (*is_date)(Key)) {
+  return {[&document, name, is_date](Key key) {
+            const std::string field(name(key));
+            return is_date(key) ? date_field(document, field.c_str())
+                                : int_field(document, field.c_str());
+          },
+          [&document, name](Key key) {
+            return string_field(document, std::string(name(key)).c_str());
+          }};
+}
+
+bool is_lock_date(LockField field) { return field == LockField::kLockedAt; }
+
+}  // namespace
+
 LockInfo lock_info_from_bson(const bson_t& document) {
-  LockInfo info;
-  info.locked_at_ms = date_field(document, "lockedAt").value_or(0);
-  info.ttl_ms = int_field(document, "ttlMs").value_or(0);
-  info.run_id = string_field(document, "owner").value_or("");
-  info.pid = int_field(document, "pid").value_or(0);
-  info.host = string_field(document, "host").value_or("");
-  info.executed_by = string_field(document, "executedBy").value_or("");
-  info.migration = string_field(document, "migration").value_or("");
-  info.step = int_field(document, "step").value_or(0);
-  info.total = int_field(document, "total").value_or(0);
-  return info;
+  return read_lock_row(fields_of(document, lock_field_name, is_lock_date));
 }
 
 ChangelogRecord record_from_bson(const bson_t& document) {
-  ChangelogRecord record;
-  auto text = [&](const char* key) { return string_field(document, key).value_or(""); };
-  record.name = text("name");
-  record.batch = int_field(document, "batch").value_or(0);
-  record.status = read_record_status(record.name, string_field(document, "status"));
-  record.applied_at_ms = date_field(document, "appliedAt");
-  record.first_applied_at_ms = date_field(document, "firstAppliedAt");
-  record.reverted_at_ms = date_field(document, "revertedAt");
-  record.failed_at_ms = date_field(document, "failedAt");
-  record.error = text("error");
-  record.failed_checksum = text("failedChecksum");
-  record.duration_ms = int_field(document, "duration").value_or(0);
-  record.checksum = text("checksum");
-  record.environment = text("environment");
-  record.executed_by = text("executedBy");
-  record.run_id = text("runId");
-  record.description = text("description");
-  record.origin = text("origin");
-  record.requested_by = text("requestedBy");
-  record.reason = text("reason");
-  return record;
+  return read_record(string_field(document, "name").value_or(""),
+                     fields_of(document, field_name, is_time_field));
 }
 
 }  // namespace migronaut::mongo

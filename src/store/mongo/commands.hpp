@@ -17,8 +17,6 @@ namespace migronaut::mongo {
 
 using Json = nlohmann::ordered_json;
 
-inline constexpr std::string_view kLockId = "migronaut_lock";
-
 // {_id: "migronaut_lock"}: acquire, read and force release.
 Json lock_id_filter();
 // {_id, owner, nonce}: renew, release and the transactional fence.
@@ -50,7 +48,7 @@ UpdateDocuments record_update(const RecordWrite& write);
 Json changelog_indexes_command(std::string_view collection);
 
 LockInfo lock_info_from_bson(const bson_t& document);
-// The changelog record; an unknown status reads as failed, so it is never taken as applied.
+// The changelog record (src/store/rows.hpp: an unknown status is an error naming the record).
 ChangelogRecord record_from_bson(const bson_t& document);
 
 }  // namespace migronaut::mongo

@@ -12,18 +12,13 @@
 #include <vector>
 
 #include "migronaut/errors.hpp"
+#include "store/execution.hpp"
 #include "store/mongo/bson.hpp"
 #include "store/mongo/commands.hpp"
 #include "util/redact.hpp"
 
 namespace migronaut {
 namespace {
-
-std::int64_t elapsed_ms_since(std::chrono::steady_clock::time_point started) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
-                                                               started)
-      .count();
-}
 
 using mongo::BsonPtr;
 using mongo::Json;
@@ -197,12 +192,9 @@ class MongoStore final : public Store {
       execution.context->handle.mongo_database = database_name_;
     }
     if (!execution.transactional) {
-      const auto started = std::chrono::steady_clock::now();
-      run_work(*execution.work, execution.context, nullptr);
-      if (execution.record != nullptr) {
-        write_record(resolve_elapsed(*execution.record, elapsed_ms_since(started)));
-      }
-      return;
+      return execute_untransacted(
+          execution, [&] { run_work(execution, nullptr); },
+          [&](const RecordWrite& record) { write_record(record); });
     }
     require_transactions();
     execute_in_transaction(execution);
@@ -239,7 +231,7 @@ class MongoStore final : public Store {
     if (is_connection_error(error)) {
       context["uri"] = redacted_uri_;
       throw ConnectionFailedError(fmt::format("MongoDB at {} is unreachable ({}): {}",
-                                              redacted_uri_, operation, error.message),
+                                              redacted_uri_, operation, redact(error.message)),
                                   std::move(context));
     }
     throw Error(ErrorCode::kUnclassified,
@@ -370,11 +362,9 @@ class MongoStore final : public Store {
         execution.context->run.attempt = run.attempts;
         execution.context->handle.mongo_session = session;
       }
-      const auto started = std::chrono::steady_clock::now();
-      run.store->run_work(*execution.work, execution.context, session);
+      const std::int64_t elapsed_ms = timed_ms([&] { run.store->run_work(execution, session); });
       if (execution.record != nullptr) {
-        run.store->write_record_with(resolve_elapsed(*execution.record, elapsed_ms_since(started)),
-                                     session);
+        run.store->write_record_with(resolve_elapsed(*execution.record, elapsed_ms), session);
       }
       return true;
     } catch (const Error& failure) {
@@ -391,19 +381,12 @@ class MongoStore final : public Store {
     return false;
   }
 
-  void run_work(const Work& work, MigrationContext* context, mongoc_client_session_t* session) {
-    if (const auto* script = std::get_if<Script>(&work)) {
+  void run_work(const Execution& execution, mongoc_client_session_t* session) {
+    if (const auto* script = std::get_if<Script>(execution.work)) {
       run_script(*script, session);
       return;
     }
-    if (context == nullptr) throw std::invalid_argument("execute: a C++ body needs a context");
-    try {
-      std::get<MigrationBody>(work)(*context);
-    } catch (const Error&) {
-      throw;
-    } catch (const std::exception& failure) {
-      throw MigrationExecutionFailedError(failure.what(), {{"message", failure.what()}});
-    }
+    run_body(execution);
   }
 
   // Each step is a database command, run in order; the first failure stops the script.
@@ -485,8 +468,9 @@ std::unique_ptr<Store> open_mongo_store(const Config& config, Access /*access*/)
 
   mongo::ClientPtr client(mongoc_client_new_from_uri_with_error(uri.get(), &error));
   if (!client) {
-    throw ConfigInvalidError(fmt::format("cannot use MongoDB URI {}: {}", redacted, error.message),
-                             {{"key", "uri"}});
+    throw ConfigInvalidError(
+        fmt::format("cannot use MongoDB URI {}: {}", redacted, redact(error.message)),
+        {{"key", "uri"}});
   }
   mongoc_client_set_error_api(client.get(), MONGOC_ERROR_API_VERSION_2);
 
@@ -494,7 +478,7 @@ std::unique_ptr<Store> open_mongo_store(const Config& config, Access /*access*/)
   if (!mongoc_client_command_simple(client.get(), "admin", to_bson(Json{{"ping", 1}}).get(),
                                     nullptr, reply.out(), &error)) {
     throw ConnectionFailedError(
-        fmt::format("cannot connect to MongoDB at {}: {}", redacted, error.message),
+        fmt::format("cannot connect to MongoDB at {}: {}", redacted, redact(error.message)),
         {{"uri", redacted}, {"code", error.code}});
   }
   return std::make_unique<MongoStore>(std::move(client), std::move(database), config, redacted);

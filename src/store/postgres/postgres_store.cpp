@@ -19,13 +19,14 @@
 #include <vector>
 
 #include "migronaut/errors.hpp"
+#include "store/execution.hpp"
+#include "store/rows.hpp"
 #include "util/redact.hpp"
 #include "util/text.hpp"
 
 namespace migronaut {
 namespace {
 
-constexpr std::string_view kLockId = "migronaut_lock";
 // What the fencing check fails with (fence_sql()): the marker, cast to int, is
 // invalid_text_representation naming it. It runs after the migration's own statements, so
 // theirs cannot be mistaken for it.
@@ -50,12 +51,6 @@ struct ResultDeleter {
   void operator()(PGresult* result) const { PQclear(result); }
 };
 using Result = std::unique_ptr<PGresult, ResultDeleter>;
-
-std::string quote_identifier(std::string_view name) {
-  std::string quoted = "\"";
-  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
-}
 
 // A derived identifier (index, channel) that stays within PostgreSQL's 63-byte limit.
 std::string derived_name(std::string_view base, std::string_view suffix) {
@@ -142,19 +137,36 @@ std::string render_value(Field field, const FieldValue& value, SqlValues& values
   return values.add(std::get<std::string>(value));
 }
 
-const std::string kLockColumns =
-    epoch_ms("locked_at") + ", ttl_ms, owner, pid, host, executed_by, migration, step, total";
+const std::string kLockColumns = [] {
+  std::string columns;
+  for (LockField field : kAllLockFields) {
+    const std::string column(lock_column_name(field));
+    columns +=
+        (columns.empty() ? "" : ", ") + (field == LockField::kLockedAt ? epoch_ms(column) : column);
+  }
+  return columns;
+}();
+
+// A reader for row `row` of `result`, its columns from `first` on in `keys` order.
+template <typename Key, std::size_t N>
+RowReader<Key> columns_of(const PGresult* result, int row, const Key (&keys)[N], int first) {
+  const auto column = [&keys, first](Key key) {
+    int index = first;
+    for (Key each : keys) {
+      if (each == key) break;
+      ++index;
+    }
+    return index;
+  };
+  return {[=](Key key) { return optional_int_at(result, row, column(key)); },
+          [=](Key key) -> std::optional<std::string> {
+            if (PQgetisnull(result, row, column(key))) return std::nullopt;
+            return text_at(result, row, column(key));
+          }};
+}
 
 LockInfo lock_info_at(const PGresult* result, int row) {
-  return LockInfo{.locked_at_ms = int_at(result, row, 0),
-                  .ttl_ms = int_at(result, row, 1),
-                  .run_id = text_at(result, row, 2),
-                  .pid = int_at(result, row, 3),
-                  .host = text_at(result, row, 4),
-                  .executed_by = text_at(result, row, 5),
-                  .migration = text_at(result, row, 6),
-                  .step = int_at(result, row, 7),
-                  .total = int_at(result, row, 8)};
+  return read_lock_row(columns_of(result, row, kAllLockFields, 0));
 }
 
 std::string changelog_columns() {
@@ -345,11 +357,8 @@ class PostgresStore final : public Store {
     records.reserve(PQntuples(result.get()));
     for (int row = 0; row < PQntuples(result.get()); ++row) {
       if (PQgetisnull(result.get(), row, 0)) continue;  // the empty changelog's row
-      ChangelogRecord record;
-      record.name = text_at(result.get(), row, 0);
-      int column = 1;
-      for (Field field : kAllFields) set_field(record, field, result.get(), row, column++);
-      records.push_back(std::move(record));
+      records.push_back(
+          read_record(text_at(result.get(), row, 0), columns_of(result.get(), row, kAllFields, 1)));
     }
     return records;
   }
@@ -361,27 +370,20 @@ class PostgresStore final : public Store {
   }
 
   void execute(const Execution& execution) override {
-    const auto started = std::chrono::steady_clock::now();
-    if (const auto* script = std::get_if<Script>(execution.work)) {
-      if (execution.transactional) {
-        check_migration(
-            send(begin_sql() + ";\n" + script->text + "\n;\n" + commit_script(execution)));
-        return;
-      }
-      check_migration(send(script->text));
-    } else {
-      run_body(std::get<MigrationBody>(*execution.work), execution);
-      if (execution.transactional) {
-        check_migration(send(commit_script(execution)));
-        return;
-      }
+    const auto* script = std::get_if<Script>(execution.work);
+    if (!execution.transactional) {
+      return execute_untransacted(
+          execution, [&] { script ? check_migration(send(script->text)) : run_code(execution); },
+          [&](const RecordWrite& record) { write_record(record); });
     }
-    // Outside a transaction the record is a statement of its own: time the work here.
-    if (execution.record) {
-      const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::steady_clock::now() - started);
-      write_record(resolve_elapsed(*execution.record, elapsed.count()));
+    if (script) {
+      // One round trip: BEGIN, the script, the record, the fence, COMMIT.
+      check_migration(
+          send(begin_sql() + ";\n" + script->text + "\n;\n" + commit_script(execution)));
+      return;
     }
+    run_code(execution);
+    check_migration(send(commit_script(execution)));
   }
 
   void interrupt() override {
@@ -492,22 +494,17 @@ class PostgresStore final : public Store {
     throw MigrationExecutionFailedError(server_message(result.get()), std::move(context));
   }
 
-  void run_body(const MigrationBody& body, const Execution& execution) {
-    if (execution.context == nullptr) {
-      throw MigrationExecutionFailedError("postgres: a C++ migration needs a context");
-    }
+  // A C++ body (in a transaction when transactional); on failure the transaction is rolled
+  // back, and a connection lost meanwhile is reported as such.
+  void run_code(const Execution& execution) {
     if (execution.transactional) check_migration(send(begin_sql()));
-    execution.context->handle.postgres = conn_;
+    if (execution.context != nullptr) execution.context->handle.postgres = conn_;
     try {
-      body(*execution.context);
-    } catch (const Error&) {
+      run_body(execution);
+    } catch (const std::exception&) {
       rollback_if_open();
       if (PQstatus(conn_) == CONNECTION_BAD) throw connection_lost("run a migration");
       throw;
-    } catch (const std::exception& error) {
-      rollback_if_open();
-      if (PQstatus(conn_) == CONNECTION_BAD) throw connection_lost("run a migration");
-      throw MigrationExecutionFailedError(error.what());
     }
   }
 
@@ -572,67 +569,6 @@ class PostgresStore final : public Store {
     sql += "UPDATE SET " + join(updates);
     if (write.skip_if_applied) sql += " WHERE t.status IS DISTINCT FROM 'applied'";
     return sql;
-  }
-
-  static void set_field(ChangelogRecord& record, Field field, const PGresult* result, int row,
-                        int column) {
-    switch (field) {
-      case Field::kBatch:
-        record.batch = int_at(result, row, column);
-        return;
-      case Field::kStatus: {
-        record.status = read_record_status(
-            record.name, PQgetisnull(result, row, column)
-                             ? std::nullopt
-                             : std::optional<std::string>(PQgetvalue(result, row, column)));
-        return;
-      }
-      case Field::kAppliedAt:
-        record.applied_at_ms = optional_int_at(result, row, column);
-        return;
-      case Field::kFirstAppliedAt:
-        record.first_applied_at_ms = optional_int_at(result, row, column);
-        return;
-      case Field::kRevertedAt:
-        record.reverted_at_ms = optional_int_at(result, row, column);
-        return;
-      case Field::kFailedAt:
-        record.failed_at_ms = optional_int_at(result, row, column);
-        return;
-      case Field::kError:
-        record.error = text_at(result, row, column);
-        return;
-      case Field::kFailedChecksum:
-        record.failed_checksum = text_at(result, row, column);
-        return;
-      case Field::kDuration:
-        record.duration_ms = int_at(result, row, column);
-        return;
-      case Field::kChecksum:
-        record.checksum = text_at(result, row, column);
-        return;
-      case Field::kEnvironment:
-        record.environment = text_at(result, row, column);
-        return;
-      case Field::kExecutedBy:
-        record.executed_by = text_at(result, row, column);
-        return;
-      case Field::kRunId:
-        record.run_id = text_at(result, row, column);
-        return;
-      case Field::kDescription:
-        record.description = text_at(result, row, column);
-        return;
-      case Field::kOrigin:
-        record.origin = text_at(result, row, column);
-        return;
-      case Field::kRequestedBy:
-        record.requested_by = text_at(result, row, column);
-        return;
-      case Field::kReason:
-        record.reason = text_at(result, row, column);
-        return;
-    }
   }
 
   bool drain_notifications() {

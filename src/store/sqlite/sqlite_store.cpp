@@ -14,29 +14,27 @@
 #include <utility>
 
 #include "migronaut/errors.hpp"
+#include "store/execution.hpp"
+#include "store/rows.hpp"
 #include "util/sqlite_uri.hpp"
 
 namespace migronaut {
 namespace {
 
-constexpr std::string_view kLockId = "migronaut_lock";
 // Millisecond precision needs julianday(); unixepoch() only gives whole seconds on 3.40.
 constexpr std::string_view kNowMs =
     "CAST(ROUND((julianday('now') - 2440587.5) * 86400000.0) AS INTEGER)";
 // Long enough to outwait another process's lock statement or short migration, short enough that
 // a stuck writer surfaces as an error.
 constexpr int kBusyTimeoutMs = 10'000;
-constexpr std::string_view kLockColumns =
-    "locked_at, ttl_ms, owner, pid, host, executed_by, migration, step, total";
 
-std::string quote_identifier(std::string_view name) {
-  std::string quoted = "\"";
-  for (char c : name) {
-    if (c == '"') quoted += '"';
-    quoted += c;
+std::string lock_columns() {
+  std::string columns;
+  for (LockField field : kAllLockFields) {
+    columns += columns.empty() ? "" : ", ";
+    columns += lock_column_name(field);
   }
-  quoted += '"';
-  return quoted;
+  return columns;
 }
 
 bool is_integer_field(Field field) {
@@ -166,80 +164,29 @@ class Transaction {
   bool open_ = true;
 };
 
-LockInfo read_lock_row(const Statement& row) {
-  LockInfo info;
-  info.locked_at_ms = row.integer(0);
-  info.ttl_ms = row.integer(1);
-  info.run_id = row.text(2);
-  info.pid = row.integer(3);
-  info.host = row.text(4);
-  info.executed_by = row.text(5);
-  info.migration = row.text(6);
-  info.step = row.integer(7);
-  info.total = row.integer(8);
-  return info;
+// A reader for `row`'s columns from `first` on, in `keys` order.
+template <typename Key, std::size_t N>
+RowReader<Key> columns_of(const Statement& row, const Key (&keys)[N], int first) {
+  const auto column = [&keys, first](Key key) {
+    int index = first;
+    for (Key each : keys) {
+      if (each == key) break;
+      ++index;
+    }
+    return index;
+  };
+  return {[&row, column](Key key) -> std::optional<std::int64_t> {
+            if (row.is_null(column(key))) return std::nullopt;
+            return row.integer(column(key));
+          },
+          [&row, column](Key key) -> std::optional<std::string> {
+            if (row.is_null(column(key))) return std::nullopt;
+            return row.text(column(key));
+          }};
 }
 
-void assign_field(ChangelogRecord& record, Field field, const Statement& row, int column) {
-  auto time = [&]() -> std::optional<std::int64_t> {
-    if (row.is_null(column)) return std::nullopt;
-    return row.integer(column);
-  };
-  switch (field) {
-    case Field::kBatch:
-      record.batch = row.integer(column);
-      return;
-    case Field::kStatus:
-      record.status = read_record_status(
-          record.name,
-          row.is_null(column) ? std::nullopt : std::optional<std::string>(row.text(column)));
-      return;
-    case Field::kAppliedAt:
-      record.applied_at_ms = time();
-      return;
-    case Field::kFirstAppliedAt:
-      record.first_applied_at_ms = time();
-      return;
-    case Field::kRevertedAt:
-      record.reverted_at_ms = time();
-      return;
-    case Field::kFailedAt:
-      record.failed_at_ms = time();
-      return;
-    case Field::kError:
-      record.error = row.text(column);
-      return;
-    case Field::kFailedChecksum:
-      record.failed_checksum = row.text(column);
-      return;
-    case Field::kDuration:
-      record.duration_ms = row.integer(column);
-      return;
-    case Field::kChecksum:
-      record.checksum = row.text(column);
-      return;
-    case Field::kEnvironment:
-      record.environment = row.text(column);
-      return;
-    case Field::kExecutedBy:
-      record.executed_by = row.text(column);
-      return;
-    case Field::kRunId:
-      record.run_id = row.text(column);
-      return;
-    case Field::kDescription:
-      record.description = row.text(column);
-      return;
-    case Field::kOrigin:
-      record.origin = row.text(column);
-      return;
-    case Field::kRequestedBy:
-      record.requested_by = row.text(column);
-      return;
-    case Field::kReason:
-      record.reason = row.text(column);
-      return;
-  }
+LockInfo lock_info(const Statement& row) {
+  return read_lock_row(columns_of(row, kAllLockFields, 0));
 }
 
 std::string field_list() {
@@ -351,13 +298,12 @@ class SqliteStore final : public Store {
 
   std::optional<LockInfo> force_release() override {
     if (!lock_table_exists()) return std::nullopt;
-    Statement remove(
-        db_.get(),
-        "DELETE FROM " + lock_table_ + " WHERE id = ? RETURNING " + std::string(kLockColumns),
-        "force release lock");
+    Statement remove(db_.get(),
+                     "DELETE FROM " + lock_table_ + " WHERE id = ? RETURNING " + lock_columns(),
+                     "force release lock");
     remove.bind(kLockId);
     std::optional<LockInfo> holder;
-    if (remove.step()) holder = read_lock_row(remove);
+    if (remove.step()) holder = lock_info(remove);
     remove.run();
     return holder;
   }
@@ -373,10 +319,7 @@ class SqliteStore final : public Store {
                      "SELECT name" + field_list() + " FROM " + changelog_table_ + " ORDER BY name",
                      "read changelog");
     while (select.step()) {
-      ChangelogRecord& record = records.emplace_back();
-      record.name = select.text(0);
-      int column = 1;
-      for (Field field : kAllFields) assign_field(record, field, select, column++);
+      records.push_back(read_record(select.text(0), columns_of(select, kAllFields, 1)));
     }
     return records;
   }
@@ -436,27 +379,18 @@ class SqliteStore final : public Store {
   }
 
   void execute(const Execution& execution) override {
-    const auto started = std::chrono::steady_clock::now();
-    const auto elapsed_ms = [&] {
-      return std::chrono::duration_cast<std::chrono::milliseconds>(
-                 std::chrono::steady_clock::now() - started)
-          .count();
-    };
-    if (!execution.transactional) {
-      run_work(execution);
-      if (execution.record != nullptr)
-        write_record(resolve_elapsed(*execution.record, elapsed_ms()));
-      return;
-    }
+    const auto work = [&] { run_work(execution); };
+    const auto write = [&](const RecordWrite& record) { write_record(record); };
+    if (!execution.transactional) return execute_untransacted(execution, work, write);
     Transaction transaction(db_.get());
-    run_work(execution);
+    const std::int64_t elapsed_ms = timed_ms(work);
     if (sqlite3_get_autocommit(db_.get()) != 0) {
       throw MigrationExecutionFailedError(
           "the migration ended the transaction it runs in (COMMIT or ROLLBACK in a "
           "transactional migration)",
           {{"error", "transaction ended by the migration"}});
     }
-    if (execution.record != nullptr) write_record(resolve_elapsed(*execution.record, elapsed_ms()));
+    if (execution.record != nullptr) write_record(resolve_elapsed(*execution.record, elapsed_ms));
     if (execution.fence != nullptr && !holds_lock(*execution.fence)) {
       throw LockLostError("the lock no longer belongs to this run; the migration was rolled back",
                           {{"runId", execution.fence->owner}});
@@ -492,17 +426,8 @@ class SqliteStore final : public Store {
       }
       return;
     }
-    if (execution.context == nullptr) {
-      throw std::logic_error("a C++ migration body needs an execution context");
-    }
-    execution.context->handle.sqlite = db_.get();
-    try {
-      std::get<MigrationBody> (*execution.work)(*execution.context);
-    } catch (const Error&) {
-      throw;
-    } catch (const std::exception& e) {
-      throw failed(e.what());
-    }
+    if (execution.context != nullptr) execution.context->handle.sqlite = db_.get();
+    run_body(execution);
   }
 
   bool holds_lock(const LockToken& token) {
@@ -514,12 +439,12 @@ class SqliteStore final : public Store {
   }
 
   std::optional<LockInfo> select_lock() {
-    Statement select(
-        db_.get(), "SELECT " + std::string(kLockColumns) + " FROM " + lock_table_ + " WHERE id = ?",
-        "read lock");
+    Statement select(db_.get(),
+                     "SELECT " + lock_columns() + " FROM " + lock_table_ + " WHERE id = ?",
+                     "read lock");
     select.bind(kLockId);
     if (!select.step()) return std::nullopt;
-    return read_lock_row(select);
+    return lock_info(select);
   }
 
   struct ExistingTables {

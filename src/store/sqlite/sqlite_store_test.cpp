@@ -1,5 +1,7 @@
 // SQLite-only behaviour of the store; the behaviour every store shares is in
 // tests/conformance.
+#include "store/sqlite/sqlite_store.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
@@ -11,7 +13,6 @@
 
 #include "migronaut/errors.hpp"
 #include "store/registry.hpp"
-#include "store/sqlite/sqlite_store.hpp"
 #include "support/null_logger.hpp"
 #include "support/sqlite_db.hpp"
 #include "support/temp_dir.hpp"
@@ -116,7 +117,8 @@ TEST_F(SqliteStoreTest, LockContentionWaitsForTheOtherWriter) {
   // The busy timeout makes this wait for the other writer instead of failing with SQLITE_BUSY.
   EXPECT_TRUE(store->try_acquire(claim("run-a")).acquired);
   committer.join();
-  EXPECT_EQ(testing::SqliteDb(db_path()).value("SELECT owner FROM _migronaut_locks").value_or(""), "run-a");
+  EXPECT_EQ(testing::SqliteDb(db_path()).value("SELECT owner FROM _migronaut_locks").value_or(""),
+            "run-a");
 }
 
 TEST_F(SqliteStoreTest, FailingScriptRollsBackItsEarlierStatements) {
@@ -163,7 +165,9 @@ TEST_F(SqliteStoreTest, ScriptThatEndsItsTransactionFails) {
   const auto record = applied("0001-commit");
   EXPECT_THROW(store->execute({.work = &work, .transactional = true, .record = &record}),
                MigrationExecutionFailedError);
-  EXPECT_EQ(testing::SqliteDb(db_path()).value("SELECT count(*) FROM _migronaut_migrations").value_or(""), "0");
+  EXPECT_EQ(
+      testing::SqliteDb(db_path()).value("SELECT count(*) FROM _migronaut_migrations").value_or(""),
+      "0");
 }
 
 TEST_F(SqliteStoreTest, InterruptStopsARunningScript) {
@@ -188,7 +192,9 @@ TEST_F(SqliteStoreTest, InterruptStopsARunningScript) {
   }
   done = true;
   interrupter.join();
-  EXPECT_EQ(testing::SqliteDb(db_path()).value("SELECT count(*) FROM _migronaut_migrations").value_or(""), "0");
+  EXPECT_EQ(
+      testing::SqliteDb(db_path()).value("SELECT count(*) FROM _migronaut_migrations").value_or(""),
+      "0");
 }
 
 TEST_F(SqliteStoreTest, ReadOnlyLockCommandsCreateNothing) {

@@ -1,0 +1,28 @@
+// The parts of Store::execute() every backend runs the same way, so a store's own execute() is
+// only its database's transaction and statements.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "store/store.hpp"
+
+namespace migronaut {
+
+// Calls the C++ body of `execution` (which must have a context). migronaut's own errors keep
+// their type; anything else becomes MigrationExecutionFailedError naming what it said.
+void run_body(const Execution& execution);
+
+// A non-transactional execution: `run_work`, then — a statement of its own — the record, with
+// the time the work took. Nothing rolls back: a failing body leaves no record at all.
+void execute_untransacted(const Execution& execution, const std::function<void()>& run_work,
+                          const std::function<void(const RecordWrite&)>& write_record);
+
+// Runs `work` and returns how long it took, in ms (stores that time the work themselves).
+std::int64_t timed_ms(const std::function<void()>& work);
+
+// `name` as an SQL identifier: in double quotes, embedded quotes doubled.
+std::string quote_identifier(std::string_view name);
+
+}  // namespace migronaut

@@ -1,6 +1,7 @@
 // Configuration: what a run connects to, where its migrations live, and how its lock behaves.
 // Resolution order (highest wins): flags > MIGRONAUT_* environment > migronaut.config.json >
-// defaults. Each layer sets only the keys it defines.
+// defaults. Each layer sets only the keys it defines. Relative paths in the config file resolve
+// against its folder, elsewhere against the working directory.
 #pragma once
 
 #include <cstdint>
@@ -68,7 +69,13 @@ std::map<std::string, std::string> process_environment();
 Config load_config(const ConfigSources& sources);
 
 // A config with `uri` and the defaults, for code that builds its configuration itself.
-// Validates like load_config.
+// Validates like load_config; unknown keys are refused.
 Config config_from_json(const nlohmann::json& document);
+
+// Throws ConfigInvalidError, naming the key, for a Config load_config would refuse: no URI or
+// an unknown scheme, a zero, negative or oversized number, an enumerator out of range, a bad
+// table name, the filesystem root as migrations folder, one table for the lock and the
+// changelog. Migrator and run_migrations call it before they connect.
+void validate_config(const Config& config);
 
 }  // namespace migronaut

@@ -36,7 +36,13 @@ enum class ErrorCode : int {
   kAuditFailed = 22,
   kMigrationOutOfOrder = 23,
   kMigrationBlocked = 24,
-  // migronaut's own.
+  // 25–34 are the original's (queue, converge, background, sandbox); these are migronaut's own.
+  kMigrationsDirNotFound = 35,
+  kMigrationFileUnreadable = 36,
+  kChangelogInvalid = 37,
+  kSchemaInvalid = 38,
+  kPermissionDenied = 39,
+  kLockRecordInvalid = 40,
   kLintFailed = 45,
   kMigrationLockTimeout = 46,
 };
@@ -99,6 +105,12 @@ using MigrationOutOfOrderError = CodedError<ErrorCode::kMigrationOutOfOrder>;
 using MigrationBlockedError = CodedError<ErrorCode::kMigrationBlocked>;
 using LintFailedError = CodedError<ErrorCode::kLintFailed>;
 using MigrationLockTimeoutError = CodedError<ErrorCode::kMigrationLockTimeout>;
+using MigrationsDirNotFoundError = CodedError<ErrorCode::kMigrationsDirNotFound>;
+using MigrationFileUnreadableError = CodedError<ErrorCode::kMigrationFileUnreadable>;
+using ChangelogInvalidError = CodedError<ErrorCode::kChangelogInvalid>;
+using SchemaInvalidError = CodedError<ErrorCode::kSchemaInvalid>;
+using PermissionDeniedError = CodedError<ErrorCode::kPermissionDenied>;
+using LockRecordInvalidError = CodedError<ErrorCode::kLockRecordInvalid>;
 
 // Throws `error` as its coded type (LockLostError for kLockLost, …), so a caller catching the
 // specific type sees an error that was stored or copied as a plain Error.

@@ -39,6 +39,25 @@ std::string sgr(bool enabled, Color color, std::string_view text) {
   return fmt::format("\033[{}m{}\033[0m", code, text);
 }
 
+// `value` with every string redacted, keys included: redacting the serialized text instead
+// could swallow a closing quote (`?password=…"`) and break the document.
+nlohmann::json redacted(const nlohmann::json& value) {
+  if (value.is_string()) return redact(value.get_ref<const std::string&>());
+  if (value.is_array()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const nlohmann::json& item : value) out.push_back(redacted(item));
+    return out;
+  }
+  if (value.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto entry = value.begin(); entry != value.end(); ++entry) {
+      out[redact(entry.key())] = redacted(entry.value());
+    }
+    return out;
+  }
+  return value;
+}
+
 class OutputLogger : public Logger {
  public:
   explicit OutputLogger(Output& output) : output_(output) {}
@@ -160,7 +179,7 @@ void Output::document(const nlohmann::json& value) {
   // Database strings may carry anything; dump() escapes controls, and redaction keeps
   // credentials out of pipelines that log stdout.
   const std::string text =
-      redact(value.dump(2, ' ', false, nlohmann::json::error_handler_t::replace));
+      redacted(value).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   std::fprintf(stdout, "%s\n", text.c_str());
   std::fflush(stdout);
 }

@@ -14,13 +14,16 @@
 #include <fstream>
 #include <limits>
 #include <regex>
+#include <set>
 #include <span>
 #include <sstream>
+#include <vector>
 
 #include "core/env_file.hpp"
 #include "migronaut/errors.hpp"
 #include "store/registry.hpp"
 #include "util/redact.hpp"
+#include "util/sqlite_uri.hpp"
 #include "util/text.hpp"
 
 extern char** environ;
@@ -38,6 +41,8 @@ enum class Type {
   kString,
   kUri,         // a connection string with a supported scheme
   kPath,        // a non-empty string; relative paths resolve against the working directory
+                // (in a config file: against the file's folder)
+  kFolder,      // a kPath that is not the filesystem root
   kIdentifier,  // a table or collection name
   kBool,
   kPositiveInt,
@@ -53,6 +58,7 @@ struct KeySpec {
   std::int64_t max = kInt32Max;                    // kPositiveInt
   std::int64_t min = 1;                            // kPositiveInt: 0 where 0 means "off"
   void (*apply)(Config&, const json&) = nullptr;   // absent: the key shapes loading only
+  json (*read)(const Config&) = nullptr;           // the value back, to validate a Config
 };
 
 // Allowed values in the order of their enum's enumerators, so a value's index is its enumerator.
@@ -66,97 +72,131 @@ E enum_at(const std::array<std::string_view, N>& names, const json& value) {
   return static_cast<E>(found - names.begin());
 }
 
+// The enumerator's name, or its number when it is none of them (a cast in code), which
+// validation then rejects.
+template <typename E, std::size_t N>
+json enum_name(const std::array<std::string_view, N>& names, E value) {
+  const auto index = static_cast<std::size_t>(value);
+  return index < N ? json(names[index]) : json(index);
+}
+
+template <typename T>
+json optional_value(const std::optional<T>& value) {
+  return value ? json(*value) : json();
+}
+
 const std::array<KeySpec, 20> kKeys = {{
     {.name = "uri",
      .variable = "MIGRONAUT_URI",
      .type = Type::kUri,
-     .apply = [](Config& c, const json& v) { c.uri = v; }},
+     .apply = [](Config& c, const json& v) { c.uri = v; },
+     .read = [](const Config& c) -> json { return c.uri; }},
     {.name = "dbName",
      .variable = "MIGRONAUT_DB",
      .type = Type::kString,
-     .apply = [](Config& c, const json& v) { c.db_name = v; }},
+     .apply = [](Config& c, const json& v) { c.db_name = v; },
+     .read = [](const Config& c) -> json { return c.db_name; }},
     {.name = "migrationsDir",
      .variable = "MIGRONAUT_MIGRATIONS_DIR",
-     .type = Type::kPath,
-     .apply = [](Config& c, const json& v) { c.migrations_dir = v.get<std::string>(); }},
+     .type = Type::kFolder,
+     .apply = [](Config& c, const json& v) { c.migrations_dir = v.get<std::string>(); },
+     .read = [](const Config& c) -> json { return c.migrations_dir.string(); }},
     {.name = "migrationsCollection",
      .variable = "MIGRONAUT_COLLECTION",
      .type = Type::kIdentifier,
-     .apply = [](Config& c, const json& v) { c.migrations_table = v; }},
+     .apply = [](Config& c, const json& v) { c.migrations_table = v; },
+     .read = [](const Config& c) -> json { return c.migrations_table; }},
     {.name = "lockCollection",
      .variable = "MIGRONAUT_LOCK_COLLECTION",
      .type = Type::kIdentifier,
-     .apply = [](Config& c, const json& v) { c.lock_table = v; }},
+     .apply = [](Config& c, const json& v) { c.lock_table = v; },
+     .read = [](const Config& c) -> json { return c.lock_table; }},
     // Capped so that lock_ttl_ms() stays a valid 32-bit interval.
     {.name = "lockTTLSeconds",
      .variable = "MIGRONAUT_LOCK_TTL",
      .type = Type::kPositiveInt,
      .max = kInt32Max / 1000,
-     .apply = [](Config& c, const json& v) { c.lock_ttl_seconds = v; }},
+     .apply = [](Config& c, const json& v) { c.lock_ttl_seconds = v; },
+     .read = [](const Config& c) -> json { return c.lock_ttl_seconds; }},
     {.name = "strict",
      .variable = "MIGRONAUT_STRICT",
      .type = Type::kBool,
-     .apply = [](Config& c, const json& v) { c.strict = v; }},
+     .apply = [](Config& c, const json& v) { c.strict = v; },
+     .read = [](const Config& c) -> json { return c.strict; }},
     {.name = "useTransaction",
      .variable = "MIGRONAUT_USE_TRANSACTION",
      .type = Type::kBool,
-     .apply = [](Config& c, const json& v) { c.use_transaction = v.get<bool>(); }},
+     .apply = [](Config& c, const json& v) { c.use_transaction = v.get<bool>(); },
+     .read = [](const Config& c) -> json { return optional_value(c.use_transaction); }},
     {.name = "sequential",
      .variable = "MIGRONAUT_SEQUENTIAL",
      .type = Type::kBool,
-     .apply = [](Config& c, const json& v) { c.sequential = v; }},
+     .apply = [](Config& c, const json& v) { c.sequential = v; },
+     .read = [](const Config& c) -> json { return c.sequential; }},
     {.name = "templatePath",
      .variable = "MIGRONAUT_TEMPLATE_PATH",
      .type = Type::kPath,
-     .apply = [](Config& c, const json& v) { c.template_path = v.get<std::string>(); }},
+     .apply = [](Config& c, const json& v) { c.template_path = v.get<std::string>(); },
+     .read = [](const Config& c) -> json {
+       return c.template_path.empty() ? json() : json(c.template_path.string());
+     }},
     {.name = "timeoutMs",
      .variable = "MIGRONAUT_TIMEOUT_MS",
      .type = Type::kPositiveInt,
-     .apply = [](Config& c, const json& v) { c.timeout_ms = v.get<std::int64_t>(); }},
+     .apply = [](Config& c, const json& v) { c.timeout_ms = v.get<std::int64_t>(); },
+     .read = [](const Config& c) -> json { return optional_value(c.timeout_ms); }},
     {.name = "envFile", .variable = "MIGRONAUT_ENV_FILE", .type = Type::kEnvFile},
     {.name = "environment",
      .variable = "MIGRONAUT_ENVIRONMENT",
      .type = Type::kString,
-     .apply = [](Config& c, const json& v) { c.environment = v; }},
+     .apply = [](Config& c, const json& v) { c.environment = v; },
+     .read = [](const Config& c) -> json { return c.environment; }},
     {.name = "onLockLost",
      .variable = "MIGRONAUT_ON_LOCK_LOST",
      .type = Type::kEnum,
      .allowed = kOnLockLost,
      .apply = [](Config& c,
-                 const json& v) { c.on_lock_lost = enum_at<OnLockLost>(kOnLockLost, v); }},
+                 const json& v) { c.on_lock_lost = enum_at<OnLockLost>(kOnLockLost, v); },
+     .read = [](const Config& c) -> json { return enum_name(kOnLockLost, c.on_lock_lost); }},
     {.name = "onOutOfOrder",
      .variable = "MIGRONAUT_ON_OUT_OF_ORDER",
      .type = Type::kEnum,
      .allowed = kOnOutOfOrder,
      .apply = [](Config& c,
-                 const json& v) { c.on_out_of_order = enum_at<OnOutOfOrder>(kOnOutOfOrder, v); }},
+                 const json& v) { c.on_out_of_order = enum_at<OnOutOfOrder>(kOnOutOfOrder, v); },
+     .read = [](const Config& c) -> json { return enum_name(kOnOutOfOrder, c.on_out_of_order); }},
     {.name = "onLockHeld",
      .variable = "MIGRONAUT_ON_LOCK_HELD",
      .type = Type::kEnum,
      .allowed = kOnLockHeld,
      .apply = [](Config& c,
-                 const json& v) { c.on_lock_held = enum_at<OnLockHeld>(kOnLockHeld, v); }},
+                 const json& v) { c.on_lock_held = enum_at<OnLockHeld>(kOnLockHeld, v); },
+     .read = [](const Config& c) -> json { return enum_name(kOnLockHeld, c.on_lock_held); }},
     {.name = "lockWaitTimeoutMs",
      .variable = "MIGRONAUT_LOCK_WAIT_TIMEOUT_MS",
      .type = Type::kPositiveInt,
-     .apply = [](Config& c, const json& v) { c.lock_wait_timeout_ms = v.get<std::int64_t>(); }},
+     .apply = [](Config& c, const json& v) { c.lock_wait_timeout_ms = v.get<std::int64_t>(); },
+     .read = [](const Config& c) -> json { return optional_value(c.lock_wait_timeout_ms); }},
     {.name = "lockPollIntervalMs",
      .variable = "MIGRONAUT_LOCK_POLL_INTERVAL_MS",
      .type = Type::kPositiveInt,
-     .apply = [](Config& c, const json& v) { c.lock_poll_interval_ms = v; }},
+     .apply = [](Config& c, const json& v) { c.lock_poll_interval_ms = v; },
+     .read = [](const Config& c) -> json { return c.lock_poll_interval_ms; }},
     // How long a migration's statement may queue for a table lock before it gives up (the
     // transaction rolls back and is tried again); 0 waits forever, as PostgreSQL does.
     {.name = "lockTimeoutMs",
      .variable = "MIGRONAUT_LOCK_TIMEOUT_MS",
      .type = Type::kPositiveInt,
      .min = 0,
-     .apply = [](Config& c, const json& v) { c.lock_timeout_ms = v; }},
+     .apply = [](Config& c, const json& v) { c.lock_timeout_ms = v; },
+     .read = [](const Config& c) -> json { return c.lock_timeout_ms; }},
     {.name = "lockRetries",
      .variable = "MIGRONAUT_LOCK_RETRIES",
      .type = Type::kPositiveInt,
      .max = 1000,
      .min = 0,
-     .apply = [](Config& c, const json& v) { c.lock_retries = v; }},
+     .apply = [](Config& c, const json& v) { c.lock_retries = v; },
+     .read = [](const Config& c) -> json { return c.lock_retries; }},
 }};
 
 json defaults() {
@@ -223,25 +263,66 @@ std::optional<std::int64_t> positive_integer(const json& value, std::int64_t min
   return number;
 }
 
+bool has_control_character(std::string_view text) {
+  return std::any_of(text.begin(), text.end(), [](char c) {
+    const auto byte = static_cast<unsigned char>(c);
+    return byte < 0x20 || byte == 0x7F;
+  });
+}
+
+// A string value's text. A control character is refused: a NUL would cut a path short
+// unseen, and a newline is a copy-paste accident.
+const std::string& text_of(const json& value, const Origin& origin, const std::string& rule) {
+  if (!value.is_string()) reject(origin, rule);
+  const std::string& text = value.get_ref<const std::string&>();
+  if (has_control_character(text)) {
+    reject(origin, "contains a control character (newline, tab, NUL, …); remove it");
+  }
+  return text;
+}
+
+// "/", "//", "/..": a migrations folder there would read every file on the machine's top level.
+bool is_filesystem_root(const std::filesystem::path& path) {
+  const std::filesystem::path normal = path.lexically_normal();
+  return normal.has_root_directory() && !normal.has_relative_path();
+}
+
+// libpq takes the userinfo to end at the first '@': a raw '@' in a password would make the rest
+// of it the host name, which the driver then prints.
+bool has_raw_at_in_userinfo(std::string_view uri) {
+  const std::size_t start = uri.find("://");
+  if (uri.starts_with("sqlite:") || start == std::string_view::npos) return false;
+  const std::string_view rest = uri.substr(start + 3);
+  const std::string_view authority = rest.substr(0, rest.find('/'));
+  return std::count(authority.begin(), authority.end(), '@') > 1;
+}
+
+std::string uri_rule() { return "must be a URI starting with " + known_schemes(); }
+
 // Checks a value from a JSON layer (file, flags, code) against its key's type and returns it
 // in canonical form.
 json checked(const KeySpec& key, const json& value, const Origin& origin) {
   switch (key.type) {
     case Type::kString:
-      if (!value.is_string()) reject(origin, "must be a string");
+      text_of(value, origin, "must be a string");
       return value;
     case Type::kUri:
-      if (!value.is_string() || !has_known_scheme(value.get_ref<const std::string&>())) {
-        reject(origin, "must be a URI starting with " + known_schemes());
+      if (!has_known_scheme(text_of(value, origin, uri_rule()))) reject(origin, uri_rule());
+      if (has_raw_at_in_userinfo(value.get<std::string>())) {
+        reject(origin, "has a raw '@' in its user name or password; percent-encode it as %40");
       }
       return value;
     case Type::kPath:
-      if (!value.is_string() || value.get_ref<const std::string&>().empty()) {
-        reject(origin, "must be a non-empty path");
+    case Type::kFolder: {
+      const std::string& path = text_of(value, origin, "must be a non-empty path");
+      if (path.empty()) reject(origin, "must be a non-empty path");
+      if (key.type == Type::kFolder && is_filesystem_root(path)) {
+        reject(origin, "is the filesystem root; name the folder that holds the migrations");
       }
       return value;
+    }
     case Type::kIdentifier:
-      if (!value.is_string() || !is_identifier(value)) {
+      if (!is_identifier(text_of(value, origin, "must be a name"))) {
         reject(origin, "must be a name matching ^[A-Za-z_][A-Za-z0-9_]{0,62}$");
       }
       return value;
@@ -260,37 +341,41 @@ json checked(const KeySpec& key, const json& value, const Origin& origin) {
       }
       reject(origin, "must be one of: " + allowed_list(key.allowed));
     case Type::kEnvFile:
-      if (value == false || (value.is_string() && !value.get_ref<const std::string&>().empty())) {
-        return value;
+      if (value == false) return value;
+      if (text_of(value, origin, "must be a path or false").empty()) {
+        reject(origin, "must be a path or false");
       }
-      reject(origin, "must be a path or false");
+      return value;
   }
   return value;
 }
 
-std::string trimmed_lowercase(std::string_view text) {
-  std::string out(trim(text));
+std::string lowercase(std::string_view text) {
+  std::string out(text);
   std::transform(out.begin(), out.end(), out.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return out;
 }
 
 // Turns an environment variable's text into the JSON value its key expects; anything that does
-// not parse exactly is rejected, never coerced.
+// not parse exactly — surrounding whitespace included — is rejected, never coerced.
 json from_environment(const KeySpec& key, const std::string& text, const Origin& origin) {
+  if (trim(text).size() != text.size()) {
+    reject(origin, "has leading or trailing whitespace; values are taken as written");
+  }
   if (key.type == Type::kBool) {
-    const std::string word = trimmed_lowercase(text);
+    const std::string word = lowercase(text);
     if (word == "true" || word == "1" || word == "yes") return true;
     if (word == "false" || word == "0" || word == "no") return false;
     reject(origin, "must be one of true/1/yes or false/0/no");
   }
   if (key.type == Type::kPositiveInt) {
-    const std::string digits = trimmed_lowercase(text);
     std::int64_t number = 0;
-    const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
-    const bool whole = error == std::errc() && end == digits.data() + digits.size();
-    if (!whole || digits.empty() || !std::isdigit(static_cast<unsigned char>(digits.front()))) {
-      reject(origin, "must be a positive integer");
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, number);
+    if (error != std::errc() || stop != end || text.empty() ||
+        !std::isdigit(static_cast<unsigned char>(text.front()))) {
+      reject(origin, "must be a positive integer no greater than " + std::to_string(key.max));
     }
     return checked(key, number, origin);
   }
@@ -305,11 +390,60 @@ Origin key_origin(std::string_view key, const std::string& layer) {
   return {"\"" + std::string(key) + "\" in " + layer, {{"key", key}, {"source", layer}}};
 }
 
-// The keys `document` defines, checked; unknown keys and nulls are left out.
+// The number of single-character edits between `a` and `b` (Levenshtein).
+std::size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The known key `name` is most likely a misspelling of: at most two edits away, case aside.
+std::optional<std::string_view> near_miss(std::string_view name) {
+  std::optional<std::string_view> best;
+  std::size_t best_distance = 3;
+  for (const KeySpec& key : kKeys) {
+    const std::size_t distance = edit_distance(lowercase(name), lowercase(key.name));
+    if (distance < best_distance) {
+      best = key.name;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+bool is_known_key(std::string_view name) {
+  return std::any_of(kKeys.begin(), kKeys.end(),
+                     [&](const KeySpec& key) { return key.name == name; });
+}
+
+// An unknown key is a typo until shown otherwise: ignoring it would run with the default.
+[[noreturn]] void reject_unknown_key(const std::string& name, const std::string& layer) {
+  json context = {{"key", name}, {"source", layer}};
+  std::string message = "Invalid configuration: unknown key \"" + name + "\" in " + layer;
+  if (const auto suggestion = near_miss(name)) {
+    message += "; did you mean \"" + std::string(*suggestion) + "\"?";
+    context["suggestion"] = *suggestion;
+  }
+  throw ConfigInvalidError(redact(message), std::move(context));
+}
+
+// The keys `document` defines, checked; nulls are left out, unknown keys refused.
 json json_layer(const json& document, const std::string& layer) {
   if (!document.is_object()) {
     throw ConfigInvalidError("Invalid configuration: " + layer + " must be a JSON object",
                              {{"source", layer}});
+  }
+  for (auto entry = document.begin(); entry != document.end(); ++entry) {
+    if (!is_known_key(entry.key())) reject_unknown_key(entry.key(), layer);
   }
   json result = json::object();
   for (const KeySpec& key : kKeys) {
@@ -356,6 +490,59 @@ std::string read_text_file(const std::filesystem::path& path) {
   return content.str();
 }
 
+// Parses the config file, refusing a key given twice in one object: a JSON parser keeps the
+// last one silently, so a stale line further down would win unnoticed.
+json parse_config_file(const std::string& text, const std::string& file) {
+  std::vector<std::set<std::string>> open_objects;
+  const json::parser_callback_t refuse_duplicates = [&](int, json::parse_event_t event,
+                                                        json& parsed) {
+    if (event == json::parse_event_t::object_start) open_objects.emplace_back();
+    if (event == json::parse_event_t::object_end) open_objects.pop_back();
+    if (event == json::parse_event_t::key &&
+        !open_objects.back().insert(parsed.get<std::string>()).second) {
+      const std::string key = parsed.get<std::string>();
+      throw ConfigInvalidError(redact("Invalid configuration: the key \"" + key +
+                                      "\" appears twice in " + file + "; keep one"),
+                               {{"key", key}, {"source", file}, {"reason", "duplicate key"}});
+    }
+    return true;
+  };
+  try {
+    return json::parse(text, refuse_duplicates);
+  } catch (const json::exception& error) {
+    // Parse errors, and numbers too large for a double (1e400).
+    throw ConfigInvalidError(redact("Invalid JSON in " + file + ": " + error.what()),
+                             {{"file", file}, {"reason", redact(error.what())}});
+  }
+}
+
+std::filesystem::path resolved(const std::filesystem::path& base,
+                               const std::filesystem::path& path) {
+  return path.empty() || path.is_absolute() ? path : (base / path).lexically_normal();
+}
+
+// The file's relative paths (sqlite: URIs included) made absolute against its folder, so a
+// config file means the same from wherever it is used.
+json rebased(json layer, const std::filesystem::path& folder) {
+  for (auto entry = layer.begin(); entry != layer.end(); ++entry) {
+    if (!entry.value().is_string()) continue;
+    const std::string value = entry.value();
+    switch (key_named(entry.key()).type) {
+      case Type::kPath:
+      case Type::kFolder:
+      case Type::kEnvFile:
+        entry.value() = resolved(folder, value).string();
+        break;
+      case Type::kUri:
+        entry.value() = sqlite_uri_against(value, folder);
+        break;
+      default:
+        break;
+    }
+  }
+  return layer;
+}
+
 // The config file layer: the explicit path (which must exist), else ./migronaut.config.json
 // when present.
 json file_layer(const ConfigSources& sources) {
@@ -369,14 +556,8 @@ json file_layer(const ConfigSources& sources) {
   } else if (!std::filesystem::is_regular_file(path)) {
     return json::object();
   }
-  json document;
-  try {
-    document = json::parse(read_text_file(path));
-  } catch (const json::parse_error& error) {
-    throw ConfigInvalidError(redact("Invalid JSON in " + path.string() + ": " + error.what()),
-                             {{"file", path.string()}, {"reason", redact(error.what())}});
-  }
-  return json_layer(document, path.string());
+  const json document = parse_config_file(read_text_file(path), path.string());
+  return rebased(json_layer(document, path.string()), path.parent_path());
 }
 
 // Which .env to load: --env-file, else the flags', the environment's or the file's envFile;
@@ -421,12 +602,28 @@ void require_uri_set(const Config& config) {
   }
 }
 
-std::filesystem::path resolved(const std::filesystem::path& cwd,
-                               const std::filesystem::path& path) {
-  return path.empty() || path.is_absolute() ? path : cwd / path;
+// The lock and the changelog each need a table (collection) of their own; SQLite compares
+// table names case-insensitively, so the check does too.
+void reject_shared_table(const Config& config) {
+  if (lowercase(config.lock_table) != lowercase(config.migrations_table)) return;
+  throw ConfigInvalidError(
+      "Invalid configuration: lockCollection and migrationsCollection both name \"" +
+          config.lock_table + "\"; the lock and the changelog need tables of their own",
+      {{"key", "lockCollection"}, {"value", config.lock_table}});
 }
 
-// Applies the merged layers to a Config and validates what spans keys.
+void validate(const Config& config, bool require_uri) {
+  if (require_uri) require_uri_set(config);
+  for (const KeySpec& key : kKeys) {
+    if (key.read == nullptr) continue;
+    const json value = key.read(config);
+    if (value.is_null() || (key.type == Type::kUri && config.uri.empty())) continue;
+    checked(key, value, key_origin(key.name, "the Config"));
+  }
+  reject_shared_table(config);
+}
+
+// Applies the merged layers to a Config and validates the result.
 Config build(const json& merged, const std::filesystem::path& cwd,
              const std::map<std::string, std::string>& environment, bool require_uri) {
   Config config;
@@ -434,12 +631,12 @@ Config build(const json& merged, const std::filesystem::path& cwd,
     const auto found = merged.find(key.name);
     if (key.apply != nullptr && found != merged.end()) key.apply(config, *found);
   }
-  if (require_uri) require_uri_set(config);
   config.migrations_dir = resolved(cwd, config.migrations_dir);
   config.template_path = resolved(cwd, config.template_path);
   const auto user = environment.find("MIGRONAUT_USER");
   config.executed_by =
       user != environment.end() && !user->second.empty() ? user->second : os_user_name();
+  validate(config, require_uri);
   return config;
 }
 
@@ -473,6 +670,8 @@ Config load_config(const ConfigSources& sources) {
   }
   return build(merged, sources.cwd, environment, sources.require_uri);
 }
+
+void validate_config(const Config& config) { validate(config, true); }
 
 Config config_from_json(const nlohmann::json& document) {
   json merged = defaults();

@@ -3,6 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <functional>
+
 #include "migronaut/errors.hpp"
 #include "support/temp_dir.hpp"
 
@@ -109,7 +112,7 @@ TEST_F(LoadConfigTest, EveryKeyReachesTheConfig) {
                    {"MIGRONAUT_LOCK_COLLECTION", "locks"},
                    {"MIGRONAUT_LOCK_TTL", "5"},
                    {"MIGRONAUT_STRICT", "yes"},
-                   {"MIGRONAUT_USE_TRANSACTION", " FALSE "},
+                   {"MIGRONAUT_USE_TRANSACTION", "FALSE"},
                    {"MIGRONAUT_SEQUENTIAL", "1"},
                    {"MIGRONAUT_TEMPLATE_PATH", "tpl.sql"},
                    {"MIGRONAUT_TIMEOUT_MS", "1000"},
@@ -118,7 +121,7 @@ TEST_F(LoadConfigTest, EveryKeyReachesTheConfig) {
                    {"MIGRONAUT_ON_OUT_OF_ORDER", "error"},
                    {"MIGRONAUT_ON_LOCK_HELD", "throw"},
                    {"MIGRONAUT_LOCK_WAIT_TIMEOUT_MS", "7000"},
-                   {"MIGRONAUT_LOCK_POLL_INTERVAL_MS", " 250 "},
+                   {"MIGRONAUT_LOCK_POLL_INTERVAL_MS", "250"},
                    {"MIGRONAUT_USER", "deployer"}};
   const Config config = load_config(s);
   EXPECT_EQ(config.uri, "postgres://db/app");
@@ -167,13 +170,16 @@ std::vector<BadEnvCase> bad_environment_values() {
   std::vector<BadEnvCase> cases;
   for (const char* variable :
        {"MIGRONAUT_STRICT", "MIGRONAUT_USE_TRANSACTION", "MIGRONAUT_SEQUENTIAL"}) {
-    for (const char* value : {"", "maybe", "2", "on", "truee"}) cases.push_back({variable, value});
+    for (const char* value : {"", "maybe", "2", "on", "truee", " true", "1\n"}) {
+      cases.push_back({variable, value});
+    }
   }
   for (const char* variable :
        {"MIGRONAUT_LOCK_TTL", "MIGRONAUT_TIMEOUT_MS", "MIGRONAUT_LOCK_WAIT_TIMEOUT_MS",
         "MIGRONAUT_LOCK_POLL_INTERVAL_MS"}) {
-    for (const char* value : {"", "abc", "1.5", "0", "-3", "+3", "NaN", "Infinity", "1e3", "0x10",
-                              "12abc", "99999999999999999999", "2147483648"}) {
+    for (const char* value :
+         {"", "abc", "1.5", "0", "-3", "+3", "NaN", "Infinity", "1e3", "0x10", "12abc",
+          "99999999999999999999", "2147483648", " 5", "5\n", "5 ", "\t5"}) {
       cases.push_back({variable, value});
     }
   }
@@ -190,7 +196,13 @@ std::vector<BadEnvCase> bad_environment_values() {
   for (const char* variable :
        {"MIGRONAUT_MIGRATIONS_DIR", "MIGRONAUT_TEMPLATE_PATH", "MIGRONAUT_ENV_FILE"}) {
     cases.push_back({variable, ""});
+    cases.push_back({variable, "migrations "});
   }
+  for (const char* root : {"/", "//", "/..", "/./"}) {
+    cases.push_back({"MIGRONAUT_MIGRATIONS_DIR", root});
+  }
+  cases.push_back({"MIGRONAUT_URI", "sqlite:app.db\n"});
+  cases.push_back({"MIGRONAUT_ENVIRONMENT", " staging"});
   cases.push_back({"MIGRONAUT_URI", "mysql://h/db"});
   cases.push_back({"MIGRONAUT_URI", ""});
   cases.push_back({"MIGRONAUT_LOCK_TTL", "2147484"});  // × 1000 leaves 32 bits
@@ -201,12 +213,12 @@ INSTANTIATE_TEST_SUITE_P(AllVariables, BadEnvironmentValueTest,
                          ::testing::ValuesIn(bad_environment_values()));
 
 TEST_F(LoadConfigTest, AcceptsBooleanSpellings) {
-  for (const char* truthy : {"true", "TRUE", " 1 ", "Yes"}) {
+  for (const char* truthy : {"true", "TRUE", "1", "Yes"}) {
     auto s = sources();
     s.environment = {{"MIGRONAUT_URI", "sqlite:a.db"}, {"MIGRONAUT_STRICT", truthy}};
     EXPECT_TRUE(load_config(s).strict) << truthy;
   }
-  for (const char* falsy : {"false", "0", "NO", "\tno\n"}) {
+  for (const char* falsy : {"false", "0", "NO", "no"}) {
     auto s = sources();
     s.environment = {{"MIGRONAUT_URI", "sqlite:a.db"}, {"MIGRONAUT_STRICT", falsy}};
     EXPECT_FALSE(load_config(s).strict) << falsy;
@@ -290,9 +302,74 @@ TEST_F(LoadConfigTest, WrongTypesInTheFileNameTheKey) {
   }
 }
 
-TEST_F(LoadConfigTest, UnknownKeysAreIgnoredAndWholeFloatsAccepted) {
-  write_config({{"uri", "sqlite:a.db"}, {"somethingElse", {1, 2}}, {"timeoutMs", 1e3}});
+TEST_F(LoadConfigTest, WholeFloatsAreAccepted) {
+  write_config({{"uri", "sqlite:a.db"}, {"timeoutMs", 1e3}});
   EXPECT_EQ(load_config(sources()).timeout_ms, 1000);
+}
+
+TEST_F(LoadConfigTest, UnknownKeysAreRefusedWithTheNearestKnownOne) {
+  const std::pair<const char*, const char*> typos[] = {{"migrationDir", "migrationsDir"},
+                                                       {"lockTTLSecond", "lockTTLSeconds"},
+                                                       {"locktTlseconds", "lockTTLSeconds"},
+                                                       {"URI", "uri"}};
+  for (const auto& [typo, meant] : typos) {
+    write_config({{"uri", "sqlite:a.db"}, {typo, 1}});
+    const ConfigInvalidError error = config_error([&] { load_config(sources()); });
+    EXPECT_EQ(error.context()["key"], typo);
+    EXPECT_EQ(error.context()["suggestion"], meant);
+    EXPECT_THAT(error.what(), HasSubstr(std::string("did you mean \"") + meant + "\""));
+  }
+  write_config({{"uri", "sqlite:a.db"}, {"somethingElse", {1, 2}}});
+  const ConfigInvalidError error = config_error([&] { load_config(sources()); });
+  EXPECT_THAT(error.what(), HasSubstr("somethingElse"));
+  EXPECT_FALSE(error.context().contains("suggestion"));
+}
+
+TEST_F(LoadConfigTest, DuplicateKeysAreRefused) {
+  dir_.write("migronaut.config.json",
+             R"({"uri": "sqlite:a.db", "lockTTLSeconds": 10, "uri": "sqlite:b.db"})");
+  const ConfigInvalidError error = config_error([&] { load_config(sources()); });
+  EXPECT_EQ(error.context()["key"], "uri");
+  EXPECT_THAT(error.what(), HasSubstr("appears twice"));
+}
+
+TEST_F(LoadConfigTest, NumbersBeyondADoubleAreRefusedAsConfigErrors) {
+  dir_.write("migronaut.config.json", R"({"uri": "sqlite:a.db", "lockTTLSeconds": 1e400})");
+  const ConfigInvalidError error = config_error([&] { load_config(sources()); });
+  EXPECT_THAT(error.what(), HasSubstr("migronaut.config.json"));
+}
+
+TEST_F(LoadConfigTest, ControlCharactersInStringsAreRefused) {
+  for (const json& bad : {json{{"uri", std::string("sqlite:a.db\0x", 13)}},
+                          json{{"migrationsDir", "migrations\n"}}, json{{"dbName", "a\tb"}}}) {
+    write_config(bad);
+    const ConfigInvalidError error = config_error([&] { load_config(sources()); });
+    EXPECT_EQ(error.context()["key"], bad.begin().key()) << bad.dump();
+    EXPECT_THAT(error.what(), HasSubstr("control character"));
+  }
+}
+
+TEST_F(LoadConfigTest, TheLockAndTheChangelogNeedTablesOfTheirOwn) {
+  write_config(
+      {{"uri", "sqlite:a.db"}, {"migrationsCollection", "history"}, {"lockCollection", "HISTORY"}});
+  const ConfigInvalidError error = config_error([&] { load_config(sources()); });
+  EXPECT_EQ(error.context()["key"], "lockCollection");
+}
+
+TEST_F(LoadConfigTest, PathsInAConfigFileResolveAgainstItsFolder) {
+  dir_.write("deploy/migronaut.config.json", json{{"uri", "sqlite:data/app.db"},
+                                                  {"migrationsDir", "db"},
+                                                  {"templatePath", "../tpl.sql"},
+                                                  {"envFile", "deploy.env"}}
+                                                 .dump());
+  dir_.write("deploy/deploy.env", "MIGRONAUT_DB=from_deploy_env\n");
+  auto s = sources();
+  s.config_file = "deploy/migronaut.config.json";
+  const Config config = load_config(s);
+  EXPECT_EQ(config.uri, "sqlite:" + (dir_.path() / "deploy/data/app.db").string());
+  EXPECT_EQ(config.migrations_dir, dir_.path() / "deploy/db");
+  EXPECT_EQ(config.template_path, dir_.path() / "tpl.sql");
+  EXPECT_EQ(config.db_name, "from_deploy_env");
 }
 
 TEST_F(LoadConfigTest, ExplicitConfigFileMustExist) {
@@ -306,7 +383,7 @@ TEST_F(LoadConfigTest, ExplicitConfigFileReplacesDiscovery) {
   dir_.write("other.json", json{{"uri", "sqlite:explicit.db"}}.dump());
   auto s = sources();
   s.config_file = "other.json";
-  EXPECT_EQ(load_config(s).uri, "sqlite:explicit.db");
+  EXPECT_EQ(load_config(s).uri, "sqlite:" + (dir_.path() / "explicit.db").string());
 }
 
 TEST_F(LoadConfigTest, UriIsRequiredUnlessWaived) {
@@ -339,6 +416,33 @@ TEST_F(LoadConfigTest, RelativePathsResolveAgainstCwdButSqliteUriStays) {
   EXPECT_TRUE(config.template_path.empty());
 }
 
+TEST(ValidateConfigTest, ACodeBuiltConfigIsCheckedLikeAFile) {
+  Config good;
+  good.uri = "sqlite:a.db";
+  EXPECT_NO_THROW(validate_config(good));
+  const std::pair<const char*, std::function<void(Config&)>> bad[] = {
+      {"uri", [](Config& c) { c.uri = ""; }},
+      {"uri", [](Config& c) { c.uri = "mysql://h/db"; }},
+      {"lockTTLSeconds", [](Config& c) { c.lock_ttl_seconds = 0; }},
+      {"lockTTLSeconds", [](Config& c) { c.lock_ttl_seconds = -5; }},
+      {"lockTTLSeconds", [](Config& c) { c.lock_ttl_seconds = std::int64_t{1} << 40; }},
+      {"timeoutMs", [](Config& c) { c.timeout_ms = 0; }},
+      {"lockWaitTimeoutMs", [](Config& c) { c.lock_wait_timeout_ms = -1; }},
+      {"lockPollIntervalMs", [](Config& c) { c.lock_poll_interval_ms = 0; }},
+      {"onLockHeld", [](Config& c) { c.on_lock_held = static_cast<OnLockHeld>(7); }},
+      {"migrationsCollection", [](Config& c) { c.migrations_table = "x; DROP TABLE y"; }},
+      {"lockCollection", [](Config& c) { c.lock_table = c.migrations_table; }},
+      {"migrationsDir", [](Config& c) { c.migrations_dir = "/"; }},
+      {"migrationsDir", [](Config& c) { c.migrations_dir = ""; }},
+  };
+  for (const auto& [key, spoil] : bad) {
+    Config config = good;
+    spoil(config);
+    const ConfigInvalidError error = config_error([&] { validate_config(config); });
+    EXPECT_EQ(error.context().value("key", ""), key) << error.what();
+  }
+}
+
 TEST(ConfigFromJsonTest, AppliesDefaultsAndValidates) {
   const Config config = config_from_json({{"uri", "mongodb://h/db"}, {"dbName", "app"}});
   EXPECT_EQ(config.db_name, "app");
@@ -347,6 +451,10 @@ TEST(ConfigFromJsonTest, AppliesDefaultsAndValidates) {
                ConfigInvalidError);
   EXPECT_THROW(config_from_json(json::object()), ConfigInvalidError);
   EXPECT_THROW(config_from_json("mongodb://h/db"), ConfigInvalidError);
+  EXPECT_THROW(config_from_json({{"uri", "mongodb://h/db"}, {"lockTTLSeconds", NAN}}),
+               ConfigInvalidError);
+  EXPECT_THROW(config_from_json({{"uri", "mongodb://h/db"}, {"lockTTLSecond", 5}}),
+               ConfigInvalidError);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 
 #include "fmt/format.h"
 #include "util/ids.hpp"
@@ -44,6 +45,37 @@ auto timed(Clock& clock, Logger* logger, const char* what, F step) {
   return result;
 }
 
+// The longest TTL a configuration can give (lockTTLSeconds is capped so).
+constexpr std::int64_t kLongestTtlMs = std::numeric_limits<std::int32_t>::max();
+
+// Why no live holder can have written `holder`, or "": a TTL beyond any configuration, or a
+// lockedAt further ahead of the database's clock than any lease lasts (the clock stepped back).
+std::string unusable_because(const LockInfo& holder, Store& store, std::int64_t claim_ttl_ms) {
+  if (holder.ttl_ms > kLongestTtlMs) {
+    return fmt::format("its TTL of {} ms is beyond any configuration", holder.ttl_ms);
+  }
+  const std::int64_t now = store.now_ms();
+  if (holder.locked_at_ms > now &&
+      holder.locked_at_ms - now > std::max(holder.ttl_ms, claim_ttl_ms)) {
+    return fmt::format(
+        "it was renewed {} s ahead of the database's clock (was the clock stepped back?)",
+        (holder.locked_at_ms - now) / 1000);
+  }
+  return "";
+}
+
+// A refusal by such a row is reported with the holder and the way out instead of waited on,
+// so it cannot hold the fleet silently.
+void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_ttl_ms) {
+  const std::string reason = unusable_because(holder, store, claim_ttl_ms);
+  if (reason.empty()) return;
+  throw LockRecordInvalidError(
+      fmt::format("The lock row held by {} pid {} (run {}, user {}) cannot be trusted: {}. If no "
+                  "run is active, `migronaut unlock` clears it",
+                  holder.host, holder.pid, holder.run_id, holder.executed_by, reason),
+      {{"holder", holder}, {"reason", reason}});
+}
+
 }  // namespace
 
 std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOptions& options) {
@@ -60,6 +92,7 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
   debug(options.logger, fmt::format("lock {} in {} ms", result.acquired ? "acquired" : "refused",
                                     acquire_ms.count()));
   if (!result.acquired) {
+    if (result.holder) reject_unusable(*result.holder, store, claim.ttl_ms);
     nlohmann::json context = {{"ttlMs", options.ttl.count()}};
     if (result.writer_busy) context[kWriterBusyKey] = true;
     std::string message = "Migration lock is already held";

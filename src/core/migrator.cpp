@@ -37,8 +37,22 @@ struct Migrator::Impl {
         options(std::move(o)),
         logger(options.logger ? options.logger : std::make_shared<SpdlogLogger>()) {}
 
-  Store& connected() {
-    if (!store) store = open_store(config);
+  bool empty_reported = false;
+
+  // The connection for reading: it creates nothing, not even a missing SQLite file.
+  Store& reader() {
+    if (store) return *store;
+    store = open_store(config, {.access = Access::kRead});
+    if (const auto missing = store->missing_database()) {
+      logger->warn(fmt::format(
+          "The database {} does not exist: nothing is applied yet (`migronaut up` creates it)",
+          *missing));
+    }
+    return *store;
+  }
+  // The connection for writing, reopened when the one for reading cannot write.
+  Store& writer() {
+    if (!store || !store->writable()) store = open_store(config);
     return *store;
   }
   Store& lock_connection() {
@@ -61,12 +75,17 @@ struct Migrator::Impl {
   }
 
   std::vector<Migration> load() {
-    return load_migrations(config.migrations_dir, backend_for(config.uri).script_extension,
-                           options.migrations);
+    std::vector<Migration> migrations = load_migrations(
+        config.migrations_dir, backend_for(config.uri).script_extension, options.migrations);
+    if (migrations.empty() && !empty_reported) {
+      logger->warn(fmt::format("No migrations in {}", config.migrations_dir.string()));
+      empty_reported = true;
+    }
+    return migrations;
   }
 
   Plan read_plan(const std::vector<Migration>& migrations) {
-    return make_plan(migrations, connected().read_changelog());
+    return make_plan(migrations, reader().read_changelog());
   }
 
   // Records each renamed migration under its new name (the next locked run's job), so the
@@ -76,7 +95,7 @@ struct Migrator::Impl {
       if (entry.renamed_from.empty()) continue;
       logger->info(fmt::format("{} is {} renamed: recorded under its new name", entry.name,
                                entry.renamed_from));
-      connected().write_record(renamed_record(*entry.record, entry.name, stamp(run_id)));
+      writer().write_record(renamed_record(*entry.record, entry.name, stamp(run_id)));
     }
   }
 
@@ -101,7 +120,7 @@ struct Migrator::Impl {
   }
 
   Runner runner(RunStop& stop, Lease* lease, RecordStamp stamp) {
-    return Runner({.store = connected(),
+    return Runner({.store = writer(),
                    .config = config,
                    .stop = stop,
                    .lease = lease,
@@ -152,7 +171,7 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
   const auto started = Clock::real().now();
   std::unique_ptr<Lease> lease;
   before_lock([&] {
-    connected().ensure_schema();
+    writer().ensure_schema();
     if (no_lock) {
       logger->warn("Running WITHOUT the migration lock (--no-lock): for development only");
       emit({"lock:acquired", {{"owner", run_id}, {"skipped", true}}});
@@ -247,14 +266,18 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
   return results;
 }
 
-Migrator::Migrator(Config config, MigratorOptions options)
-    : impl_(std::make_unique<Impl>(std::move(config), std::move(options))) {}
+Migrator::Migrator(Config config, MigratorOptions options) {
+  // A Config built in code gets the checks a config file gets, before anything connects.
+  validate_config(config);
+  remember_secrets(config.uri);
+  impl_ = std::make_unique<Impl>(std::move(config), std::move(options));
+}
 
 Migrator::~Migrator() = default;
 
 const Config& Migrator::config() const { return impl_->config; }
 
-void Migrator::connect() { impl_->connected(); }
+void Migrator::connect() { impl_->reader(); }
 
 void Migrator::disconnect() {
   impl_->lock_store.reset();
@@ -283,7 +306,8 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
       impl_->warn_about(selection);
       return;
     }
-    check_scripts(impl_->connected(), impl_->config, Direction::kUp, selection.targets);
+    check_scripts(impl_->reader(), impl_->config, Direction::kUp, selection.targets);
+    plan.next_batch();  // an exhausted batch counter is refused before the lock is taken
   });
   if (!pending) return {};
   return impl_->locked_run(
@@ -296,7 +320,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
         impl_->warn_about(selection);
         Runner runner =
             impl_->runner(stop, lease, impl_->stamp(run_id, options.requested_by, options.reason));
-        runner.run(Direction::kUp, selection.targets, plan.next_batch, results);
+        runner.run(Direction::kUp, selection.targets, plan.next_batch(), results);
       });
 }
 
@@ -306,7 +330,7 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
   const Plan boot_plan = impl_->read_plan(migrations);
   const std::vector<const PlanEntry*> boot_targets = select_down(boot_plan, options);
   if (boot_targets.empty()) return {};
-  check_scripts(impl_->connected(), impl_->config, Direction::kDown, boot_targets);
+  check_scripts(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
   return impl_->locked_run(
       "down", Direction::kDown, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
@@ -326,8 +350,8 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   const Plan boot_plan = impl_->read_plan(migrations);
   const std::vector<const PlanEntry*> boot_targets = select_down(boot_plan, down_options);
   if (boot_targets.empty()) throw NotAppliedError("Nothing is applied: nothing to redo");
-  check_scripts(impl_->connected(), impl_->config, Direction::kDown, boot_targets);
-  check_scripts(impl_->connected(), impl_->config, Direction::kUp, boot_targets);
+  check_scripts(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
+  check_scripts(impl_->reader(), impl_->config, Direction::kUp, boot_targets);
   // Both directions under one lock, the target resolved inside it.
   return impl_->locked_run(
       "redo", Direction::kDown, false,
@@ -341,7 +365,7 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
         UpOptions again_options;
         again_options.file = targets.front()->name;
         const UpSelection again = select_up(after, again_options, impl_->config);
-        runner.run(Direction::kUp, again.targets, after.next_batch, results);
+        runner.run(Direction::kUp, again.targets, after.next_batch(), results);
       });
 }
 
@@ -392,14 +416,14 @@ BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
       "baseline", Direction::kUp, false,
       [&](RunStop&, Lease* lease, const std::string& run_id, std::vector<RunResult>&) {
         const Plan plan = impl_->read_plan(migrations);
-        outcome.batch = plan.next_batch;
+        outcome.batch = plan.next_batch();
         const PlanEntry* last = to ? &find_target(plan, *to, "to") : nullptr;
         for (const PlanEntry& entry : plan.entries) {
           if (entry.migration == nullptr) continue;
           if (!entry.pending()) {
             outcome.skipped.push_back(entry.name);
           } else {
-            impl_->connected().write_record(
+            impl_->writer().write_record(
                 applied_record(*entry.migration, outcome.batch, impl_->stamp(run_id), "baseline"),
                 lease ? &lease->token() : nullptr);
             outcome.baselined.push_back(entry.name);
@@ -413,7 +437,7 @@ BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
 AuditReport Migrator::audit() {
   std::vector<AuditCheck> checks = {{"config", "pass", "loaded"}};
   try {
-    impl_->connected();
+    impl_->reader();
     checks.push_back({"connection", "pass", std::string(impl_->store->kind())});
   } catch (const Error& error) {
     checks.push_back({"connection", "fail", redact(error.what())});
@@ -467,7 +491,7 @@ std::vector<RepairTarget> Migrator::repair(const std::optional<std::string>& fil
           const std::string why =
               reason.empty() ? fmt::format("repair: checksum was {}", target.recorded) : reason;
           impl_->logger->info(fmt::format("{}: checksum re-stamped", target.name));
-          impl_->connected().write_record(restamped_record(
+          impl_->writer().write_record(restamped_record(
               target.name, target.current, impl_->stamp(run_id, impl_->config.executed_by, why)));
         }
       });
@@ -486,12 +510,12 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
   const std::vector<Migration> migrations = impl_->load();
   const auto plan_now = [&] {
     const std::optional<std::vector<ForeignRecord>> history =
-        impl_->connected().read_foreign_history(*tool);
+        impl_->reader().read_foreign_history(*tool);
     if (!history) {
       throw ConfigInvalidError(fmt::format("No {} history in this database", options.from),
                                {{"key", "from"}, {"tool", options.from}});
     }
-    const std::vector<ChangelogRecord> existing = impl_->connected().read_changelog();
+    const std::vector<ChangelogRecord> existing = impl_->reader().read_changelog();
     if (!existing.empty() && !options.force) {
       throw ImportTargetNotEmptyError(
           fmt::format("The changelog already holds {} record(s): import with --force to add to "
@@ -500,7 +524,7 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
           {{"records", existing.size()}});
     }
     ImportResult result = plan_import(*tool, *history, migrations, existing, options.trust_hash);
-    return std::pair{std::move(result), make_plan(migrations, existing).next_batch};
+    return std::pair{std::move(result), make_plan(migrations, existing).next_batch()};
   };
   ImportResult result = plan_now().first;
   result.dry_run = options.dry_run;
@@ -510,7 +534,7 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
                       auto [planned, batch] = plan_now();
                       result = std::move(planned);
                       for (const ImportedMigration& migration : result.imported) {
-                        impl_->connected().write_record(imported_record(
+                        impl_->writer().write_record(imported_record(
                             {migration.name, migration.checksum, migration.description,
                              migration.applied_at_ms, batch++, result.from},
                             impl_->stamp(run_id)));
@@ -519,9 +543,13 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
   return result;
 }
 
-std::optional<LockInfo> Migrator::lock_info() { return impl_->connected().read_lock(); }
+std::optional<LockInfo> Migrator::lock_info() { return impl_->reader().read_lock(); }
 
-std::optional<LockInfo> Migrator::force_unlock() { return impl_->connected().force_release(); }
+std::optional<LockInfo> Migrator::force_unlock() {
+  // Nothing held: nothing to write, and a missing database stays missing.
+  if (!impl_->reader().read_lock()) return std::nullopt;
+  return impl_->writer().force_release();
+}
 
 RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOptions& options) {
   Migrator migrator(config, options.migrator);
@@ -574,7 +602,7 @@ RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOpti
   return result;
 }
 
-std::int64_t Migrator::database_now_ms() { return impl_->connected().now_ms(); }
+std::int64_t Migrator::database_now_ms() { return impl_->reader().now_ms(); }
 
 std::vector<std::string> pending_migrations(const Config& config, const MigratorOptions& options) {
   Migrator migrator(config, options);

@@ -1,10 +1,12 @@
 #include "core/plan.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 
-#include "fmt/format.h"
 #include "migronaut/errors.hpp"
 #include "source/names.hpp"
 #include "source/version.hpp"
@@ -128,6 +130,17 @@ std::set<std::string> match_renames(std::map<std::string, PlanEntry>& by_name) {
 
 }  // namespace
 
+std::int64_t Plan::next_batch() const {
+  if (highest_batch == std::numeric_limits<std::int64_t>::max()) {
+    throw ChangelogInvalidError(
+        fmt::format("The changelog already holds batch {}, the largest there is; a new batch "
+                    "would wrap around. Renumber the batches in the changelog table",
+                    highest_batch),
+        {{"batch", highest_batch}});
+  }
+  return highest_batch + 1;
+}
+
 Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRecord> records) {
   Plan plan;
   std::map<std::string, PlanEntry> by_name;
@@ -136,9 +149,8 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
     entry.name = migration.name;
     entry.migration = &migration;
   }
-  std::int64_t highest_batch = 0;
   for (ChangelogRecord& record : records) {
-    highest_batch = std::max(highest_batch, record.batch);
+    plan.highest_batch = std::max(plan.highest_batch, record.batch);
     PlanEntry& entry = by_name[record.name];
     entry.name = record.name;
     entry.state = state_of(record);
@@ -153,7 +165,6 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
     entry.drifted = changed && !entry.migration->repeatable;
     entry.record = std::move(record);
   }
-  plan.next_batch = highest_batch + 1;
   const std::set<std::string> former_names = match_renames(by_name);
 
   for (auto& [name, entry] : by_name) {

@@ -35,7 +35,10 @@ struct PlanEntry {
 
 struct Plan {
   std::vector<PlanEntry> entries;  // in execution order (source/migration_set.hpp RunOrder)
-  std::int64_t next_batch = 1;     // highest batch ever used + 1: rolled-back numbers stay used
+  std::int64_t highest_batch = 0;  // rolled-back numbers stay used
+  // highest_batch + 1; throws ChangelogInvalidError when the changelog already holds the
+  // largest batch number there is, rather than wrapping around.
+  std::int64_t next_batch() const;
 };
 
 // `migrations` must outlive the plan. A repeatable migration is pending whenever its checksum

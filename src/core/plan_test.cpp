@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include "migronaut/errors.hpp"
 
 namespace migronaut {
@@ -50,7 +52,7 @@ TEST_F(PlanTest, OnlyAppliedCountsAsDone) {
   EXPECT_EQ(plan.entries[1].state, MigrationState::kFailed);
   EXPECT_EQ(plan.entries[2].state, MigrationState::kInterrupted);
   EXPECT_EQ(plan.entries[3].state, MigrationState::kPending);
-  EXPECT_EQ(plan.next_batch, 3);
+  EXPECT_EQ(plan.next_batch(), 3);
   EXPECT_EQ(names(select_up(plan, {}, config).targets),
             (std::vector<std::string>{"0002-b.sql", "0003-c.sql", "0004-d.sql"}));
   EXPECT_EQ(status_row(plan.entries[2]).state, "interrupted");
@@ -59,7 +61,13 @@ TEST_F(PlanTest, OnlyAppliedCountsAsDone) {
 TEST_F(PlanTest, RolledBackBatchNumbersAreNeverReused) {
   const Plan plan = make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied, 1),
                                            record("0002-b.sql", RecordStatus::kReverted, 7)});
-  EXPECT_EQ(plan.next_batch, 8);
+  EXPECT_EQ(plan.next_batch(), 8);
+}
+
+TEST_F(PlanTest, TheLargestBatchNumberIsRefusedNotWrapped) {
+  const Plan plan = make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied,
+                                                  std::numeric_limits<std::int64_t>::max())});
+  EXPECT_THROW(plan.next_batch(), ChangelogInvalidError);
 }
 
 TEST_F(PlanTest, DriftIsSkippedWithAWarningOrStopsWhenStrict) {

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -28,35 +30,85 @@ struct File {
   std::string text;
 };
 
+[[noreturn]] void file_unreadable(const fs::path& path, const std::string& reason) {
+  throw MigrationFileUnreadableError(
+      fmt::format("The migration {} cannot be read: {}", path.string(), reason),
+      {{"file", path.string()}, {"name", path.filename().string()}, {"reason", reason}});
+}
+
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream content;
   content << in.rdbuf();
-  if (!in) {
-    throw MigrationFileNotFoundError("Cannot read the migration file " + path.string(),
-                                     {{"file", path.string()}});
-  }
+  if (!in) file_unreadable(path, std::strerror(errno));
   return content.str();
 }
 
-// Whether the entry is a migration file: a regular file (or a link to one) ending in
-// `extension`, not hidden.
-bool is_candidate(const fs::directory_entry& entry, std::string_view extension) {
-  const std::string name = entry.path().filename().string();
-  return !name.starts_with('.') && name.ends_with(extension) && entry.is_regular_file();
+// Whether `path` lies in `folder` (both canonical).
+bool is_inside(const fs::path& path, const fs::path& folder) {
+  return std::mismatch(folder.begin(), folder.end(), path.begin(), path.end()).first ==
+         folder.end();
 }
 
-std::vector<File> scan(const fs::path& dir, std::string_view extension) {
-  std::vector<File> files;
-  if (!fs::exists(dir)) return files;
-  if (!fs::is_directory(dir)) {
-    throw ConfigInvalidError("The migrations folder " + dir.string() + " is not a directory",
-                             {{"key", "migrationsDir"}, {"path", dir.string()}});
+// An entry named like a migration must be one: a regular file, or a symlink to one inside the
+// folder. Skipping it instead would report "up to date" without the migration it was meant to be.
+void require_readable(const fs::directory_entry& entry, const fs::path& dir) {
+  std::error_code error;
+  const fs::file_status target = fs::status(entry.path(), error);
+  if (error.value() == ELOOP) file_unreadable(entry.path(), "it is a symlink loop");
+  if (target.type() == fs::file_type::not_found) {
+    file_unreadable(entry.path(), "it is a dangling symlink (its target does not exist)");
   }
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-    if (!is_candidate(entry, extension)) continue;
+  if (error) file_unreadable(entry.path(), error.message());
+  if (fs::is_directory(target)) file_unreadable(entry.path(), "it is a directory, not a file");
+  if (!fs::is_regular_file(target)) {
+    file_unreadable(entry.path(), "it is not a regular file (a FIFO, socket or device)");
+  }
+  if (!entry.is_symlink(error)) return;
+  const fs::path real = fs::canonical(entry.path(), error);
+  if (error || !is_inside(real, fs::canonical(dir, error))) {
+    file_unreadable(entry.path(), "it is a symlink leading outside the migrations folder (to " +
+                                      real.string() + ")");
+  }
+}
+
+[[noreturn]] void folder_unusable(const fs::path& dir, const std::string& reason) {
+  throw MigrationsDirNotFoundError(
+      fmt::format("The migrations folder {} {} (set migrationsDir, --dir or "
+                  "MIGRONAUT_MIGRATIONS_DIR)",
+                  dir.string(), reason),
+      {{"key", "migrationsDir"}, {"path", dir.string()}, {"reason", reason}});
+}
+
+// The folder's entries; a folder that is missing (unless `optional`), not a folder or
+// unreadable is refused rather than read as holding no migrations.
+std::vector<fs::directory_entry> folder_entries(const fs::path& dir, bool optional) {
+  std::error_code error;
+  const fs::file_status status = fs::status(dir, error);
+  if (status.type() == fs::file_type::not_found) {
+    if (optional) return {};
+    folder_unusable(dir, "does not exist");
+  }
+  if (error) folder_unusable(dir, "cannot be read: " + error.message());
+  if (!fs::is_directory(status)) folder_unusable(dir, "is not a folder");
+  std::vector<fs::directory_entry> entries;
+  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
+    entries.push_back(*it);
+  }
+  if (error) folder_unusable(dir, "cannot be read: " + error.message());
+  return entries;
+}
+
+// The folder's migration files (and down files), read, by name. An entry named like one must
+// be a readable file: see require_readable.
+std::vector<File> scan(const fs::path& dir, std::string_view extension, bool optional) {
+  std::vector<File> files;
+  for (const fs::directory_entry& entry : folder_entries(dir, optional)) {
     const std::string name = entry.path().filename().string();
-    files.push_back({name, classify_file_name(name, extension), read_file(entry.path())});
+    if (name.starts_with('.') || !name.ends_with(extension)) continue;
+    FileName naming = classify_file_name(name, extension);
+    require_readable(entry, dir);
+    files.push_back({name, std::move(naming), read_file(entry.path())});
   }
   std::sort(files.begin(), files.end(),
             [](const File& a, const File& b) { return a.name < b.name; });
@@ -131,8 +183,8 @@ void attach_downs(std::vector<Migration>& migrations, const std::vector<const Fi
   }
 }
 
-std::vector<Migration> load_files(const fs::path& dir, std::string_view extension) {
-  const std::vector<File> files = scan(dir, extension);
+std::vector<Migration> load_files(const fs::path& dir, std::string_view extension, bool optional) {
+  const std::vector<File> files = scan(dir, extension, optional);
   reject_mixed_namings(files);
   std::vector<Migration> migrations;
   std::vector<const File*> downs;
@@ -204,7 +256,8 @@ RunOrder record_order(std::string_view name) {
 
 std::vector<Migration> load_migrations(const fs::path& dir, std::string_view extension,
                                        const std::vector<CodeMigration>& code) {
-  std::vector<Migration> migrations = load_files(dir, extension);
+  // Code alone can make a run: then the folder may be absent.
+  std::vector<Migration> migrations = load_files(dir, extension, !code.empty());
   for (const CodeMigration& migration : code) migrations.push_back(from_code(migration));
   std::sort(migrations.begin(), migrations.end(), [](const Migration& a, const Migration& b) {
     return runs_before(a.order(), b.order());

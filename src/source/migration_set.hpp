@@ -50,7 +50,10 @@ struct Migration {
 // differ from the rest. Throws MigrationInvalidNameError for a bad name, a mixed folder, a
 // down or undo file without its migration, and two migrations with the same name or the same
 // version, which leaves their order ambiguous; MigrationInvalidFormatError (file and reason in
-// the context) for a file that does not parse. A missing folder holds no migrations.
+// the context) for a file that does not parse; MigrationFileUnreadableError for an entry named
+// like a migration that is no readable file in the folder (a directory, a dangling or looping
+// symlink, a symlink leading outside, a FIFO); MigrationsDirNotFoundError for a folder that is
+// missing (unless `code` is not empty), not a folder or unreadable.
 std::vector<Migration> load_migrations(const std::filesystem::path& dir, std::string_view extension,
                                        const std::vector<CodeMigration>& code = {});
 

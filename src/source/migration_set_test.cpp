@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <typeinfo>
+
 #include "migronaut/errors.hpp"
 #include "support/temp_dir.hpp"
 #include "util/checksum.hpp"
@@ -29,12 +32,60 @@ class LoadMigrationsTest : public ::testing::Test {
   testing::TempDir dir_;
 };
 
-TEST_F(LoadMigrationsTest, MissingFolderHoldsNothing) {
-  EXPECT_TRUE(load_migrations(dir_.path() / "absent", ".sql").empty());
+// Runs `load` and returns the error of type E it must throw.
+template <typename E, typename F>
+E error_of(F load) {
+  try {
+    load();
+  } catch (const E& error) {
+    return error;
+  }
+  ADD_FAILURE() << "expected " << typeid(E).name();
+  return E("none");
 }
 
-TEST_F(LoadMigrationsTest, FolderThatIsAFileIsRejected) {
-  EXPECT_THROW(load_migrations(dir_.write("file", ""), ".sql"), ConfigInvalidError);
+TEST_F(LoadMigrationsTest, MissingFolderIsRefusedUnlessCodeBringsMigrations) {
+  const auto error = error_of<MigrationsDirNotFoundError>(
+      [&] { load_migrations(dir_.path() / "absent", ".sql"); });
+  EXPECT_EQ(error.context()["path"], (dir_.path() / "absent").string());
+  EXPECT_EQ(names_of(load_migrations(dir_.path() / "absent", ".sql", {code_migration("0001-a")})),
+            std::vector<std::string>{"0001-a"});
+}
+
+TEST_F(LoadMigrationsTest, EmptyFolderHoldsNothing) {
+  EXPECT_TRUE(load_migrations(dir_.path(), ".sql").empty());
+}
+
+TEST_F(LoadMigrationsTest, FolderThatIsAFileIsRefused) {
+  EXPECT_THROW(load_migrations(dir_.write("file", ""), ".sql"), MigrationsDirNotFoundError);
+}
+
+TEST_F(LoadMigrationsTest, EntriesNamedLikeMigrationsMustBeReadableFilesInside) {
+  namespace fs = std::filesystem;
+  const fs::path folder = dir_.path() / "migrations";
+  const std::pair<std::string, std::function<void(const fs::path&)>> entries[] = {
+      {"0002-dir.sql", [](const fs::path& p) { fs::create_directory(p); }},
+      {"0002-dangling.sql", [](const fs::path& p) { fs::create_symlink("nowhere.sql", p); }},
+      {"0002-loop.sql", [](const fs::path& p) { fs::create_symlink(p.filename(), p); }},
+      {"0002-outside.sql",
+       [&](const fs::path& p) { fs::create_symlink(dir_.write("outside.sql", kSql), p); }},
+  };
+  for (const auto& [name, make] : entries) {
+    fs::remove_all(folder);
+    dir_.write(folder / "0001-a.sql", kSql);
+    make(folder / name);
+    const auto error =
+        error_of<MigrationFileUnreadableError>([&] { load_migrations(folder, ".sql"); });
+    EXPECT_EQ(error.context()["name"], name);
+    EXPECT_NE(std::string(error.what()).find(name), std::string::npos) << error.what();
+  }
+}
+
+TEST_F(LoadMigrationsTest, SymlinksInsideTheFolderAreFollowed) {
+  dir_.write("migrations/shared/0001-a.sql", kSql);
+  std::filesystem::create_symlink("shared/0001-a.sql", dir_.path() / "migrations/0001-a.sql");
+  EXPECT_EQ(names_of(load_migrations(dir_.path() / "migrations", ".sql")),
+            std::vector<std::string>{"0001-a.sql"});
 }
 
 TEST_F(LoadMigrationsTest, LoadsTopLevelFilesOfTheExtensionSortedByName) {
@@ -44,7 +95,6 @@ TEST_F(LoadMigrationsTest, LoadsTopLevelFilesOfTheExtensionSortedByName) {
   dir_.write(".0000-hidden.sql", "not sql");
   dir_.write("README.md", "docs");
   dir_.write("0004-nested/0005-inner.sql", kSql);
-  std::filesystem::create_directory(dir_.path() / "0006-dir.sql");
   EXPECT_EQ(names_of(load_migrations(dir_.path(), ".sql")),
             (std::vector<std::string>{"0001-a.sql", "0002-b.sql"}));
   EXPECT_EQ(names_of(load_migrations(dir_.path(), ".json")),

@@ -1,3 +1,6 @@
+#include <fmt/format.h>
+
+#include "migronaut/errors.hpp"
 #include "store/store.hpp"
 
 namespace migronaut {
@@ -65,6 +68,19 @@ RecordWrite resolve_elapsed(RecordWrite write, std::int64_t elapsed_ms) {
 bool is_time_field(Field field) {
   return field == Field::kAppliedAt || field == Field::kFirstAppliedAt ||
          field == Field::kRevertedAt || field == Field::kFailedAt;
+}
+
+RecordStatus read_record_status(std::string_view name, const std::optional<std::string>& text) {
+  if (text) {
+    if (const auto status = parse_record_status(*text)) return *status;
+  }
+  const std::string shown = text ? "'" + *text + "'" : "NULL";
+  throw ChangelogInvalidError(
+      fmt::format("The changelog record {} has the status {}, which is none of applied, "
+                  "reverted, failed or applying. Set it to the one that is true (failed when "
+                  "unsure: the migration then runs again), or delete the row if it never ran",
+                  name, shown),
+      {{"name", name}, {"status", text ? nlohmann::json(*text) : nlohmann::json()}});
 }
 
 }  // namespace migronaut

@@ -31,7 +31,7 @@ std::span<const Backend* const> backends();
 const Backend& backend_for(std::string_view uri);
 
 // Opens a store for `config.uri` through backend_for(); ConnectionFailedError (URI redacted)
-// when the database cannot be reached.
+// when the database cannot be reached. With options.access == Access::kRead it creates nothing.
 std::unique_ptr<Store> open_store(const Config& config, const ConnectionOptions& options = {});
 
 // The script extension of the backend serving `uri`, compiled in or not; ".sql" when none

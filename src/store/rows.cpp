@@ -9,14 +9,7 @@ ChangelogRecord read_record(std::string name, const RowReader<Field>& row) {
   record.name = std::move(name);
   const auto text = [&](Field field) { return row.text(field).value_or(""); };
   const auto number = [&](Field field) { return row.integer(field).value_or(0); };
-  const std::string status = text(Field::kStatus);
-  const auto parsed = parse_record_status(status);
-  if (!parsed) {
-    throw Error(ErrorCode::kUnclassified,
-                "changelog record '" + record.name + "' has an unknown status '" + status + "'",
-                {{"name", record.name}, {"status", status}});
-  }
-  record.status = *parsed;
+  record.status = read_record_status(record.name, row.text(Field::kStatus));
   record.batch = number(Field::kBatch);
   record.applied_at_ms = row.integer(Field::kAppliedAt);
   record.first_applied_at_ms = row.integer(Field::kFirstAppliedAt);

@@ -99,6 +99,11 @@ std::string_view column_name(Field field);  // "applied_at"
 // Time fields hold ms since the epoch (int64 in SQL, BSON date in MongoDB).
 bool is_time_field(Field field);
 
+// The status a store read for the record `name` (nullopt: NULL or missing). One the engine does
+// not know throws ChangelogInvalidError naming the record, the value and the way out: guessing
+// one would apply a migration twice or skip it.
+RecordStatus read_record_status(std::string_view name, const std::optional<std::string>& text);
+
 struct ServerNow {};    // the database's current time
 struct WorkElapsed {};  // ms the execution's work took, as the store measures it (execute only)
 using FieldValue = std::variant<std::int64_t, std::string, ServerNow, WorkElapsed>;
@@ -246,6 +251,12 @@ class Store {
   // on this database, and MigrationInvalidFormatError when the table is not the tool's.
   virtual std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) = 0;
   virtual StoreProbe probe() = 0;
+
+  // False for a store opened with Access::kRead that cannot write (SQLite read-only).
+  virtual bool writable() const { return true; }
+  // Opened with Access::kRead on a database that does not exist: its name (the store then
+  // reads as empty and creates nothing).
+  virtual std::optional<std::string> missing_database() const { return std::nullopt; }
 };
 
 // "dbmate", "golang-migrate", "flyway", "knex", "node-pg-migrate", "migrate-mongo".
@@ -261,11 +272,15 @@ inline bool is_writer_busy(const Error& error) {
          error.context().value(kWriterBusyKey, false);
 }
 
+// kRead creates nothing — no database file, no table — for the commands that only look.
+enum class Access { kRead, kWrite };
+
 // How a connection is used. The lock's own connection sets `statement_bound`, well below the
 // renewal interval: every statement on it (and the network path under it) gives up by then, so
 // a renewal stuck behind a row lock, a busy writer or a dead TCP path is one failed renewal
 // instead of a hang.
 struct ConnectionOptions {
+  Access access = Access::kWrite;
   std::optional<std::chrono::milliseconds> statement_bound;
 };
 

@@ -56,6 +56,18 @@ std::string_view error_code_name(ErrorCode code) {
       return "LINT_FAILED";
     case ErrorCode::kMigrationLockTimeout:
       return "MIGRATION_LOCK_TIMEOUT";
+    case ErrorCode::kMigrationsDirNotFound:
+      return "MIGRATIONS_DIR_NOT_FOUND";
+    case ErrorCode::kMigrationFileUnreadable:
+      return "MIGRATION_FILE_UNREADABLE";
+    case ErrorCode::kChangelogInvalid:
+      return "CHANGELOG_INVALID";
+    case ErrorCode::kSchemaInvalid:
+      return "SCHEMA_INVALID";
+    case ErrorCode::kPermissionDenied:
+      return "PERMISSION_DENIED";
+    case ErrorCode::kLockRecordInvalid:
+      return "LOCK_RECORD_INVALID";
   }
   return "UNCLASSIFIED";
 }
@@ -132,6 +144,18 @@ void throw_typed(const Error& error) {
       throw_as<ErrorCode::kLintFailed>(error);
     case ErrorCode::kMigrationLockTimeout:
       throw_as<ErrorCode::kMigrationLockTimeout>(error);
+    case ErrorCode::kMigrationsDirNotFound:
+      throw_as<ErrorCode::kMigrationsDirNotFound>(error);
+    case ErrorCode::kMigrationFileUnreadable:
+      throw_as<ErrorCode::kMigrationFileUnreadable>(error);
+    case ErrorCode::kChangelogInvalid:
+      throw_as<ErrorCode::kChangelogInvalid>(error);
+    case ErrorCode::kSchemaInvalid:
+      throw_as<ErrorCode::kSchemaInvalid>(error);
+    case ErrorCode::kPermissionDenied:
+      throw_as<ErrorCode::kPermissionDenied>(error);
+    case ErrorCode::kLockRecordInvalid:
+      throw_as<ErrorCode::kLockRecordInvalid>(error);
   }
   throw_as<ErrorCode::kUnclassified>(error);
 }

@@ -3,11 +3,16 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace migronaut {
 namespace {
 
 constexpr std::string_view kMask = "***";
+constexpr std::size_t kShortestSecret = 4;
 constexpr std::array<std::string_view, 2> kSecretKeys = {"password", "sslpassword"};
 
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
@@ -177,12 +182,93 @@ std::size_t escape_sequence_length(std::string_view text, std::size_t pos) {
 
 bool is_c0_or_del(unsigned char c) { return (c < 0x20 && c != '\t' && c != '\n') || c == 0x7F; }
 
+// The secrets remembered so far, longest first so that no shorter one masks part of another.
+struct Secrets {
+  std::mutex mutex;
+  std::set<std::string, bool (*)(const std::string&, const std::string&)> values{
+      [](const std::string& a, const std::string& b) {
+        return a.size() != b.size() ? a.size() > b.size() : a < b;
+      }};
+};
+
+Secrets& secrets() {
+  static Secrets* instance = new Secrets();  // never destroyed: logging may outlive statics
+  return *instance;
+}
+
+std::string mask_remembered(std::string text) {
+  Secrets& known = secrets();
+  std::lock_guard lock(known.mutex);
+  for (const std::string& secret : known.values) {
+    for (std::size_t at = text.find(secret); at != std::string::npos;
+         at = text.find(secret, at + kMask.size())) {
+      text.replace(at, secret.size(), kMask);
+    }
+  }
+  return text;
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+std::string percent_decoded(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '%' && i + 2 < text.size() && hex_digit(text[i + 1]) >= 0 &&
+        hex_digit(text[i + 2]) >= 0) {
+      out.push_back(static_cast<char>(hex_digit(text[i + 1]) * 16 + hex_digit(text[i + 2])));
+      i += 2;
+    } else {
+      out.push_back(text[i]);
+    }
+  }
+  return out;
+}
+
+// The password of "scheme://user:password@host", taken up to the last '@' like mask_userinfo.
+std::string_view userinfo_password(std::string_view uri) {
+  const std::size_t authority = uri.find("://");
+  const std::size_t at = uri.rfind('@');
+  if (authority == std::string_view::npos || at == std::string_view::npos || at < authority) {
+    return {};
+  }
+  const std::size_t colon = uri.find(':', authority + 3);
+  if (colon == std::string_view::npos || colon > at) return {};
+  return uri.substr(colon + 1, at - colon - 1);
+}
+
 }  // namespace
+
+void remember_secret(std::string_view secret) {
+  if (secret.size() < kShortestSecret) return;
+  Secrets& known = secrets();
+  std::lock_guard lock(known.mutex);
+  known.values.emplace(secret);
+}
+
+void remember_secrets(std::string_view uri) {
+  std::vector<std::string_view> found = {userinfo_password(uri)};
+  for (std::size_t i = 0; i < uri.size(); ++i) {
+    const std::size_t key_length = secret_key_length(uri, i);
+    if (key_length == 0) continue;
+    const std::size_t start = i + key_length;
+    const bool in_query = i > 0 && (uri[i - 1] == '?' || uri[i - 1] == '&');
+    found.push_back(uri.substr(start, value_end(uri, start, in_query) - start));
+  }
+  for (std::string_view secret : found) {
+    remember_secret(secret);
+    remember_secret(percent_decoded(secret));
+  }
+}
 
 std::string redact_uri(std::string_view uri) { return mask_secret_values(mask_userinfo(uri)); }
 
 std::string redact(std::string_view text) {
-  return mask_secret_values(mask_userinfo_in_text(text));
+  return mask_remembered(mask_secret_values(mask_userinfo_in_text(text)));
 }
 
 std::string sanitize_for_terminal(std::string_view text) {

@@ -12,9 +12,17 @@ namespace migronaut {
 // require". The user name and every other parameter stay, so the message still says where.
 std::string redact_uri(std::string_view uri);
 
-// Any text (an error message, a driver's diagnostic) with every "scheme://user:pass@" and every
-// libpq-style "password=…" / "sslpassword=…" value masked.
+// Any text (an error message, a driver's diagnostic) with every "scheme://user:pass@", every
+// libpq-style "password=…" / "sslpassword=…" value and every remembered secret masked.
 std::string redact(std::string_view text);
+
+// Remembers the secrets `uri` holds — the password of its userinfo and of its password= and
+// sslpassword= parameters, as written and percent-decoded — so that redact() masks them
+// wherever they appear: a driver's message may quote a piece of a URI out of context.
+void remember_secrets(std::string_view uri);
+// Remembers one secret as a driver parsed it (PQconninfoParse, mongoc_uri_get_password).
+// Secrets shorter than four bytes are not remembered: masking them would garble every message.
+void remember_secret(std::string_view secret);
 
 // `text` without C0 controls (tab and newline excepted), DEL, C1 controls (U+0080–U+009F, and
 // raw bytes 0x80–0x9F outside valid UTF-8) and ESC sequences, so a value stored in the database

@@ -75,6 +75,15 @@ TEST(SanitizeTest, StripsEscapeSequences) {
   EXPECT_EQ(sanitize_for_terminal("end\x1b"), "end");
 }
 
+TEST(RememberedSecretsTest, AreMaskedWhereverTheyAppear) {
+  remember_secrets("postgres://app:Tr0ub%40dor-x@db/app?sslpassword=k3y-file-pw");
+  // A driver quoting the password out of context: no URI shape left to recognise.
+  EXPECT_EQ(redact("authentication with Tr0ub@dor-x failed"), "authentication with *** failed");
+  EXPECT_EQ(redact("bad key k3y-file-pw, raw Tr0ub%40dor-x"), "bad key ***, raw ***");
+  remember_secret("pw");  // too short to mask without garbling every message
+  EXPECT_EQ(redact("pwd"), "pwd");
+}
+
 TEST(SanitizeTest, StripsC1ControlsInUtf8AndRaw) {
   EXPECT_EQ(sanitize_for_terminal("a\xC2\x9B"
                                   "31mb"),

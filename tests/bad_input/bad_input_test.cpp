@@ -1,29 +1,35 @@
-// The bad-input corpus: malformed migrations, names, config files, environment
-// values and flags, each given to the real `migronaut` binary on SQLite. Every case must exit
-// with its own status, name its error code in --json, say what is wrong and where, and leave
-// the database exactly as it found it.
+// The bad-input corpus: malformed migrations and folders, names, config files, environment
+// values and flags, each given to the real `migronaut` binary on every SQL store (SQLite and the
+// throwaway PostgreSQL cluster). Every case must exit with its own status, name its error code
+// in --json, say what is wrong and where, show no secret the URI holds, and leave the database
+// exactly as it found it.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "process/sqlite_project.hpp"
+#include "bad_input/project.hpp"
 
 namespace migronaut::testing {
 namespace {
+
+namespace fs = std::filesystem;
 
 constexpr const char* kBaseline =
     "-- migrate:up\nCREATE TABLE base (id INTEGER);\nINSERT INTO base "
     "VALUES (1);\n-- migrate:down\nDROP TABLE base;\n";
 constexpr const char* kValid = "-- migrate:up\nCREATE TABLE two (id INTEGER);\n";
+const std::vector<std::string> kSqlStores = {"sqlite", "postgres"};
 
 struct BadInput {
   std::string name;
   // Applies 0001-base.sql first, so "unchanged" covers real tables, records and rows; without
-  // it the database must stay absent.
+  // it the database must stay absent (no file, no table).
   bool baseline = true;
   std::vector<std::pair<std::string, std::string>> files = {};  // migrations written next
   std::vector<std::vector<std::string>> setup = {};             // commands that must then succeed
@@ -33,64 +39,103 @@ struct BadInput {
   int exit_code = 0;
   std::string code = {};
   std::string culprit = {};  // the message must name it
+  // Last preparation before the run: files the text fields cannot make, SQL on the database.
+  std::function<void(const Project&)> prepare = {};
+  std::string dir = {};  // --dir, relative to the project's directory; default migrations/
+  // --uri instead of the project's own, and the secret fragments it holds.
+  std::function<std::string(const Project&)> uri = {};
+  std::vector<std::string> uri_secrets = {};
+  std::vector<std::string> stores = kSqlStores;
 };
 
-std::ostream& operator<<(std::ostream& out, const BadInput& input) { return out << input.name; }
+struct CaseOnStore {
+  BadInput input;
+  std::string store;
+};
+
+std::ostream& operator<<(std::ostream& out, const CaseOnStore& c) {
+  return out << c.input.name << " on " << c.store;
+}
 
 std::string describe(const ProcessResult& result) {
   return "exit " + std::to_string(result.exit_code) + "\nstdout: " + result.out +
          "\nstderr: " + result.err;
 }
 
-// Runs `args` and checks the error it must end with and that the database did not change.
-void expect_refused(const SqliteProject& project, const std::vector<std::string>& args,
-                    const Env& env, int exit_code, const std::string& code,
-                    const std::string& culprit) {
+std::unique_ptr<Project> project_for(const std::string& store, const std::string& name) {
+  return store == "sqlite" ? sqlite_project() : postgres_project(name);
+}
+
+// Runs `args` and checks the error it must end with, that no secret shows, and that the
+// database did not change (byte for byte).
+struct RunTarget {
+  fs::path dir;
+  std::string uri;
+  std::vector<std::string> secrets;
+};
+
+void expect_refused(const Project& project, const std::vector<std::string>& args, const Env& env,
+                    int exit_code, const std::string& code, const std::string& culprit,
+                    const RunTarget& target = {}) {
   const std::string before = project.dump();
-  const ProcessResult result = project.run(args, env);
+  const std::string bytes_before = project.bytes();
+  const ProcessResult result = project.run(args, env, target.dir, target.uri);
 
   EXPECT_EQ(result.exit_code, exit_code) << describe(result);
-  nlohmann::json error;
+  nlohmann::json document;
   try {
-    error = nlohmann::json::parse(result.out).at("error");
+    document = nlohmann::json::parse(result.out);
   } catch (const nlohmann::json::exception&) {
-    FAIL() << "no {\"error\": …} document on stdout\n" << describe(result);
+    FAIL() << "stdout is not one JSON document\n" << describe(result);
   }
+  ASSERT_TRUE(document.contains("error")) << describe(result);
+  const nlohmann::json& error = document["error"];
   EXPECT_EQ(error["code"], code);
   const std::string message = error["message"].get<std::string>();
   EXPECT_NE(message.find(culprit), std::string::npos) << "message: " << message;
   EXPECT_NE(result.err.find(culprit), std::string::npos) << "stderr: " << result.err;
+  std::vector<std::string> secrets = project.secrets();
+  secrets.insert(secrets.end(), target.secrets.begin(), target.secrets.end());
+  for (const std::string& secret : secrets) {
+    EXPECT_EQ(result.out.find(secret), std::string::npos)
+        << "stdout shows a secret: " << result.out;
+    EXPECT_EQ(result.err.find(secret), std::string::npos)
+        << "stderr shows a secret: " << result.err;
+  }
 
   EXPECT_EQ(project.dump(), before);
-  EXPECT_EQ(project.lock_row(), std::nullopt);
+  EXPECT_EQ(project.bytes(), bytes_before) << "the database changed";
 }
 
-class BadInputTest : public ::testing::TestWithParam<BadInput> {
- protected:
-  SqliteProject project;
-};
+class BadInputTest : public ::testing::TestWithParam<CaseOnStore> {};
 
 TEST_P(BadInputTest, IsRefusedWithItsCodeAndChangesNothing) {
-  const BadInput& input = GetParam();
+  const BadInput& input = GetParam().input;
+  const std::unique_ptr<Project> project =
+      project_for(GetParam().store, input.name + "_" + GetParam().store);
   if (input.baseline) {
-    project.write_migration("0001-base.sql", kBaseline);
-    const ProcessResult applied = project.run({"up"});
+    project->write_migration("0001-base.sql", kBaseline);
+    const ProcessResult applied = project->run({"up"});
     ASSERT_EQ(applied.exit_code, 0) << describe(applied);
   }
-  for (const auto& [name, text] : input.files) project.write_migration(name, text);
+  for (const auto& [name, text] : input.files) project->write_migration(name, text);
   for (const std::vector<std::string>& command : input.setup) {
-    const ProcessResult result = project.run(command);
+    const ProcessResult result = project->run(command);
     ASSERT_EQ(result.exit_code, 0) << describe(result);
   }
   if (!input.config_file.empty()) {
-    project.dir().write(project.cwd() / "migronaut.config.json", input.config_file);
+    project->dir().write(project->cwd() / "migronaut.config.json", input.config_file);
   }
+  if (input.prepare) input.prepare(*project);
   std::vector<std::string> args = {"--json"};
   args.insert(args.end(), input.args.begin(), input.args.end());
 
-  expect_refused(project, args, input.env, input.exit_code, input.code, input.culprit);
+  const RunTarget target{.dir = input.dir.empty() ? fs::path() : project->dir().path() / input.dir,
+                         .uri = input.uri ? input.uri(*project) : std::string(),
+                         .secrets = input.uri_secrets};
+  expect_refused(*project, args, input.env, input.exit_code, input.code, input.culprit, target);
   if (!input.baseline) {
-    EXPECT_EQ(project.dump(), "");
+    EXPECT_EQ(project->dump(), "");
   }
 }
 
@@ -147,6 +192,63 @@ BadInput bad_flags(std::string name, std::vector<std::string> args, std::string 
           .exit_code = 6,
           .code = "CONFIG_INVALID",
           .culprit = std::move(culprit)};
+}
+
+// The migrations folder given with --dir is `folder` (inside the project's own directory),
+// prepared by `make` (which may leave it absent).
+BadInput bad_folder(std::string name, std::vector<std::string> command, std::string folder,
+                    std::function<void(const fs::path&)> make) {
+  return {
+      .name = "Dir_" + std::move(name),
+      .args = std::move(command),
+      .exit_code = 35,
+      .code = "MIGRATIONS_DIR_NOT_FOUND",
+      .culprit = folder,
+      .prepare = [folder, make](const Project& project) { make(project.dir().path() / folder); },
+      .dir = folder};
+}
+
+// An entry of the migrations folder named like a migration that `make` turns into something
+// that cannot be read as one.
+BadInput unreadable_entry(std::string name, std::string entry,
+                          std::function<void(const Project&, const fs::path&)> make) {
+  return {.name = "Entry_" + std::move(name),
+          .files = {{"0002-two.sql", kValid}},
+          .args = {"up"},
+          .exit_code = 36,
+          .code = "MIGRATION_FILE_UNREADABLE",
+          .culprit = entry,
+          .prepare = [entry, make](const Project& project) {
+            make(project, project.migrations() / entry);
+          }};
+}
+
+// A changelog record altered by hand (`assignment` on 0001-base.sql), then read by `command`.
+BadInput tampered_changelog(std::string name, std::vector<std::string> command,
+                            std::string assignment, std::string culprit) {
+  return {.name = "Changelog_" + std::move(name),
+          .files = {{"0002-two.sql", kValid}},
+          .args = std::move(command),
+          .exit_code = 37,
+          .code = "CHANGELOG_INVALID",
+          .culprit = std::move(culprit),
+          .prepare = [assignment](const Project& project) {
+            project.exec("UPDATE _migronaut_migrations SET " + assignment +
+                         " WHERE name = '0001-base.sql'");
+          }};
+}
+
+// A foreign lock row no sane holder writes, in the way of `up --wait`.
+BadInput ghost_lock(std::string name, std::int64_t age_ms, std::int64_t ttl_ms) {
+  return {.name = "Lock_" + std::move(name),
+          .files = {{"0002-two.sql", kValid}},
+          .args = {"up", "--wait", "--wait-timeout", "60000"},
+          .exit_code = 40,
+          .code = "LOCK_RECORD_INVALID",
+          .culprit = "ghost-host",
+          .prepare = [age_ms, ttl_ms](const Project& project) {
+            project.exec(project.ghost_lock_sql(age_ms, ttl_ms));
+          }};
 }
 
 const BadInput kCorpus[] = {
@@ -290,11 +392,182 @@ const BadInput kCorpus[] = {
      .exit_code = 13,
      .code = "MIGRATION_IRREVERSIBLE",
      .culprit = "0002-two.sql"},
+
+    // A folder that is not there, not a folder, or holds entries that are no migration files:
+    // refused, never read as "nothing to apply".
+    bad_folder("Missing", {"up"}, "does/not/exist", [](const fs::path&) {}),
+    bad_folder("MissingOnStatus", {"status", "--check"}, "nope", [](const fs::path&) {}),
+    bad_folder("MissingOnDryRun", {"dry-run", "up"}, "nope", [](const fs::path&) {}),
+    bad_folder("IsAFile", {"up"}, "file.txt",
+               [](const fs::path& path) { std::ofstream(path) << "not a folder"; }),
+    bad_folder("DanglingSymlink", {"up"}, "gone",
+               [](const fs::path& path) { fs::create_symlink(path.parent_path() / "x", path); }),
+    bad_folder("SymlinkLoop", {"up"}, "loop",
+               [](const fs::path& path) { fs::create_symlink(path, path); }),
+    unreadable_entry("DanglingSymlink", "0003-gone.sql",
+                     [](const Project&, const fs::path& path) {
+                       fs::create_symlink(path.parent_path() / "nowhere.sql", path);
+                     }),
+    unreadable_entry(
+        "SymlinkLoop", "0003-loop.sql",
+        [](const Project&, const fs::path& path) { fs::create_symlink(path.filename(), path); }),
+    unreadable_entry("Directory", "0003-folder.sql",
+                     [](const Project&, const fs::path& path) { fs::create_directory(path); }),
+    unreadable_entry("SymlinkOutside", "0003-outside.sql",
+                     [](const Project& project, const fs::path& path) {
+                       const fs::path outside = project.dir().write("elsewhere.sql", kValid);
+                       fs::create_symlink(outside, path);
+                     }),
+    unreadable_entry(
+        "Fifo", "0003-fifo.sql",
+        [](const Project&, const fs::path& path) { ASSERT_EQ(mkfifo(path.c_str(), 0600), 0); }),
+
+    // Config files: unknown and repeated keys, numbers out of range, values that cannot be.
+    bad_config("UnknownKeyNearMiss", R"({"migrationDir": "db"})", "did you mean \"migrationsDir\""),
+    bad_config("UnknownKeyTtl", R"({"lockTTLSecond": 5})", "lockTTLSecond"),
+    bad_config("UnknownKeyFar", R"({"colour": "blue"})", "colour"),
+    bad_config("DuplicateKey", R"({"lockTTLSeconds": 5, "lockTTLSeconds": 50})", "lockTTLSeconds"),
+    bad_config("NumberBeyondDouble", R"({"lockTTLSeconds": 1e400})", "migronaut.config.json"),
+    bad_config("TtlTooLarge", R"({"lockTTLSeconds": 99999999})", "lockTTLSeconds"),
+    bad_config("TtlNegative", R"({"lockTTLSeconds": -1})", "lockTTLSeconds"),
+    bad_config("PollIntervalFraction", R"({"lockPollIntervalMs": 0.5})", "lockPollIntervalMs"),
+    bad_config("NulInMigrationsDir", R"({"migrationsDir": "migr\u0000ations"})", "migrationsDir"),
+    bad_config("MigrationsDirRoot", R"({"migrationsDir": "/"})", "migrationsDir"),
+    bad_config("LockTableIsTheChangelog", R"({"lockCollection": "_migronaut_migrations"})",
+               "lockCollection"),
+    bad_config("UnknownEnumValue", R"({"onLockLost": "ignore"})", "onLockLost"),
+    bad_config("NullDocument", "null", "migronaut.config.json"),
+    bad_config("TrailingGarbage", R"({"strict": true} x)", "migronaut.config.json"),
+
+    // Environment values are taken as written: no trimming, no coercion.
+    bad_env("LockTtlLeadingSpace", "MIGRONAUT_LOCK_TTL", " 5"),
+    bad_env("LockTtlTrailingNewline", "MIGRONAUT_LOCK_TTL", "5\n"),
+    bad_env("LockTtlOverflow", "MIGRONAUT_LOCK_TTL", "99999999999999999999"),
+    bad_env("TimeoutHex", "MIGRONAUT_TIMEOUT_MS", "0x10"),
+    bad_env("StrictPadded", "MIGRONAUT_STRICT", " true"),
+    bad_env("OnLockLostUppercase", "MIGRONAUT_ON_LOCK_LOST", "ABORT"),
+    bad_env("MigrationsDirRoot", "MIGRONAUT_MIGRATIONS_DIR", "/"),
+    bad_env("MigrationsDirDoubleSlash", "MIGRONAUT_MIGRATIONS_DIR", "//"),
+    [] {
+      BadInput input = bad_env("LockCollectionIsTheChangelog", "MIGRONAUT_LOCK_COLLECTION",
+                               "_MIGRONAUT_MIGRATIONS");
+      input.culprit = "lockCollection";  // a rule across keys names the key
+      return input;
+    }(),
+    bad_env("CollectionTooLong", "MIGRONAUT_COLLECTION", std::string(64, 'c')),
+
+    [] {
+      BadInput input = bad_flags("DirRoot", {"up"}, "migrationsDir");
+      input.dir = "/";
+      return input;
+    }(),
+    bad_flags("WaitTimeoutHuge", {"up", "--wait", "--wait-timeout", "1e400"}, "lockWaitTimeoutMs"),
+    bad_flags("WaitTimeoutOverflow", {"up", "--wait", "--wait-timeout", "99999999999999999999"},
+              "lockWaitTimeoutMs"),
+    bad_flags("DownStepsNegative", {"down", "--steps", "-1"}, "--steps"),
+    bad_flags("DryRunSideways", {"dry-run", "sideways"}, "sideways"),
+    bad_flags("ListPendingAndApplied", {"list", "--pending", "--applied"}, "--pending"),
+    bad_flags("WaitTimeoutText", {"wait", "--timeout", "soon"}, "lockWaitTimeoutMs"),
+    bad_flags("MissingConfigFile", {"up", "--config", "nope.json"}, "nope.json"),
+
+    // A changelog whose numbers would overflow.
+    {.name = "Changelog_BatchCounterExhausted",
+     .files = {{"0002-two.sql", kValid}},
+     .args = {"up"},
+     .exit_code = 37,
+     .code = "CHANGELOG_INVALID",
+     .culprit = "9223372036854775807",
+     .prepare =
+         [](const Project& project) {
+           project.exec("UPDATE _migronaut_migrations SET batch = 9223372036854775807");
+         }},
+    tampered_changelog("UnknownStatus", {"status"}, "status = 'bogus'", "bogus"),
+    tampered_changelog("UnknownStatusOnUp", {"up"}, "status = 'bogus'", "bogus"),
+    tampered_changelog("NullStatus", {"status"}, "status = NULL", "0001-base.sql"),
+    tampered_changelog("NullStatusOnUp", {"up"}, "status = NULL", "0001-base.sql"),
+    {.name = "Changelog_ReplacedByAView",
+     .files = {{"0002-two.sql", kValid}},
+     .args = {"up"},
+     .exit_code = 38,
+     .code = "SCHEMA_INVALID",
+     .culprit = "_migronaut_migrations",
+     .prepare =
+         [](const Project& project) {
+           project.exec("ALTER TABLE _migronaut_migrations RENAME TO real_log");
+           project.exec("CREATE VIEW _migronaut_migrations AS SELECT * FROM real_log");
+         }},
+
+    // A lock row that cannot be judged is reported with its holder and the way out.
+    ghost_lock("TtlNearInt64Max", 0, 9223372036854775000),
+    ghost_lock("TtlBeyondAnyConfig", 0, 99999999999),
+    ghost_lock("LockedAtADayAhead", -86'400'000, 60'000),
+
+    // Secrets: a raw '@' never reaches the driver; a password in the query never shows.
+    {.name = "Secret_RawAtInPassword",
+     .args = {"status"},
+     .exit_code = 6,
+     .code = "CONFIG_INVALID",
+     .culprit = "%40",
+     .uri = [](const Project&) { return std::string("postgres://app:Pa1n@w0rd77@127.0.0.1:1/db"); },
+     .uri_secrets = {"Pa1n", "w0rd77"},
+     .stores = {"postgres"}},
+    {.name = "Secret_PasswordParameterUnreachable",
+     .args = {"status"},
+     .exit_code = 5,
+     .code = "CONNECTION_FAILED",
+     .culprit = "127.0.0.1",
+     .uri =
+         [](const Project&) {
+           return std::string("postgres://app@127.0.0.1:1/db?password=Qu0te\"Sec7et");
+         },
+     .uri_secrets = {"Qu0te", "Sec7et"},
+     .stores = {"postgres"}},
+    {.name = "Secret_EncodedAtUnreachable",
+     .args = {"up"},
+     .exit_code = 5,
+     .code = "CONNECTION_FAILED",
+     .culprit = "127.0.0.1",
+     .uri =
+         [](const Project&) {
+           return std::string("postgresql://app:Hid%40den9Pw@127.0.0.1:1/db?sslmode=disable");
+         },
+     .uri_secrets = {"Hid%40den9Pw", "den9Pw"},
+     .stores = {"postgres"}},
+    {.name = "Permission_RoleCannotCreateTables",
+     .baseline = false,
+     .files = {{"0002-two.sql", kValid}},
+     .args = {"up"},
+     .exit_code = 39,
+     .code = "PERMISSION_DENIED",
+     .culprit = "permission denied",
+     .prepare =
+         [](const Project& project) {
+           project.exec(
+               "DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'weak_role') "
+               "THEN CREATE ROLE weak_role LOGIN; END IF; END $$");
+           project.exec("GRANT USAGE ON SCHEMA " +
+                        project.uri().substr(project.uri().rfind("%3D") + 3) + " TO weak_role");
+         },
+     .uri =
+         [](const Project& project) {
+           std::string uri = project.uri();
+           return uri.replace(uri.find("//postgres:") + 2, 9, "weak_role:");
+         },
+     .stores = {"postgres"}},
 };
 
-INSTANTIATE_TEST_SUITE_P(Corpus, BadInputTest, ::testing::ValuesIn(kCorpus),
-                         [](const ::testing::TestParamInfo<BadInput>& info) {
-                           return info.param.name;
+// Every case on every store it applies to.
+std::vector<CaseOnStore> corpus_on_stores() {
+  std::vector<CaseOnStore> cases;
+  for (const BadInput& input : kCorpus) {
+    for (const std::string& store : input.stores) cases.push_back({input, store});
+  }
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(Corpus, BadInputTest, ::testing::ValuesIn(corpus_on_stores()),
+                         [](const ::testing::TestParamInfo<CaseOnStore>& info) {
+                           return info.param.input.name + "_" + info.param.store;
                          });
 
 std::string read_file(const std::filesystem::path& path) {
@@ -314,7 +587,8 @@ std::string utc_timestamp(std::chrono::system_clock::time_point at) {
 }
 
 TEST(BadInputCreate, OntoAnExistingNameIsRefusedAndTheFileKept) {
-  SqliteProject project;
+  const std::unique_ptr<Project> owned = sqlite_project();
+  const Project& project = *owned;
   project.write_migration("0001-base.sql", kBaseline);
   ASSERT_EQ(project.run({"up"}).exit_code, 0);
   // `create` names the file after the current second: whichever second it runs in, a file of
@@ -337,6 +611,23 @@ TEST(BadInputCreate, OntoAnExistingNameIsRefusedAndTheFileKept) {
     EXPECT_EQ(read_file(entry.path()), existing[entry.path()]) << entry.path();
   }
   EXPECT_EQ(files, existing.size() + 1);
+}
+
+// The way out the LOCK_RECORD_INVALID message names does get the fleet going again.
+TEST(BadInputLock, AnUnusableLockRowIsClearedByUnlock) {
+  for (const std::string& store : kSqlStores) {
+    const std::unique_ptr<Project> project = project_for(store, "unlock_ghost_" + store);
+    project->write_migration("0001-base.sql", kBaseline);
+    ASSERT_EQ(project->run({"up"}).exit_code, 0);
+    project->write_migration("0002-two.sql", kValid);
+    project->exec(project->ghost_lock_sql(-86'400'000, 60'000));
+    EXPECT_EQ(project->run({"up"}).exit_code, 40) << store;
+    const ProcessResult unlocked = project->run({"unlock", "--yes"});
+    EXPECT_EQ(unlocked.exit_code, 0) << describe(unlocked);
+    const ProcessResult applied = project->run({"up"});
+    EXPECT_EQ(applied.exit_code, 0) << describe(applied);
+    EXPECT_NE(project->dump().find("0002-two.sql"), std::string::npos) << store;
+  }
 }
 
 }  // namespace

@@ -173,6 +173,7 @@ TEST_F(MongoCliTest, ImportFromMigrateMongoKeepsItsTimesAndNeverWritesItsChangel
 
 TEST_F(MongoCliTest, NothingPendingIsOneReadAndNoLock) {
   MockMongo server("primary");
+  std::filesystem::create_directories(dir.path() / "migrations");  // empty: nothing to apply
   const ProcessResult result = up(server);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(json::parse(result.out)["upToDate"].get<bool>());

@@ -488,6 +488,8 @@ class MongoStore final : public Store, private MongoFailure {
 
 }  // namespace
 
+// Reads create nothing on MongoDB (databases and collections appear on first write), so
+// options.access changes nothing here.
 std::unique_ptr<Store> open_mongo_store(const Config& config, const ConnectionOptions& options) {
   static std::once_flag initialized;
   std::call_once(initialized, mongoc_init);
@@ -497,6 +499,8 @@ std::unique_ptr<Store> open_mongo_store(const Config& config, const ConnectionOp
   mongo::UriPtr uri(mongoc_uri_new_with_error(config.uri.c_str(), &error));
   // The driver's parse messages may quote the URI; only the redacted form is ever shown.
   if (!uri) throw ConfigInvalidError("invalid MongoDB URI " + redacted, {{"key", "uri"}});
+  // The password as the driver reads it is masked in every message from now on.
+  if (const char* password = mongoc_uri_get_password(uri.get())) remember_secret(password);
 
   std::string database = config.db_name;
   if (database.empty() && mongoc_uri_get_database(uri.get()) != nullptr) {

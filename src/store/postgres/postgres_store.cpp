@@ -45,6 +45,12 @@ constexpr std::string_view kUndefinedTable = "42P01";
 // libpq's default is to wait forever for an unreachable host.
 constexpr const char* kDefaultConnectTimeoutSeconds = "10";
 constexpr std::string_view kLockNotAvailable = "55P03";
+constexpr std::string_view kInsufficientPrivilege = "42501";
+// Raised by ensure_schema() when a table's name is taken by a view or the like.
+constexpr std::string_view kForeignRelationSqlstate = "MN002";
+constexpr std::string_view kForeignRelationAdvice =
+    "; migronaut keeps its changelog and lock in tables of its own: rename it, or point "
+    "migrationsCollection / lockCollection elsewhere";
 // How often a migration's backend looks for a vanished client (see begin_sql()).
 constexpr int kClientCheckIntervalMs = 1000;
 // wait_for_release() polls the socket in slices this long so it honours its stop token.
@@ -257,6 +263,9 @@ class PostgresStore final : public Store {
     // The advisory lock serialises concurrent first boots: racing CREATE TABLE IF NOT EXISTS
     // statements can otherwise fail on the catalog's unique indexes.
     std::string sql = "BEGIN; SELECT pg_advisory_xact_lock(hashtext('migronaut schema'));";
+    sql += "DO $$ DECLARE found text := " + foreign_relations_sql() +
+           "; BEGIN IF found IS NOT NULL THEN RAISE EXCEPTION '%', found USING ERRCODE = '" +
+           std::string(kForeignRelationSqlstate) + "'; END IF; END $$;";
     sql += "CREATE TABLE IF NOT EXISTS " + lock_table_ +
            " (id text PRIMARY KEY, locked_at timestamptz NOT NULL, ttl_ms bigint NOT NULL,"
            " owner text NOT NULL, nonce text NOT NULL, pid bigint, host text, executed_by text,"
@@ -281,7 +290,9 @@ class PostgresStore final : public Store {
         " pid = EXCLUDED.pid, host = EXCLUDED.host, executed_by = EXCLUDED.executed_by,"
         " migration = NULL, step = 0, total = 0"
         " WHERE l.locked_at < clock_timestamp()"
-        " - greatest(l.ttl_ms, EXCLUDED.ttl_ms) * interval '1 millisecond'"
+        // Capped where no configured TTL reaches, so a garbage TTL in the row cannot overflow
+        // the interval: the refusal then reports the row (LOCK_RECORD_INVALID).
+        " - least(greatest(l.ttl_ms, EXCLUDED.ttl_ms), 2147483647) * interval '1 millisecond'"
         " RETURNING 1) SELECT previous.* FROM taken LEFT JOIN previous ON true";
     const std::vector<std::string> params{
         std::string(kLockId), std::to_string(claim.ttl_ms), claim.owner,
@@ -378,17 +389,37 @@ class PostgresStore final : public Store {
     return probe_postgres(conn_, changelog_table_, lock_table_, changelog_index_);
   }
 
+  // The names of the two tables that some other relation holds ("x is a view, …"), or NULL:
+  // one more column of the changelog read, so a view in their place costs no round trip.
+  std::string foreign_relations_sql() const {
+    return "(SELECT string_agg(relname::text || ' is a ' || CASE relkind WHEN 'v' THEN 'view' WHEN "
+           "'m' THEN 'materialized view' WHEN 'f' THEN 'foreign table' ELSE 'relation of kind ' "
+           "|| relkind::text END, ', ') FROM pg_class WHERE oid IN (to_regclass('" +
+           lock_table_ + "'), to_regclass('" + changelog_table_ +
+           "')) AND relkind NOT IN ('r', 'p'))";
+  }
+
   std::vector<ChangelogRecord> read_changelog() override {
-    const Result result = send("SELECT " + changelog_columns() + " FROM " + changelog_table_ +
-                               " ORDER BY name COLLATE \"C\"");
+    // The relations check rides along as one more column; the join from it keeps one row even
+    // when the changelog is empty (that row's name is NULL).
+    const Result result =
+        send("SELECT " + changelog_columns() + ", foreign_relations FROM (SELECT " +
+             foreign_relations_sql() + " AS foreign_relations) AS k LEFT JOIN " + changelog_table_ +
+             " ON true ORDER BY name COLLATE \"C\"");
     // An absent table reads as empty; catching it keeps the boot check to one query.
     if (sqlstate_of(result.get()) == kUndefinedTable) return {};
     check("read the changelog", result.get());
+    const int foreign_column = PQnfields(result.get()) - 1;
+    if (PQntuples(result.get()) > 0 && !PQgetisnull(result.get(), 0, foreign_column)) {
+      throw SchemaInvalidError("postgres: " + text_at(result.get(), 0, foreign_column) +
+                               std::string(kForeignRelationAdvice));
+    }
     schema_known_ = true;
 
     std::vector<ChangelogRecord> records;
     records.reserve(PQntuples(result.get()));
     for (int row = 0; row < PQntuples(result.get()); ++row) {
+      if (PQgetisnull(result.get(), row, 0)) continue;  // the empty changelog's row
       records.push_back(
           read_record(text_at(result.get(), row, 0), columns_of(result.get(), row, kAllFields, 1)));
     }
@@ -540,6 +571,17 @@ class PostgresStore final : public Store {
   void check(const std::string& what, const PGresult* result) const {
     if (succeeded(result)) return;
     if (connection_broken(result)) throw connection_lost(what, result);
+    if (sqlstate_of(result) == kForeignRelationSqlstate) {
+      throw SchemaInvalidError("postgres: " + server_message(result) +
+                               std::string(kForeignRelationAdvice));
+    }
+    if (sqlstate_of(result) == kInsufficientPrivilege) {
+      throw PermissionDeniedError(
+          "postgres: cannot " + what + ": " + server_message(result) + " (user " + PQuser(conn_) +
+              "; grant it the privilege, e.g. CREATE on the schema, or create the migronaut "
+              "tables as their owner first)",
+          {{"sqlstate", sqlstate_of(result)}, {"user", PQuser(conn_)}});
+    }
     throw Error(ErrorCode::kUnclassified,
                 "postgres: cannot " + what + ": " + server_message(result),
                 {{"sqlstate", sqlstate_of(result)}});
@@ -700,9 +742,21 @@ class PostgresStore final : public Store {
   nlohmann::json blockers_ = nlohmann::json::array();  // seen during the last watched query
 };
 
-}  // namespace
-
-namespace {
+// Remembers the passwords libpq itself reads from the URI, so that redact() masks them in any
+// message, whatever the URI's shape.
+void remember_passwords(const std::string& uri) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(uri.c_str(), &error);
+  PQfreemem(error);
+  if (options == nullptr) return;
+  for (const PQconninfoOption* option = options; option->keyword != nullptr; ++option) {
+    const std::string_view keyword = option->keyword;
+    if (option->val != nullptr && (keyword == "password" || keyword == "sslpassword")) {
+      remember_secret(option->val);
+    }
+  }
+  PQconninfoFree(options);
+}
 
 // libpq keywords and values, kept alive for PQconnectdbParams.
 class ConnectParams {
@@ -768,7 +822,10 @@ ConnectParams connect_params(const Config& config, const ConnectionOptions& opti
 
 }  // namespace
 
+// PostgreSQL never creates a database, and reads create no table: options.access changes
+// nothing.
 std::unique_ptr<Store> open_postgres_store(const Config& config, const ConnectionOptions& options) {
+  remember_passwords(config.uri);
   std::string redacted = redact_uri(config.uri);
   PGconn* conn = connect_params(config, options, true).connect();
   // Poolers such as PgBouncer refuse the `options` startup parameter: there the lock

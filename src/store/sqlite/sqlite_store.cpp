@@ -1,11 +1,13 @@
-// The SQLite store: one sqlite3 connection to a database file (`sqlite:path/to.db`, relative to
-// the process's working directory). Every timestamp comes from SQLite's own clock, so two
+// The SQLite store: one sqlite3 connection to a database file (util/sqlite_uri.hpp has the URI
+// forms). Opened for reading, it is read-only and a missing file reads as an empty database
+// rather than being created. Every timestamp comes from SQLite's own clock, so two
 // processes on one machine judge the lock by the same time source.
 #include "store/sqlite/sqlite_store.hpp"
 
 #include <sqlite3.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -17,6 +19,7 @@
 #include "store/script_check.hpp"
 #include "store/sqlite/adopt.hpp"
 #include "store/sqlite/sqlite_script.hpp"
+#include "util/sqlite_uri.hpp"
 
 namespace migronaut {
 namespace {
@@ -64,6 +67,10 @@ bool is_connection_error(int code) {
   nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
   if ((code & 0xff) == SQLITE_BUSY) context[kWriterBusyKey] = true;
   const std::string message = "sqlite: " + std::string(operation) + " failed: " + error;
+  if ((code & 0xff) == SQLITE_READONLY || (code & 0xff) == SQLITE_PERM) {
+    throw PermissionDeniedError(
+        message + " (the database file or its folder is not writable by this user)", context);
+  }
   if (is_connection_error(code)) throw ConnectionFailedError(message, context);
   throw Error(ErrorCode::kUnclassified, message, context);
 }
@@ -197,8 +204,11 @@ std::string field_list() {
 
 class SqliteStore final : public Store {
  public:
-  SqliteStore(DbHandle db, const Config& config)
+  SqliteStore(DbHandle db, const Config& config, bool writable,
+              std::optional<std::string> missing_file)
       : db_(std::move(db)),
+        writable_(writable),
+        missing_file_(std::move(missing_file)),
         lock_table_name_(config.lock_table),
         lock_table_(quote_identifier(config.lock_table)),
         changelog_table_name_(config.migrations_table),
@@ -414,6 +424,9 @@ class SqliteStore final : public Store {
 
   void interrupt() override { sqlite3_interrupt(db_.get()); }
 
+  bool writable() const override { return writable_; }
+  std::optional<std::string> missing_database() const override { return missing_file_; }
+
   std::int64_t now_ms() override {
     Statement select(db_.get(), "SELECT " + std::string(kNowMs), "read clock");
     select.step();
@@ -483,14 +496,23 @@ class SqliteStore final : public Store {
     bool changelog = false;
     bool lock = false;
   };
+  // Which of the two tables exist. Something else under their names (a view) is refused: the
+  // changelog would read as absent and every migration would run again.
   ExistingTables existing_tables() {
-    Statement select(db_.get(),
-                     "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN (?, ?)",
+    Statement select(db_.get(), "SELECT name, type FROM sqlite_master WHERE name IN (?, ?)",
                      "inspect schema");
     select.bind(changelog_table_name_).bind(lock_table_name_);
     ExistingTables found;
     while (select.step()) {
       const std::string name = select.text(0);
+      const std::string type = select.text(1);
+      if (type != "table") {
+        throw SchemaInvalidError(
+            "sqlite: " + name + " is a " + type +
+                ", not the table migronaut keeps; rename it, or point migrationsCollection / "
+                "lockCollection elsewhere",
+            {{"table", name}, {"type", type}});
+      }
       if (name == changelog_table_name_) found.changelog = true;
       if (name == lock_table_name_) found.lock = true;
     }
@@ -505,6 +527,8 @@ class SqliteStore final : public Store {
   }
 
   DbHandle db_;
+  bool writable_;
+  std::optional<std::string> missing_file_;
   std::string lock_table_name_;
   std::string lock_table_;
   std::string changelog_table_name_;
@@ -516,14 +540,20 @@ class SqliteStore final : public Store {
 }  // namespace
 
 std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionOptions& options) {
-  const std::string path = config.uri.substr(std::string_view("sqlite:").size());
+  const std::string path = sqlite_file(config.uri);
   if (path.empty()) {
     throw ConfigInvalidError("uri: sqlite: needs a database file path, e.g. sqlite:app.db",
                              {{"key", "uri"}});
   }
+  const bool read_only = options.access == Access::kRead;
+  std::optional<std::string> missing;
+  std::error_code error;
+  if (read_only && path != ":memory:" && !std::filesystem::exists(path, error)) {
+    missing = path;  // an empty in-memory database stands in for it, and nothing is created
+  }
+  const int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
   sqlite3* raw = nullptr;
-  const int rc =
-      sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  const int rc = sqlite3_open_v2(missing ? ":memory:" : path.c_str(), &raw, flags, nullptr);
   DbHandle db(raw);
   auto fail = [&](int code) -> ConnectionFailedError {
     const std::string error = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(code);
@@ -533,10 +563,12 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionO
   if (rc != SQLITE_OK) throw fail(rc);
   sqlite3_busy_timeout(raw,
                        static_cast<int>(options.statement_bound.value_or(kBusyTimeout).count()));
-  // WAL lets readers (status, waiters reading the holder) work while another process writes.
-  const int wal = sqlite3_exec(raw, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
-  if (wal != SQLITE_OK) throw fail(wal);
-  return std::make_unique<SqliteStore>(std::move(db), config);
+  if (!read_only) {
+    // WAL lets readers (status, waiters reading the holder) work while another process writes.
+    const int wal = sqlite3_exec(raw, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (wal != SQLITE_OK) throw_sqlite_error(raw, wal, "open " + path);
+  }
+  return std::make_unique<SqliteStore>(std::move(db), config, !read_only, std::move(missing));
 }
 
 }  // namespace migronaut

@@ -4,6 +4,7 @@
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
 #include "cli/help.hpp"
+#include "core/lease.hpp"
 #include "fmt/format.h"
 
 namespace migronaut::cli {
@@ -25,7 +26,10 @@ Command add_unlock(CLI::App& app) {
               const std::int64_t now = migrator.database_now_ms();
               const std::int64_t age = renewal_age_ms(*current, now);
               out.info("Lock held by " + describe_holder(*current, now));
-              if (age < current->ttl_ms && !*force) {
+              const std::string unusable =
+                  lock_row_unusable(*current, now, context.config().lock_ttl_ms());
+              if (!unusable.empty()) out.warn("The lock row cannot be trusted: " + unusable);
+              if (unusable.empty() && age < current->ttl_ms && !*force) {
                 throw LockAlreadyHeldError(
                     fmt::format("Refusing to unlock: {} renewed the lock {} s ago, within its "
                                 "TTL of {} s — it looks alive. Wait for it (`migronaut up` "

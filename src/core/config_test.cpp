@@ -80,8 +80,8 @@ TEST_F(LoadConfigTest, DatabaseUrlIsTheFallbackBelowEveryLayer) {
   auto s = sources();
   s.environment = {{"DATABASE_URL", "postgres://db/platform"}};
   EXPECT_EQ(load_config(s).uri, "postgres://db/platform");
-  write_config({{"uri", "sqlite:file.db"}});
-  EXPECT_EQ(load_config(s).uri, "sqlite:file.db");
+  write_config({{"uri", "sqlite:file.db"}});  // relative to the config file's folder
+  EXPECT_EQ(load_config(s).uri, "sqlite:" + (dir_.path() / "file.db").string());
   s.environment["MIGRONAUT_URI"] = "sqlite:env.db";
   EXPECT_EQ(load_config(s).uri, "sqlite:env.db");
   s.flags = {{"uri", "sqlite:flag.db"}};

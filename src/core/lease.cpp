@@ -48,26 +48,10 @@ auto timed(Clock& clock, Logger* logger, const char* what, F step) {
 // The longest TTL a configuration can give (lockTTLSeconds is capped so).
 constexpr std::int64_t kLongestTtlMs = std::numeric_limits<std::int32_t>::max();
 
-// Why no live holder can have written `holder`, or "": a TTL beyond any configuration, or a
-// lockedAt further ahead of the database's clock than any lease lasts (the clock stepped back).
-std::string unusable_because(const LockInfo& holder, Store& store, std::int64_t claim_ttl_ms) {
-  if (holder.ttl_ms > kLongestTtlMs) {
-    return fmt::format("its TTL of {} ms is beyond any configuration", holder.ttl_ms);
-  }
-  const std::int64_t now = store.now_ms();
-  if (holder.locked_at_ms > now &&
-      holder.locked_at_ms - now > std::max(holder.ttl_ms, claim_ttl_ms)) {
-    return fmt::format(
-        "it was renewed {} s ahead of the database's clock (was the clock stepped back?)",
-        (holder.locked_at_ms - now) / 1000);
-  }
-  return "";
-}
-
 // A refusal by such a row is reported with the holder and the way out instead of waited on,
 // so it cannot hold the fleet silently.
 void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_ttl_ms) {
-  const std::string reason = unusable_because(holder, store, claim_ttl_ms);
+  const std::string reason = lock_row_unusable(holder, store.now_ms(), claim_ttl_ms);
   if (reason.empty()) return;
   throw LockRecordInvalidError(
       fmt::format("The lock row held by {} pid {} (run {}, user {}) cannot be trusted: {}. If no "
@@ -77,6 +61,20 @@ void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_tt
 }
 
 }  // namespace
+
+std::string lock_row_unusable(const LockInfo& holder, std::int64_t now_ms,
+                              std::int64_t claim_ttl_ms) {
+  if (holder.ttl_ms > kLongestTtlMs) {
+    return fmt::format("its TTL of {} ms is beyond any configuration", holder.ttl_ms);
+  }
+  if (holder.locked_at_ms > now_ms &&
+      holder.locked_at_ms - now_ms > std::max(holder.ttl_ms, claim_ttl_ms)) {
+    return fmt::format(
+        "it was renewed {} s ahead of the database's clock (was the clock stepped back?)",
+        (holder.locked_at_ms - now_ms) / 1000);
+  }
+  return "";
+}
 
 std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOptions& options) {
   const LockClaim claim{.owner = options.run_id,

@@ -42,7 +42,7 @@ struct Migrator::Impl {
   // The connection for reading: it creates nothing, not even a missing SQLite file.
   Store& reader() {
     if (store) return *store;
-    store = open_store(config, {.access = Access::kRead});
+    store = open_store(config, {.access = Access::kRead, .statement_bound = std::nullopt});
     if (const auto missing = store->missing_database()) {
       logger->warn(fmt::format(
           "The database {} does not exist: nothing is applied yet (`migronaut up` creates it)",
@@ -437,7 +437,10 @@ BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
 AuditReport Migrator::audit() {
   std::vector<AuditCheck> checks = {{"config", "pass", "loaded"}};
   try {
-    impl_->reader();
+    if (const auto missing = impl_->reader().missing_database()) {
+      checks.push_back({"connection", "fail", "the database " + *missing + " does not exist"});
+      return audit_report(std::move(checks));
+    }
     checks.push_back({"connection", "pass", std::string(impl_->store->kind())});
   } catch (const Error& error) {
     checks.push_back({"connection", "fail", redact(error.what())});

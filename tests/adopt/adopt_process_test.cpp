@@ -185,6 +185,16 @@ TEST_F(AdoptTest, AuditReportsAnUnreachableDatabaseAsAFailedCheck) {
   const nlohmann::json report = json_of(result);
   EXPECT_EQ(report["checks"][1]["name"], "connection");
   EXPECT_EQ(report["checks"][1]["status"], "fail");
+
+  // A database file that does not exist is a failed check too, and audit does not create it.
+  const std::filesystem::path missing = project.dir().path() / "missing.db";
+  const ProcessResult absent = Process({migronaut_binary(), "--no-env", "--json", "--uri",
+                                        "sqlite:" + missing.string(), "audit"},
+                                       {}, project.cwd())
+                                   .wait();
+  EXPECT_EQ(absent.exit_code, 22) << describe(absent);
+  EXPECT_EQ(json_of(absent)["checks"][1]["status"], "fail");
+  EXPECT_FALSE(std::filesystem::exists(missing));
 }
 
 TEST_F(AdoptTest, DatabaseUrlIsUsedWhenNothingElseNamesTheDatabase) {

@@ -52,7 +52,7 @@ done
 # The store modules load from where the package put them: an unreachable server is exit 5
 # (connection failed), not a missing module.
 status=0
-/usr/bin/migronaut --no-env --uri postgres://nobody@127.0.0.1:1/x status 2>"$work/pg.err" || status=$?
+/usr/bin/migronaut --no-env --dir "$work" --uri postgres://nobody@127.0.0.1:1/x status 2>"$work/pg.err" || status=$?
 [ "$status" -eq 5 ] || { echo "postgres from the package: exit $status"; cat "$work/pg.err"; exit 1; }
 
 dpkg -r migronaut >/dev/null

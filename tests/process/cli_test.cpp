@@ -262,8 +262,9 @@ TEST_F(CliTest, VerboseShowsTargetLockTimingsAndStatements) {
 }
 
 TEST_F(CliTest, VerboseRedactsTheConnectionTarget) {
-  const ProcessResult failed = run_migronaut(
-      {"--no-env", "--verbose", "--uri", "postgres://app:s3cr3t@127.0.0.1:1/db", "status"});
+  const ProcessResult failed =
+      run_migronaut({"--no-env", "--verbose", "--uri", "postgres://app:s3cr3t@127.0.0.1:1/db",
+                     "--dir", project.migrations().string(), "status"});
   EXPECT_EQ(failed.exit_code, 5) << describe(failed);
   EXPECT_TRUE(contains(failed.err, "connecting to postgres://app:")) << failed.err;
   EXPECT_FALSE(contains(failed.out + failed.err, "s3cr3t")) << failed.err;

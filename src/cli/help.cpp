@@ -5,6 +5,7 @@
 
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
+#include "util/text.hpp"
 
 namespace migronaut::cli {
 namespace {
@@ -47,28 +48,23 @@ constexpr ExitCode kExitCodes[] = {
     {14, "a migration exceeded timeoutMs"},
     {15, "a transactional MongoDB migration on a standalone server"},
     {16, "`init` without --force over an existing config file"},
+    {17, "`import` into a changelog that has records, without --force"},
     {18, "`create` would overwrite a file"},
-    {19, "a migration name that is not <version>-<slug>.<ext>, or a repeated version"},
+    {19, "a migration name that follows no naming, or a repeated version; a mixed folder"},
     {20, "a malformed migration, or `up` of one whose up section is empty"},
     {21, "everything applied, but the lock could not be released"},
+    {22, "`audit` found a failing check"},
     {23, "late arrivals with onOutOfOrder: error"},
-    {24, "reserved"},
+    {24, "`import --from golang-migrate` of a dirty version"},
+    {35, "the migrations folder is missing, not a folder, or unreadable"},
+    {36, "an entry named like a migration cannot be read (directory, bad symlink, FIFO)"},
+    {37, "a changelog record migronaut cannot read (unknown status, a number out of range)"},
+    {38, "a migronaut table's name is taken by something else (a view)"},
+    {39, "the database refuses this user (cannot create the tables, read-only file)"},
+    {40, "the lock row cannot be trusted; `migronaut unlock` clears it"},
+    {45, "`lint` or `up --lint` found an error"},
+    {46, "a PostgreSQL migration could not get its locks within lockRetries + 1 tries"},
 };
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), 0);
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 std::vector<std::string> command_names(const CLI::App& app) {
   std::vector<std::string> names;

@@ -390,22 +390,6 @@ Origin key_origin(std::string_view key, const std::string& layer) {
   return {"\"" + std::string(key) + "\" in " + layer, {{"key", key}, {"source", layer}}};
 }
 
-// The number of single-character edits between `a` and `b` (Levenshtein).
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
 // The known key `name` is most likely a misspelling of: at most two edits away, case aside.
 std::optional<std::string_view> near_miss(std::string_view name) {
   std::optional<std::string_view> best;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cctype>
+#include <cstddef>
 #include <string_view>
 
 namespace migronaut {
@@ -16,5 +17,8 @@ inline std::string_view trim(std::string_view text) {
   }
   return text;
 }
+
+// The number of single-character edits between `a` and `b` (Levenshtein): how near a typo is.
+std::size_t edit_distance(std::string_view a, std::string_view b);
 
 }  // namespace migronaut

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "migronaut/migration.hpp"
+#include "source/naming.hpp"
 #include "store/store.hpp"
 
 namespace migronaut {
@@ -42,6 +43,23 @@ struct Migration {
 
   RunOrder order() const { return {repeatable, version, name}; }
 };
+
+// A migration file of a folder, and how its name reads (source/naming.hpp).
+struct NamedFile {
+  std::string name;
+  FileName naming;
+};
+
+// The top-level files of `dir` ending in `extension` (not hidden), sorted by name; none for a
+// missing folder. Throws MigrationInvalidNameError for a name that follows no naming and
+// ConfigInvalidError when `dir` is not a directory.
+std::vector<NamedFile> list_migration_files(const std::filesystem::path& dir,
+                                            std::string_view extension);
+
+// The one naming `files` follow, or nullopt when there are none. Throws
+// MigrationInvalidNameError naming the files that differ from the most common naming when they
+// mix namings.
+std::optional<Naming> folder_naming(const std::vector<NamedFile>& files);
 
 // Scans the top level of `dir` for files ending in `extension` (".sql" or ".json"), validates
 // their names, parses and checksums them, adds `code` and sorts the lot into execution order.

@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "process/sqlite_project.hpp"
 
@@ -60,6 +61,16 @@ class AdoptTest : public ::testing::Test {
     EXPECT_EQ(project.statuses(), (Statuses{{first, "reverted"}, {second, "reverted"}}));
   }
 
+  // `create title`: the names of the files it wrote.
+  std::vector<std::string> create(const std::string& title) {
+    const nlohmann::json created = json_of(expect({"--json", "create", title}, 0));
+    std::vector<std::string> names;
+    for (const auto& path : created["paths"]) {
+      names.push_back(std::filesystem::path(path.get<std::string>()).filename().string());
+    }
+    return names;
+  }
+
   SqliteProject project;
 };
 
@@ -95,6 +106,61 @@ TEST_F(AdoptTest, TargetsMayBeVersionsAndUpTakesSteps) {
   expect({"up", "--to", "7"}, 8);
   expect({"up", "--steps", "1"}, 0);
   EXPECT_TRUE(has_table("c"));
+}
+
+TEST_F(AdoptTest, CreateInAGolangMigrateFolderWritesTheNextPair) {
+  project.write_migration("000001_create_a.up.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("000001_create_a.down.sql", "DROP TABLE a;\n");
+  const std::vector<std::string> created = create("create b");
+  EXPECT_EQ(created,
+            (std::vector<std::string>{"000002_create_b.up.sql", "000002_create_b.down.sql"}));
+  const nlohmann::json status = json_of(expect({"--json", "status"}, 0));
+  EXPECT_EQ(status["migrations"][1]["name"], "000002_create_b.up.sql");
+  EXPECT_EQ(status["migrations"][1]["upEmpty"], true);
+  expect({"up"}, 20);  // nothing is recorded for an empty file
+  EXPECT_FALSE(has_table("a"));
+
+  project.write_migration(created[0], "CREATE TABLE b (id INTEGER);\n");
+  project.write_migration(created[1], "DROP TABLE b;\n");
+  up_status_down("000001_create_a.up.sql", "000002_create_b.up.sql");
+}
+
+TEST_F(AdoptTest, CreateInAFlywayFolderWritesTheNextMajorVersion) {
+  project.write_migration("V1__create_a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("V1.1__create_x.sql", "CREATE TABLE x (id INTEGER);\n");
+  project.write_migration("V3__create_y.sql", "CREATE TABLE y (id INTEGER);\n");
+  EXPECT_EQ(create("Create B"), std::vector<std::string>{"V4__create_b.sql"});
+  project.write_migration("V4__create_b.sql", "CREATE TABLE b (id INTEGER);\n");
+  expect({"up"}, 0);
+  EXPECT_TRUE(has_table("b"));
+  EXPECT_EQ(project.statuses()["V4__create_b.sql"], "applied");
+}
+
+TEST_F(AdoptTest, CreateInADbmateFolderWritesATimestampedDbmateFile) {
+  project.write_migration("20200101120000_create_a.sql", sections("a"));
+  const std::vector<std::string> created = create("create b");
+  ASSERT_EQ(created.size(), 1u);
+  EXPECT_TRUE(std::regex_match(created[0], std::regex(R"(\d{14}_create_b\.sql)"))) << created[0];
+  std::ifstream in(project.migrations() / created[0]);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "-- migrate:up\n\n-- migrate:down\n");
+  project.write_migration(created[0], sections("b"));
+  up_status_down("20200101120000_create_a.sql", created[0]);
+}
+
+TEST_F(AdoptTest, CreateInAnEmptyFolderKeepsMigronautsNaming) {
+  const std::vector<std::string> created = create("create a");
+  ASSERT_EQ(created.size(), 1u);
+  EXPECT_TRUE(std::regex_match(created[0], std::regex(R"(\d{14}-create-a\.sql)"))) << created[0];
+}
+
+TEST_F(AdoptTest, CreateInAMixedFolderIsRefusedNamingTheOddFile) {
+  project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("V2__b.sql", "CREATE TABLE b (id INTEGER);\n");
+  project.write_migration("3_c.up.sql", "CREATE TABLE c (id INTEGER);\n");
+  const ProcessResult result = expect({"create", "d"}, 19);
+  EXPECT_NE(result.err.find("3_c.up.sql"), std::string::npos) << result.err;
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(project.migrations()), {}), 3);
 }
 
 TEST_F(AdoptTest, AFolderMixingNamingsIsRefusedNamingTheOddFile) {

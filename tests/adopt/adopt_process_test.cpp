@@ -321,16 +321,20 @@ TEST_F(AdoptTest, ImportsGolangMigrateHistoryAndRefusesADirtyOne) {
   EXPECT_FALSE(has_table("a"));
 }
 
+// flyway_schema_history as Flyway's SQLite support creates it.
+constexpr const char* kFlywayHistory =
+    "CREATE TABLE flyway_schema_history (installed_rank INT NOT NULL PRIMARY KEY,"
+    " version VARCHAR(50), description VARCHAR(200) NOT NULL, type VARCHAR(20) NOT NULL,"
+    " script VARCHAR(1000) NOT NULL, checksum INT, installed_by VARCHAR(100) NOT NULL,"
+    " installed_on TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f','now')),"
+    " execution_time INT NOT NULL, success BOOLEAN NOT NULL);";
+
 TEST_F(AdoptTest, ImportsFlywayHistoryWithItsTimesSkippingFailedRows) {
   project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
   project.write_migration("V1.1__b.sql", "CREATE TABLE b (id INTEGER);\n");
   { std::ofstream create(project.db_path()); }
   project.open().exec(
-      "CREATE TABLE flyway_schema_history (installed_rank INT NOT NULL PRIMARY KEY,"
-      " version VARCHAR(50), description VARCHAR(200) NOT NULL, type VARCHAR(20) NOT NULL,"
-      " script VARCHAR(1000) NOT NULL, checksum INT, installed_by VARCHAR(100) NOT NULL,"
-      " installed_on TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f','now')),"
-      " execution_time INT NOT NULL, success BOOLEAN NOT NULL);"
+      std::string(kFlywayHistory) +
       "INSERT INTO flyway_schema_history VALUES"
       " (1, '1', 'a', 'SQL', 'V1__a.sql', 123, 'dba', '2025-03-04 05:06:07.000', 5, 1),"
       " (2, '1.1', 'b', 'SQL', 'V1.1__b.sql', 456, 'dba', '2025-03-05 05:06:07.000', 5, 0);");
@@ -351,6 +355,31 @@ TEST_F(AdoptTest, ImportsFlywayHistoryWithItsTimesSkippingFailedRows) {
   expect({"up"}, 0);
   EXPECT_TRUE(has_table("b"));
   EXPECT_FALSE(has_table("a"));
+}
+
+// `flyway baseline -baselineVersion=2`: everything up to and including 2 counts as applied.
+TEST_F(AdoptTest, ImportsAFlywayBaselineAsEverythingUpToItsVersion) {
+  project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("V2__b.sql", "CREATE TABLE b (id INTEGER);\n");
+  project.write_migration("V3__c.sql", "CREATE TABLE c (id INTEGER);\n");
+  { std::ofstream create(project.db_path()); }
+  project.open().exec(std::string(kFlywayHistory) +
+                      "INSERT INTO flyway_schema_history VALUES (1, '2', '<< Flyway Baseline >>',"
+                      " 'BASELINE', '<< Flyway Baseline >>', NULL, 'dba',"
+                      " '2025-03-04 05:06:07.000', 0, 1);");
+  const nlohmann::json imported =
+      json_of(expect({"--json", "import", "--from", "flyway"}, 0))["imported"];
+  ASSERT_EQ(imported.size(), 2u) << imported.dump();
+  EXPECT_EQ(imported[0]["baseline"], "2");
+  EXPECT_EQ(project.statuses(), (Statuses{{"V1__a.sql", "applied"}, {"V2__b.sql", "applied"}}));
+  EXPECT_EQ(project.open().value("SELECT group_concat(origin || ' ' || applied_at || ' ' || reason,"
+                                 " '; ') FROM _migronaut_migrations"),
+            "flyway 1741064767000 covered by the Flyway baseline at version 2; "
+            "flyway 1741064767000 covered by the Flyway baseline at version 2");
+  expect({"up"}, 0);  // only V3 runs
+  EXPECT_TRUE(has_table("c"));
+  EXPECT_FALSE(has_table("a"));
+  EXPECT_FALSE(has_table("b"));
 }
 
 TEST_F(AdoptTest, ImportsKnexHistoryOntoPortedFiles) {

@@ -37,8 +37,8 @@ struct Migrator::Impl {
         options(std::move(o)),
         logger(options.logger ? options.logger : std::make_shared<SpdlogLogger>()) {}
 
-  Store& connected() {
-    if (!store) store = open_store(config);
+  Store& connected(const ConnectionOptions& options = {}) {
+    if (!store) store = open_store(config, options);
     return *store;
   }
   Store& lock_connection() {
@@ -412,8 +412,10 @@ BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
 
 AuditReport Migrator::audit() {
   std::vector<AuditCheck> checks = {{"config", "pass", "loaded"}};
+  ConnectionOptions existing_only;
+  existing_only.existing_only = true;  // a check never creates the database it checks
   try {
-    impl_->connected();
+    impl_->connected(existing_only);
     checks.push_back({"connection", "pass", std::string(impl_->store->kind())});
   } catch (const Error& error) {
     checks.push_back({"connection", "fail", redact(error.what())});

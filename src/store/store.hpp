@@ -264,9 +264,11 @@ inline bool is_writer_busy(const Error& error) {
 // How a connection is used. The lock's own connection sets `statement_bound`, well below the
 // renewal interval: every statement on it (and the network path under it) gives up by then, so
 // a renewal stuck behind a row lock, a busy writer or a dead TCP path is one failed renewal
-// instead of a hang.
+// instead of a hang. Read-only checks (audit) set `existing_only`: a SQLite file that is not
+// there is a failed connection, not a new empty database.
 struct ConnectionOptions {
   std::optional<std::chrono::milliseconds> statement_bound;
+  bool existing_only = false;
 };
 
 }  // namespace migronaut

@@ -253,6 +253,19 @@ TEST_F(AdoptTest, AuditReportsAnUnreachableDatabaseAsAFailedCheck) {
   EXPECT_EQ(report["checks"][1]["status"], "fail");
 }
 
+TEST_F(AdoptTest, AuditOfAMissingSqliteFileFailsAndCreatesNoFile) {
+  project.write_migration("0001-a.sql", sections("a"));
+  const ProcessResult result = expect({"--json", "audit"}, 22);
+  const nlohmann::json report = json_of(result);
+  EXPECT_EQ(report["checks"][1]["name"], "connection");
+  EXPECT_EQ(report["checks"][1]["status"], "fail");
+  EXPECT_NE(report["checks"][1]["detail"].get<std::string>().find(project.db_path().string()),
+            std::string::npos)
+      << report.dump();
+  EXPECT_FALSE(project.exists());
+  EXPECT_FALSE(std::filesystem::exists(project.db_path().string() + "-wal"));
+}
+
 TEST_F(AdoptTest, DatabaseUrlIsUsedWhenNothingElseNamesTheDatabase) {
   project.write_migration("0001-a.sql", sections("a"));
   const ProcessResult result =

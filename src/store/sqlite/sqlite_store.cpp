@@ -522,11 +522,13 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionO
                              {{"key", "uri"}});
   }
   sqlite3* raw = nullptr;
-  const int rc =
-      sqlite3_open_v2(path.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr);
+  const int flags = SQLITE_OPEN_READWRITE | (options.existing_only ? 0 : SQLITE_OPEN_CREATE);
+  const int rc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
   DbHandle db(raw);
   auto fail = [&](int code) -> ConnectionFailedError {
-    const std::string error = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(code);
+    std::string error = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(code);
+    if (options.existing_only && code == SQLITE_CANTOPEN)
+      error += " (a missing database file is not created)";
     return ConnectionFailedError("cannot open sqlite database '" + path + "': " + error,
                                  {{"path", path}, {"error", error}});
   };

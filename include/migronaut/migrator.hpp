@@ -104,6 +104,7 @@ struct ImportedMigration {
   std::string checksum;
   std::string checksum_source;  // "disk", "reused" (the tool's hash) or "missing" (no file)
   std::string description;
+  std::string baseline;  // Flyway: the baseline version that covers it, when no row of its own does
 };
 struct ImportResult {
   std::string from;

@@ -1,10 +1,21 @@
-// `migronaut create <name>`: writes a new, empty migration file. Needs no database.
+// `migronaut create <name>`: writes a new, empty migration file, named as the folder's files
+// are (migronaut, dbmate, golang-migrate or Flyway). Needs no database.
 #include "cli/cli.hpp"
 #include "cli/help.hpp"
 #include "source/scaffold.hpp"
 #include "store/registry.hpp"
 
 namespace migronaut::cli {
+namespace {
+
+// {"path": the new migration (the .up.sql of a pair), "paths": every file written}.
+nlohmann::json created_document(const std::vector<std::filesystem::path>& paths) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const std::filesystem::path& path : paths) all.push_back(path.string());
+  return {{"path", paths.front().string()}, {"paths", all}};
+}
+
+}  // namespace
 
 Command add_create(CLI::App& app) {
   auto* sub = app.add_subcommand("create", "Create a new migration file");
@@ -23,11 +34,13 @@ Command add_create(CLI::App& app) {
             const std::filesystem::path chosen_template =
                 template_path->empty() ? config.template_path
                                        : std::filesystem::path(*template_path);
-            const std::filesystem::path path =
-                create_migration_file(config.migrations_dir, *title, config.sequential,
-                                      chosen_template, std::string(extension));
-            context.out().success("Created " + path.string());
-            if (context.out().json_mode()) context.out().document({{"path", path.string()}});
+            const std::vector<std::filesystem::path> paths =
+                create_migration_files(config.migrations_dir, *title, config.sequential,
+                                       chosen_template, std::string(extension));
+            for (const std::filesystem::path& path : paths) {
+              context.out().success("Created " + path.string());
+            }
+            if (context.out().json_mode()) context.out().document(created_document(paths));
             return 0;
           }};
 }

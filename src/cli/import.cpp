@@ -5,6 +5,18 @@
 #include "fmt/format.h"
 
 namespace migronaut::cli {
+namespace {
+
+// One imported record, as the report lists it.
+std::string imported_line(const ImportedMigration& migration) {
+  return fmt::format(
+      "  {}  applied {}  checksum from {}{}", migration.name,
+      migration.applied_at_ms ? format_time(*migration.applied_at_ms) : "(time not kept)",
+      migration.checksum_source,
+      migration.baseline.empty() ? "" : "  (Flyway baseline " + migration.baseline + ")");
+}
+
+}  // namespace
 
 Command add_import(CLI::App& app) {
   auto* sub = app.add_subcommand("import", "Adopt another tool's history without running anything");
@@ -22,10 +34,7 @@ Command add_import(CLI::App& app) {
             const ImportResult result = migrator->import_history(*options);
             Output& out = context.out();
             for (const ImportedMigration& migration : result.imported) {
-              out.info(fmt::format("  {}  applied {}  checksum from {}", migration.name,
-                                   migration.applied_at_ms ? format_time(*migration.applied_at_ms)
-                                                           : "(time not kept)",
-                                   migration.checksum_source));
+              out.info(imported_line(migration));
             }
             for (const auto& [name, reason] : result.not_imported) {
               out.warn(fmt::format("{}: not imported ({})", name, reason));

@@ -19,6 +19,7 @@ struct Applied {
   std::optional<std::int64_t> at_ms;
   std::string hash;
   std::string description;
+  std::string baseline;  // the Flyway baseline version this migration is at or below
 };
 
 const Migration* by_version(const std::vector<Migration>& migrations, std::string_view version) {
@@ -38,6 +39,17 @@ const Migration* by_name(const std::vector<Migration>& migrations, const std::st
   return order.repeatable ? nullptr : by_version(migrations, order.version);
 }
 
+// The versioned migrations on disk up to and including `version`, in order.
+std::vector<Applied> up_to(const std::vector<Migration>& migrations, const std::string& version) {
+  std::vector<Applied> applied;
+  for (const Migration& migration : migrations) {
+    if (!migration.repeatable && compare_versions(migration.version, version) <= 0) {
+      applied.push_back({migration.version, "", std::nullopt, "", "", ""});
+    }
+  }
+  return applied;
+}
+
 // golang-migrate: one row, its current version; everything up to it is applied.
 std::vector<Applied> golang_migrate(const std::vector<ForeignRecord>& history,
                                     const std::vector<Migration>& migrations) {
@@ -50,48 +62,76 @@ std::vector<Applied> golang_migrate(const std::vector<ForeignRecord>& history,
                       row.version),
           {{"tool", "golang-migrate"}, {"version", row.version}, {"dirty", true}});
     }
-    for (const Migration& migration : migrations) {
-      if (!migration.repeatable && compare_versions(migration.version, row.version) <= 0) {
-        applied.push_back({migration.version, "", std::nullopt, "", ""});
-      }
-    }
+    const std::vector<Applied> below = up_to(migrations, row.version);
+    applied.insert(applied.end(), below.begin(), below.end());
     if (by_version(migrations, row.version) == nullptr)
-      applied.push_back({row.version, "", std::nullopt, "", ""});
+      applied.push_back({row.version, "", std::nullopt, "", "", ""});
   }
   return applied;
 }
 
-// Flyway: rows by installed rank; an undo takes its version back out.
-std::vector<Applied> flyway(const std::vector<ForeignRecord>& history, ImportResult& result) {
+// Flyway's baseline at version V says the schema already holds everything up to and including
+// V: each such migration without a row of its own counts as applied then, before the rows.
+void add_baselined(const ForeignRecord& baseline, const std::vector<Migration>& migrations,
+                   std::vector<Applied>& applied, ImportResult& result) {
+  std::vector<Applied> below = up_to(migrations, baseline.version);
+  std::erase_if(below, [&](const Applied& b) {
+    return std::any_of(applied.begin(), applied.end(), [&](const Applied& a) {
+      return !a.version.empty() && compare_versions(a.version, b.version) == 0;
+    });
+  });
+  if (below.empty()) {
+    result.not_imported.emplace_back(
+        baseline.version, "a Flyway baseline: no migration file is at or below this version");
+  }
+  for (Applied& migration : below) {
+    migration.at_ms = baseline.applied_at_ms;
+    migration.baseline = baseline.version;
+  }
+  applied.insert(applied.begin(), below.begin(), below.end());
+}
+
+// One successful Flyway row: an undo takes its version back out; a repeatable's later run
+// replaces its earlier one.
+void add_flyway_row(const ForeignRecord& row, std::vector<Applied>& applied) {
+  if (row.type.starts_with("UNDO")) {
+    std::erase_if(applied, [&](const Applied& a) {
+      return !a.version.empty() && compare_versions(a.version, row.version) == 0;
+    });
+    return;
+  }
+  std::erase_if(applied,
+                [&](const Applied& a) { return row.version.empty() && a.name == row.name; });
+  applied.push_back({row.version, row.name, row.applied_at_ms, "", row.description, ""});
+}
+
+// Flyway: rows by installed rank, then what its baseline (if any) covers.
+std::vector<Applied> flyway(const std::vector<ForeignRecord>& history,
+                            const std::vector<Migration>& migrations, ImportResult& result) {
   std::vector<Applied> applied;
+  const ForeignRecord* baseline = nullptr;
   for (const ForeignRecord& row : history) {
     if (row.type == "SCHEMA") continue;
-    const std::string label = row.name.empty() ? row.version : row.name;
     if (!row.success) {
-      result.not_imported.emplace_back(label, "failed in Flyway");
+      result.not_imported.emplace_back(row.name.empty() ? row.version : row.name,
+                                       "failed in Flyway");
     } else if (row.type == "BASELINE") {
-      result.not_imported.emplace_back(label, "a Flyway baseline marker: use migronaut baseline");
-    } else if (row.type.starts_with("UNDO")) {
-      std::erase_if(applied, [&](const Applied& a) {
-        return !a.version.empty() && compare_versions(a.version, row.version) == 0;
-      });
+      baseline = &row;
     } else {
-      // A repeatable's later run replaces its earlier one.
-      std::erase_if(applied,
-                    [&](const Applied& a) { return row.version.empty() && a.name == row.name; });
-      applied.push_back({row.version, row.name, row.applied_at_ms, "", row.description});
+      add_flyway_row(row, applied);
     }
   }
+  if (baseline != nullptr) add_baselined(*baseline, migrations, applied, result);
   return applied;
 }
 
 std::vector<Applied> applied_in(ForeignTool tool, const std::vector<ForeignRecord>& history,
                                 const std::vector<Migration>& migrations, ImportResult& result) {
   if (tool == ForeignTool::kGolangMigrate) return golang_migrate(history, migrations);
-  if (tool == ForeignTool::kFlyway) return flyway(history, result);
+  if (tool == ForeignTool::kFlyway) return flyway(history, migrations, result);
   std::vector<Applied> applied;
   for (const ForeignRecord& row : history) {
-    applied.push_back({row.version, row.name, row.applied_at_ms, row.checksum, ""});
+    applied.push_back({row.version, row.name, row.applied_at_ms, row.checksum, "", ""});
   }
   // dbmate keeps versions as text, in no order.
   std::stable_sort(applied.begin(), applied.end(), [](const Applied& a, const Applied& b) {
@@ -118,6 +158,7 @@ std::optional<ImportedMigration> match(const Applied& applied,
   ImportedMigration imported;
   imported.applied_at_ms = applied.at_ms;
   imported.description = applied.description;
+  imported.baseline = applied.baseline;
   if (file != nullptr) {
     imported.name = file->name;
     if (imported.description.empty()) imported.description = file->description;

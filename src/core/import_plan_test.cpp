@@ -63,28 +63,66 @@ TEST(PlanImportTest, GolangMigrateRefusesADirtyVersion) {
       MigrationBlockedError);
 }
 
-TEST(PlanImportTest, FlywaySkipsFailedRowsUndoneVersionsAndBaselines) {
-  auto row = [](std::string version, std::string script, std::string type, bool success) {
-    ForeignRecord record;
-    record.version = std::move(version);
-    record.name = std::move(script);
-    record.type = std::move(type);
-    record.success = success;
-    record.applied_at_ms = 1767225600000;
-    return record;
-  };
+ForeignRecord flyway_row(std::string version, std::string script, std::string type, bool success,
+                         std::int64_t at = 1767225600000) {
+  ForeignRecord record;
+  record.version = std::move(version);
+  record.name = std::move(script);
+  record.type = std::move(type);
+  record.success = success;
+  record.applied_at_ms = at;
+  return record;
+}
+
+ForeignRecord flyway_baseline(std::string version, std::int64_t at) {
+  return flyway_row(std::move(version), "<< Flyway Baseline >>", "BASELINE", true, at);
+}
+
+TEST(PlanImportTest, FlywaySkipsFailedRowsAndUndoneVersions) {
   const std::vector<Migration> disk = {file("V1__init.sql", "1"), file("V1.1__b.sql", "1.1"),
                                        file("V2__c.sql", "2"), file("R__views.sql", "")};
   const ImportResult result = plan_import(
       ForeignTool::kFlyway,
-      {row("0", "<< Flyway Baseline >>", "BASELINE", true), row("1", "V1__init.sql", "SQL", true),
-       row("1.1", "V1.1__b.sql", "SQL", true), row("1.1", "U1.1__b.sql", "UNDO_SQL", true),
-       row("2", "V2__c.sql", "SQL", false), row("", "R__views.sql", "SQL", true)},
+      {flyway_baseline("0", 5), flyway_row("1", "V1__init.sql", "SQL", true),
+       flyway_row("1.1", "V1.1__b.sql", "SQL", true),
+       flyway_row("1.1", "U1.1__b.sql", "UNDO_SQL", true),
+       flyway_row("2", "V2__c.sql", "SQL", false), flyway_row("", "R__views.sql", "SQL", true)},
       disk, {}, false);
   EXPECT_EQ(names(result), (std::vector<std::string>{"V1__init.sql", "R__views.sql"}));
   EXPECT_EQ(result.imported[0].applied_at_ms, 1767225600000);
+  EXPECT_EQ(result.imported[0].baseline, "");
   ASSERT_EQ(result.not_imported.size(), 2u);
-  EXPECT_EQ(result.not_imported[1].first, "V2__c.sql");
+  EXPECT_EQ(result.not_imported[0].first, "V2__c.sql");
+  EXPECT_EQ(result.not_imported[1].first, "0");  // a baseline below every file covers none
+}
+
+TEST(PlanImportTest, AFlywayBaselineCoversEveryVersionUpToAndIncludingIt) {
+  const std::vector<Migration> disk = {file("V1__a.sql", "1"), file("V2__b.sql", "2"),
+                                       file("V2.1__c.sql", "2.1"), file("V3__d.sql", "3"),
+                                       file("R__views.sql", "")};
+  const ImportResult result =
+      plan_import(ForeignTool::kFlyway,
+                  {flyway_row("", "<< Flyway Schema Creation >>", "SCHEMA", true),
+                   flyway_baseline("2", 7), flyway_row("3", "V3__d.sql", "SQL", true, 9)},
+                  disk, {}, false);
+  EXPECT_EQ(names(result), (std::vector<std::string>{"V1__a.sql", "V2__b.sql", "V3__d.sql"}));
+  EXPECT_EQ(result.imported[0].baseline, "2");
+  EXPECT_EQ(result.imported[0].applied_at_ms, 7);
+  EXPECT_EQ(result.imported[0].checksum, "sum-V1__a.sql");
+  EXPECT_EQ(result.imported[1].baseline, "2");
+  EXPECT_EQ(result.imported[2].baseline, "");
+  EXPECT_EQ(result.imported[2].applied_at_ms, 9);
+  EXPECT_TRUE(result.not_imported.empty());
+}
+
+TEST(PlanImportTest, AFlywayRowOfItsOwnWinsOverTheBaseline) {
+  const std::vector<Migration> disk = {file("V1__a.sql", "1"), file("V2__b.sql", "2")};
+  const ImportResult result = plan_import(
+      ForeignTool::kFlyway, {flyway_row("1", "V1__a.sql", "SQL", true, 3), flyway_baseline("2", 7)},
+      disk, {}, false);
+  EXPECT_EQ(names(result), (std::vector<std::string>{"V2__b.sql", "V1__a.sql"}));
+  EXPECT_EQ(result.imported[1].applied_at_ms, 3);
+  EXPECT_EQ(result.imported[1].baseline, "");
 }
 
 TEST(PlanImportTest, KnexNamesFindTheirPortedFilesByVersion) {

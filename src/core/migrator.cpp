@@ -501,6 +501,16 @@ std::vector<RepairTarget> Migrator::repair(const std::optional<std::string>& fil
   return repaired;
 }
 
+namespace {
+
+// Why an imported record is applied, when its row does not say so itself.
+std::string import_reason(const ImportedMigration& migration) {
+  if (migration.baseline.empty()) return "";
+  return "covered by the Flyway baseline at version " + migration.baseline;
+}
+
+}  // namespace
+
 ImportResult Migrator::import_history(const ImportOptions& options) {
   const std::optional<ForeignTool> tool = parse_foreign_tool(options.from);
   if (!tool) {
@@ -540,7 +550,7 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
                         impl_->writer().write_record(imported_record(
                             {migration.name, migration.checksum, migration.description,
                              migration.applied_at_ms, batch++, result.from},
-                            impl_->stamp(run_id)));
+                            impl_->stamp(run_id, "", import_reason(migration))));
                       }
                     });
   return result;

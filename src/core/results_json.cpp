@@ -48,6 +48,7 @@ void to_json(nlohmann::json& out, const ImportResult& result) {
           migration.applied_at_ms ? nlohmann::json(*migration.applied_at_ms) : nlohmann::json()},
          {"checksum", migration.checksum},
          {"checksumSource", migration.checksum_source}});
+    if (!migration.baseline.empty()) imported.back()["baseline"] = migration.baseline;
   }
   nlohmann::json not_imported = nlohmann::json::array();
   for (const auto& [name, reason] : result.not_imported) {

@@ -24,9 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct File {
-  std::string name;
-  FileName naming;
+struct File : NamedFile {
   std::string text;
 };
 
@@ -99,40 +97,6 @@ std::vector<fs::directory_entry> folder_entries(const fs::path& dir, bool option
   return entries;
 }
 
-// The folder's migration files (and down files), read, by name. An entry named like one must
-// be a readable file: see require_readable.
-std::vector<File> scan(const fs::path& dir, std::string_view extension, bool optional) {
-  std::vector<File> files;
-  for (const fs::directory_entry& entry : folder_entries(dir, optional)) {
-    const std::string name = entry.path().filename().string();
-    if (name.starts_with('.') || !name.ends_with(extension)) continue;
-    FileName naming = classify_file_name(name, extension);
-    require_readable(entry, dir);
-    files.push_back({name, std::move(naming), read_file(entry.path())});
-  }
-  std::sort(files.begin(), files.end(),
-            [](const File& a, const File& b) { return a.name < b.name; });
-  return files;
-}
-
-// One folder, one naming: the files that differ from the most common naming are refused.
-void reject_mixed_namings(const std::vector<File>& files) {
-  std::map<Naming, int> counts;
-  for (const File& file : files) ++counts[file.naming.naming];
-  if (counts.size() < 2) return;
-  const Naming usual = std::max_element(counts.begin(), counts.end(), [](auto& a, auto& b) {
-                         return a.second < b.second;
-                       })->first;
-  nlohmann::json odd = nlohmann::json::array();
-  for (const File& file : files) {
-    if (file.naming.naming != usual) odd.push_back(file.name);
-  }
-  throw MigrationInvalidNameError(
-      fmt::format("The migrations folder mixes namings: most files follow {}'s, but not {}",
-                  naming_name(usual), fmt::join(odd, ", ")),
-      {{"naming", naming_name(usual)}, {"files", odd}});
-}
-
 // A file of plain SQL (golang-migrate, Flyway): the whole file is the script.
 std::optional<Work> plain_script(const File& file) {
   std::string_view text = file.text;
@@ -141,24 +105,17 @@ std::optional<Work> plain_script(const File& file) {
   return Work(Script{std::string(text)});
 }
 
-bool has_sections(const FileName& naming) {
-  return naming.naming == Naming::kMigronaut || naming.naming == Naming::kDbmate;
-}
-
 Migration parse(const File& file, std::string_view extension) {
-  if (has_sections(file.naming)) {
+  if (has_sections(file.naming.naming)) {
     return extension == ".json" ? parse_json_migration(file.name, file.text)
                                 : parse_sql_migration(file.name, file.text);
   }
+  // An empty file (as `create` writes it) is listed, and refused by up, like an empty section.
   std::optional<Work> up = plain_script(file);
-  if (!up) {
-    throw MigrationInvalidFormatError(
-        fmt::format("Invalid migration {}: the file is empty", file.name),
-        {{"file", file.name}, {"reason", "the file is empty"}});
-  }
   Migration migration;
   migration.name = file.name;
-  migration.up = std::move(*up);
+  migration.up_empty = !up.has_value();
+  migration.up = up.value_or(Work(Script{}));
   migration.description = file.naming.title;
   if (file.naming.naming == Naming::kFlyway) {
     std::replace(migration.description.begin(), migration.description.end(), '_', ' ');
@@ -183,9 +140,20 @@ void attach_downs(std::vector<Migration>& migrations, const std::vector<const Fi
   }
 }
 
+// The folder's migration files with their text, once their names agree on one naming.
+std::vector<File> read_files(const fs::path& dir, std::string_view extension, bool optional) {
+  std::vector<NamedFile> names = list_migration_files(dir, extension, optional);
+  folder_naming(names);
+  std::vector<File> files;
+  for (NamedFile& named : names) {
+    std::string text = read_file(dir / named.name);
+    files.push_back({std::move(named), std::move(text)});
+  }
+  return files;
+}
+
 std::vector<Migration> load_files(const fs::path& dir, std::string_view extension, bool optional) {
-  const std::vector<File> files = scan(dir, extension, optional);
-  reject_mixed_namings(files);
+  const std::vector<File> files = read_files(dir, extension, optional);
   std::vector<Migration> migrations;
   std::vector<const File*> downs;
   for (const File& file : files) {
@@ -241,6 +209,40 @@ void reject_shared_versions(const std::vector<Migration>& sorted) {
 }
 
 }  // namespace
+
+std::vector<NamedFile> list_migration_files(const fs::path& dir, std::string_view extension,
+                                            bool missing_ok) {
+  std::vector<NamedFile> files;
+  for (const fs::directory_entry& entry : folder_entries(dir, missing_ok)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with('.') || !name.ends_with(extension)) continue;
+    FileName naming = classify_file_name(name, extension);
+    require_readable(entry, dir);
+    files.push_back({name, std::move(naming)});
+  }
+  std::sort(files.begin(), files.end(),
+            [](const NamedFile& a, const NamedFile& b) { return a.name < b.name; });
+  return files;
+}
+
+// One folder, one naming: the files that differ from the most common naming are refused.
+std::optional<Naming> folder_naming(const std::vector<NamedFile>& files) {
+  std::map<Naming, int> counts;
+  for (const NamedFile& file : files) ++counts[file.naming.naming];
+  if (counts.empty()) return std::nullopt;
+  const Naming usual = std::max_element(counts.begin(), counts.end(), [](auto& a, auto& b) {
+                         return a.second < b.second;
+                       })->first;
+  if (counts.size() == 1) return usual;
+  nlohmann::json odd = nlohmann::json::array();
+  for (const NamedFile& file : files) {
+    if (file.naming.naming != usual) odd.push_back(file.name);
+  }
+  throw MigrationInvalidNameError(
+      fmt::format("The migrations folder mixes namings: most files follow {}'s, but not {}",
+                  naming_name(usual), fmt::join(odd, ", ")),
+      {{"naming", naming_name(usual)}, {"files", odd}});
+}
 
 bool runs_before(const RunOrder& a, const RunOrder& b) {
   if (a.repeatable != b.repeatable) return b.repeatable;

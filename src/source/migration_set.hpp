@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "migronaut/migration.hpp"
+#include "source/naming.hpp"
 #include "store/store.hpp"
 
 namespace migronaut {
@@ -42,6 +43,26 @@ struct Migration {
 
   RunOrder order() const { return {repeatable, version, name}; }
 };
+
+// A migration file of a folder, and how its name reads (source/naming.hpp).
+struct NamedFile {
+  std::string name;
+  FileName naming;
+};
+
+// The top-level files of `dir` ending in `extension` (not hidden), sorted by name; none for a
+// missing folder when `missing_ok`. Throws MigrationInvalidNameError for a name that follows no
+// naming, MigrationFileUnreadableError for such an entry that is no readable file in the folder
+// (a directory, a dangling or looping symlink, a symlink leading outside, a FIFO), and
+// MigrationsDirNotFoundError for a folder that is missing (unless `missing_ok`), not a folder or
+// unreadable.
+std::vector<NamedFile> list_migration_files(const std::filesystem::path& dir,
+                                            std::string_view extension, bool missing_ok = true);
+
+// The one naming `files` follow, or nullopt when there are none. Throws
+// MigrationInvalidNameError naming the files that differ from the most common naming when they
+// mix namings.
+std::optional<Naming> folder_naming(const std::vector<NamedFile>& files);
 
 // Scans the top level of `dir` for files ending in `extension` (".sql" or ".json"), validates
 // their names, parses and checksums them, adds `code` and sorts the lot into execution order.

@@ -260,9 +260,15 @@ TEST_F(LoadMigrationsTest, RefusesADownFileWithoutItsMigration) {
   EXPECT_THROW(load_migrations(dir_.path(), ".sql"), MigrationInvalidNameError);
 }
 
-TEST_F(LoadMigrationsTest, RefusesAnEmptyPlainSqlFile) {
-  dir_.write("V1__a.sql", " \n");
-  EXPECT_THROW(load_migrations(dir_.path(), ".sql"), MigrationInvalidFormatError);
+TEST_F(LoadMigrationsTest, AnEmptyPlainSqlFileLoadsAsEmptyAndIrreversible) {
+  dir_.write("1_a.up.sql", " \n");
+  dir_.write("1_a.down.sql", "");
+  dir_.write("2_b.up.sql", "SELECT 1;");
+  const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql");
+  ASSERT_EQ(migrations.size(), 2u);
+  EXPECT_TRUE(migrations[0].up_empty);
+  EXPECT_FALSE(migrations[0].down.has_value());
+  EXPECT_FALSE(migrations[1].up_empty);
 }
 
 TEST_F(LoadMigrationsTest, RefusesVersionsThatAreOneNumber) {

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <charconv>
 #include <ctime>
+#include <functional>
 #include <set>
 
 #include "migronaut/errors.hpp"
@@ -74,32 +75,74 @@ std::string utc_timestamp(std::chrono::system_clock::time_point time) {
                      utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec);
 }
 
-// The highest numeric version among `names` that have one; 0 when none do.
-std::uint64_t highest_version(const std::vector<std::string>& names) {
-  std::uint64_t highest = 0;
-  for (const std::string& name : names) {
-    if (!name_problem(name).empty()) continue;
-    const std::string version = version_of(name);
-    std::uint64_t number = 0;
-    const auto result = std::from_chars(version.data(), version.data() + version.size(), number);
-    if (result.ec == std::errc()) highest = std::max(highest, number);
+// The versions the names among `existing` give their migrations (repeatables have none).
+std::vector<std::string> versions_in(const std::vector<std::string>& existing,
+                                     std::string_view extension) {
+  std::vector<std::string> versions;
+  for (const std::string& name : existing) {
+    const std::optional<FileName> parsed = parse_file_name(name, extension);
+    if (parsed && !parsed->version.empty()) versions.push_back(parsed->version);
   }
-  return highest;
+  return versions;
 }
 
-std::string timestamp_name(const std::string& suffix, const std::vector<std::string>& existing,
-                           std::chrono::system_clock::time_point now) {
-  std::set<std::string> taken;
-  for (const std::string& name : existing) {
-    if (name_problem(name).empty()) taken.insert(version_of(name));
+// One past the highest of `versions` (runs of digits), zero-padded to the width of the highest
+// and to at least `min_width`.
+std::string next_number(const std::vector<std::string>& versions, std::size_t min_width) {
+  std::uint64_t highest = 0;
+  std::size_t width = min_width;
+  for (const std::string& version : versions) {
+    std::uint64_t number = 0;
+    const auto result = std::from_chars(version.data(), version.data() + version.size(), number);
+    if (result.ec != std::errc() || number < highest) continue;
+    highest = number;
+    width = std::max(min_width, version.size());
   }
+  return fmt::format("{:0{}}", highest + 1, width);
+}
+
+// Flyway's major versions: "3" of "3.1".
+std::vector<std::string> majors(const std::vector<std::string>& versions) {
+  std::vector<std::string> out;
+  for (const std::string& version : versions) out.push_back(version.substr(0, version.find('.')));
+  return out;
+}
+
+// Whether another tool's folder numbers its migrations 1, 2, 3 rather than by timestamps
+// (YYYYMMDDHHMMSS, 14 digits).
+bool numbered_folder(const std::vector<std::string>& versions) {
+  return !versions.empty() && std::none_of(versions.begin(), versions.end(),
+                                           [](auto& version) { return version.size() >= 14; });
+}
+
+// `now` as a version, one second later while another migration has it. A version whose file
+// name (`name_of`) is already among `existing` is kept, for the caller to refuse as a file that
+// exists.
+std::string timestamp_version(const std::vector<std::string>& versions,
+                              const std::vector<std::string>& existing,
+                              std::chrono::system_clock::time_point now,
+                              const std::function<std::string(const std::string&)>& name_of) {
+  const std::set<std::string> taken(versions.begin(), versions.end());
   while (true) {
-    std::string name = utc_timestamp(now) + suffix;
-    // An identical name is left for the caller to refuse as a file that exists.
-    const bool same_file = std::find(existing.begin(), existing.end(), name) != existing.end();
-    if (same_file || !taken.contains(version_of(name))) return name;
+    std::string version = utc_timestamp(now);
+    const bool same_file =
+        std::find(existing.begin(), existing.end(), name_of(version)) != existing.end();
+    if (same_file || !taken.contains(version)) return version;
     now += std::chrono::seconds(1);
   }
+}
+
+// The file names of a migration `version` titled `slug` in `naming`: one, or a golang-migrate
+// pair. Other tools' names join words with '_', as their own `new`/`create` commands do.
+std::vector<std::string> file_names(Naming naming, const std::string& version, std::string slug,
+                                    std::string_view extension) {
+  const std::string ext(extension);
+  if (naming == Naming::kMigronaut) return {version + "-" + slug + ext};
+  std::replace(slug.begin(), slug.end(), '-', '_');
+  if (naming == Naming::kFlyway) return {"V" + version + "__" + slug + ext};
+  const std::string stem = version + "_" + slug;
+  if (naming == Naming::kGolangMigrate) return {stem + ".up" + ext, stem + ".down" + ext};
+  return {stem + ext};
 }
 
 }  // namespace
@@ -143,13 +186,21 @@ std::string slugify(std::string_view title) {
   return slug;
 }
 
-std::string new_migration_name(std::string_view title, bool sequential,
-                               const std::vector<std::string>& existing,
-                               std::chrono::system_clock::time_point now,
-                               std::string_view extension) {
-  const std::string suffix = "-" + slugify(title) + std::string(extension);
-  if (sequential) return fmt::format("{:04}{}", highest_version(existing) + 1, suffix);
-  return timestamp_name(suffix, existing, now);
+std::vector<std::string> new_migration_files(std::string_view title, Naming naming, bool sequential,
+                                             const std::vector<std::string>& existing,
+                                             std::chrono::system_clock::time_point now,
+                                             std::string_view extension) {
+  const std::string slug = slugify(title);
+  const std::vector<std::string> versions = versions_in(existing, extension);
+  const auto files_for = [&](const std::string& version) {
+    return file_names(naming, version, slug, extension);
+  };
+  if (naming == Naming::kFlyway) return files_for(next_number(majors(versions), 1));
+  if (naming == Naming::kMigronaut ? sequential : numbered_folder(versions)) {
+    return files_for(next_number(versions, naming == Naming::kMigronaut ? 4 : 1));
+  }
+  return files_for(timestamp_version(versions, existing, now,
+                                     [&](const std::string& v) { return files_for(v).front(); }));
 }
 
 }  // namespace migronaut

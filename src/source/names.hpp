@@ -31,13 +31,19 @@ std::string version_of(std::string_view name);
 // every other run of characters one '-'. Throws MigrationInvalidNameError when nothing is left.
 std::string slugify(std::string_view title);
 
-// The file name `create` writes for `title`: "YYYYMMDDHHMMSS-slug.ext" from `now` in UTC (one
-// second later while that version is taken by a different name), or with `sequential`
-// "0001-slug.ext", numbered one past the highest version among `existing`. `extension` is
-// ".sql" or ".json".
-std::string new_migration_name(std::string_view title, bool sequential,
-                               const std::vector<std::string>& existing,
-                               std::chrono::system_clock::time_point now,
-                               std::string_view extension);
+// The file names `create` writes for `title` into a folder of `naming` holding the migration
+// files `existing`: one file, or golang-migrate's .up and .down pair; other tools' names join
+// the slug's words with '_'. The version:
+// - migronaut: "YYYYMMDDHHMMSS" from `now` in UTC, or with `sequential` one past the highest
+//   version, at least 4 digits ("0001-slug.sql");
+// - dbmate, golang-migrate: a timestamp, or in a folder numbered 1, 2, 3 (no 14-digit version)
+//   one past the highest, zero-padded as wide as it ("000042" → "000043");
+// - Flyway: the next major version ("V3.1__x.sql" → "V4__slug.sql").
+// A timestamp another migration has moves one second later (an identical name is kept, for the
+// caller to refuse as a file that exists). `extension` is ".sql" or ".json".
+std::vector<std::string> new_migration_files(std::string_view title, Naming naming, bool sequential,
+                                             const std::vector<std::string>& existing,
+                                             std::chrono::system_clock::time_point now,
+                                             std::string_view extension);
 
 }  // namespace migronaut

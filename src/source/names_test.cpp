@@ -68,30 +68,82 @@ TEST(SlugifyTest, RejectsTitlesWithNothingLeft) {
 
 TEST(SlugifyTest, BoundsTheLength) { EXPECT_LE(slugify(std::string(500, 'a')).size(), 100u); }
 
-TEST(NewMigrationNameTest, UsesTheUtcTimestamp) {
-  EXPECT_EQ(new_migration_name("Add users", false, {}, kNow, ".sql"),
-            "20260102030405-add-users.sql");
+using Names = std::vector<std::string>;
+
+// The one file `create` names in a migronaut folder holding `existing`.
+std::string own_name(std::string_view title, bool sequential, const Names& existing,
+                     std::string_view extension = ".sql") {
+  const Names names =
+      new_migration_files(title, Naming::kMigronaut, sequential, existing, kNow, extension);
+  EXPECT_EQ(names.size(), 1u);
+  return names.empty() ? "" : names[0];
 }
 
-TEST(NewMigrationNameTest, MovesPastATakenVersion) {
-  EXPECT_EQ(new_migration_name("second", false, {"20260102030405-first.sql"}, kNow, ".sql"),
-            "20260102030406-second.sql");
+TEST(NewMigrationFilesTest, UsesTheUtcTimestamp) {
+  EXPECT_EQ(own_name("Add users", false, {}), "20260102030405-add-users.sql");
 }
 
-TEST(NewMigrationNameTest, KeepsAnIdenticalNameForTheCallerToRefuse) {
-  EXPECT_EQ(new_migration_name("first", false, {"20260102030405-first.sql"}, kNow, ".sql"),
-            "20260102030405-first.sql");
+TEST(NewMigrationFilesTest, MovesPastATakenVersion) {
+  EXPECT_EQ(own_name("second", false, {"20260102030405-first.sql"}), "20260102030406-second.sql");
 }
 
-TEST(NewMigrationNameTest, SequentialStartsAtOne) {
-  EXPECT_EQ(new_migration_name("init", true, {}, kNow, ".json"), "0001-init.json");
+TEST(NewMigrationFilesTest, KeepsAnIdenticalNameForTheCallerToRefuse) {
+  EXPECT_EQ(own_name("first", false, {"20260102030405-first.sql"}), "20260102030405-first.sql");
 }
 
-TEST(NewMigrationNameTest, SequentialFollowsTheHighestVersion) {
-  EXPECT_EQ(new_migration_name("next", true, {"0002-b.sql", "0009-c.sql", "0003-a.sql", "README"},
-                               kNow, ".sql"),
+TEST(NewMigrationFilesTest, SequentialStartsAtOne) {
+  EXPECT_EQ(own_name("init", true, {}, ".json"), "0001-init.json");
+}
+
+TEST(NewMigrationFilesTest, SequentialFollowsTheHighestVersion) {
+  EXPECT_EQ(own_name("next", true, {"0002-b.sql", "0009-c.sql", "0003-a.sql", "README"}),
             "0010-next.sql");
-  EXPECT_EQ(new_migration_name("next", true, {"9999-z.sql"}, kNow, ".sql"), "10000-next.sql");
+  EXPECT_EQ(own_name("next", true, {"9999-z.sql"}), "10000-next.sql");
+  EXPECT_EQ(own_name("next", true, {"7-z.sql", "R-views.sql"}), "0008-next.sql");
+}
+
+TEST(NewMigrationFilesTest, DbmateGetsATimestampAndUnderscores) {
+  EXPECT_EQ(new_migration_files("Add users", Naming::kDbmate, false,
+                                {"20260102030405_create_a.sql"}, kNow, ".sql"),
+            Names{"20260102030406_add_users.sql"});
+}
+
+TEST(NewMigrationFilesTest, ANumberedDbmateFolderKeepsCounting) {
+  EXPECT_EQ(new_migration_files("b", Naming::kDbmate, false, {"001_a.sql"}, kNow, ".sql"),
+            Names{"002_b.sql"});
+}
+
+TEST(NewMigrationFilesTest, GolangMigrateGetsThePairNumberedPastTheHighest) {
+  EXPECT_EQ(new_migration_files("add users", Naming::kGolangMigrate, false,
+                                {"2_b.up.sql", "2_b.down.sql", "10_c.up.sql", "1_a.up.sql"}, kNow,
+                                ".sql"),
+            (Names{"11_add_users.up.sql", "11_add_users.down.sql"}));
+}
+
+TEST(NewMigrationFilesTest, GolangMigrateKeepsTheZeroPadding) {
+  EXPECT_EQ(new_migration_files("next", Naming::kGolangMigrate, false,
+                                {"000009_a.up.sql", "000009_a.down.sql"}, kNow, ".sql"),
+            (Names{"000010_next.up.sql", "000010_next.down.sql"}));
+}
+
+TEST(NewMigrationFilesTest, GolangMigrateTimestampFoldersGetATimestamp) {
+  EXPECT_EQ(new_migration_files("next", Naming::kGolangMigrate, false, {"20250101000000_a.up.sql"},
+                                kNow, ".sql")
+                .front(),
+            "20260102030405_next.up.sql");
+}
+
+TEST(NewMigrationFilesTest, FlywayGetsTheNextMajorVersion) {
+  EXPECT_EQ(
+      new_migration_files("Add users", Naming::kFlyway, false,
+                          {"V1__a.sql", "V3__c.sql", "V2.5__b.sql", "U3__c.sql", "R__views.sql"},
+                          kNow, ".sql"),
+      Names{"V4__add_users.sql"});
+  EXPECT_EQ(
+      new_migration_files("x", Naming::kFlyway, false, {"V3.1__a.sql", "V10__b.sql"}, kNow, ".sql"),
+      Names{"V11__x.sql"});
+  EXPECT_EQ(new_migration_files("x", Naming::kFlyway, false, {"R__views.sql"}, kNow, ".sql"),
+            Names{"V1__x.sql"});
 }
 
 }  // namespace

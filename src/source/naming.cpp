@@ -97,6 +97,10 @@ std::string_view naming_name(Naming naming) {
   return "migronaut";
 }
 
+bool has_sections(Naming naming) {
+  return naming == Naming::kMigronaut || naming == Naming::kDbmate;
+}
+
 std::optional<FileName> parse_file_name(std::string_view name, std::string_view extension) {
   if (!name.ends_with(extension) || name.size() == extension.size()) return std::nullopt;
   const std::string_view stem = name.substr(0, name.size() - extension.size());

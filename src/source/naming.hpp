@@ -19,6 +19,10 @@ enum class Naming { kMigronaut, kDbmate, kGolangMigrate, kFlyway };
 // "migronaut", "dbmate", "golang-migrate", "flyway".
 std::string_view naming_name(Naming naming);
 
+// Whether the naming's files hold `-- migrate:up` / `-- migrate:down` sections (migronaut,
+// dbmate) rather than plain SQL.
+bool has_sections(Naming naming);
+
 enum class FileRole {
   kWhole,       // both directions in one file (migronaut, dbmate) or Flyway's versioned file
   kUp,          // golang-migrate's .up.sql

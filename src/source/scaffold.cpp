@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "migronaut/errors.hpp"
+#include "source/migration_set.hpp"
 #include "source/names.hpp"
 
 namespace migronaut {
@@ -24,7 +25,9 @@ constexpr std::string_view kJsonSkeleton = R"({
 }
 )";
 
-std::string default_template(std::string_view extension) {
+// Sections for migronaut and dbmate (an object for ".json"); plain-SQL files start empty.
+std::string default_template(Naming naming, std::string_view extension) {
+  if (!has_sections(naming)) return "";
   if (extension == ".json") return std::string(kJsonSkeleton);
   return std::string(kSqlSkeleton);
 }
@@ -40,11 +43,9 @@ std::string read_template(const fs::path& path) {
   return content.str();
 }
 
-std::vector<std::string> file_names(const fs::path& dir) {
+std::vector<std::string> names_of(const std::vector<NamedFile>& files) {
   std::vector<std::string> names;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-    if (entry.is_regular_file()) names.push_back(entry.path().filename().string());
-  }
+  for (const NamedFile& file : files) names.push_back(file.name);
   return names;
 }
 
@@ -66,18 +67,37 @@ void write_new_file(const fs::path& path, const std::string& content) {
   }
 }
 
+// Writes `names` into `dir`, the first with `content` and the rest (a down file) empty: all of
+// them, or none when one cannot be written.
+std::vector<fs::path> write_new_files(const fs::path& dir, const std::vector<std::string>& names,
+                                      const std::string& content) {
+  fs::create_directories(dir);
+  std::vector<fs::path> written;
+  try {
+    for (const std::string& name : names) {
+      write_new_file(dir / name, written.empty() ? content : std::string());
+      written.push_back(dir / name);
+    }
+  } catch (...) {
+    for (const fs::path& path : written) fs::remove(path);
+    throw;
+  }
+  return written;
+}
+
 }  // namespace
 
-fs::path create_migration_file(const fs::path& dir, std::string_view title, bool sequential,
-                               const fs::path& template_path, std::string_view extension,
-                               std::chrono::system_clock::time_point now) {
+std::vector<fs::path> create_migration_files(const fs::path& dir, std::string_view title,
+                                             bool sequential, const fs::path& template_path,
+                                             std::string_view extension,
+                                             std::chrono::system_clock::time_point now) {
+  const std::vector<NamedFile> files = list_migration_files(dir, extension);
+  const Naming naming = folder_naming(files).value_or(Naming::kMigronaut);
   const std::string content =
-      template_path.empty() ? default_template(extension) : read_template(template_path);
-  fs::create_directories(dir);
-  const fs::path path =
-      dir / new_migration_name(title, sequential, file_names(dir), now, extension);
-  write_new_file(path, content);
-  return path;
+      template_path.empty() ? default_template(naming, extension) : read_template(template_path);
+  return write_new_files(
+      dir, new_migration_files(title, naming, sequential, names_of(files), now, extension),
+      content);
 }
 
 }  // namespace migronaut

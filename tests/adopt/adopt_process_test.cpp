@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "process/sqlite_project.hpp"
 
@@ -60,6 +61,16 @@ class AdoptTest : public ::testing::Test {
     EXPECT_EQ(project.statuses(), (Statuses{{first, "reverted"}, {second, "reverted"}}));
   }
 
+  // `create title`: the names of the files it wrote.
+  std::vector<std::string> create(const std::string& title) {
+    const nlohmann::json created = json_of(expect({"--json", "create", title}, 0));
+    std::vector<std::string> names;
+    for (const auto& path : created["paths"]) {
+      names.push_back(std::filesystem::path(path.get<std::string>()).filename().string());
+    }
+    return names;
+  }
+
   SqliteProject project;
 };
 
@@ -95,6 +106,61 @@ TEST_F(AdoptTest, TargetsMayBeVersionsAndUpTakesSteps) {
   expect({"up", "--to", "7"}, 8);
   expect({"up", "--steps", "1"}, 0);
   EXPECT_TRUE(has_table("c"));
+}
+
+TEST_F(AdoptTest, CreateInAGolangMigrateFolderWritesTheNextPair) {
+  project.write_migration("000001_create_a.up.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("000001_create_a.down.sql", "DROP TABLE a;\n");
+  const std::vector<std::string> created = create("create b");
+  EXPECT_EQ(created,
+            (std::vector<std::string>{"000002_create_b.up.sql", "000002_create_b.down.sql"}));
+  const nlohmann::json status = json_of(expect({"--json", "status"}, 0));
+  EXPECT_EQ(status["migrations"][1]["name"], "000002_create_b.up.sql");
+  EXPECT_EQ(status["migrations"][1]["upEmpty"], true);
+  expect({"up"}, 20);  // nothing is recorded for an empty file
+  EXPECT_FALSE(has_table("a"));
+
+  project.write_migration(created[0], "CREATE TABLE b (id INTEGER);\n");
+  project.write_migration(created[1], "DROP TABLE b;\n");
+  up_status_down("000001_create_a.up.sql", "000002_create_b.up.sql");
+}
+
+TEST_F(AdoptTest, CreateInAFlywayFolderWritesTheNextMajorVersion) {
+  project.write_migration("V1__create_a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("V1.1__create_x.sql", "CREATE TABLE x (id INTEGER);\n");
+  project.write_migration("V3__create_y.sql", "CREATE TABLE y (id INTEGER);\n");
+  EXPECT_EQ(create("Create B"), std::vector<std::string>{"V4__create_b.sql"});
+  project.write_migration("V4__create_b.sql", "CREATE TABLE b (id INTEGER);\n");
+  expect({"up"}, 0);
+  EXPECT_TRUE(has_table("b"));
+  EXPECT_EQ(project.statuses()["V4__create_b.sql"], "applied");
+}
+
+TEST_F(AdoptTest, CreateInADbmateFolderWritesATimestampedDbmateFile) {
+  project.write_migration("20200101120000_create_a.sql", sections("a"));
+  const std::vector<std::string> created = create("create b");
+  ASSERT_EQ(created.size(), 1u);
+  EXPECT_TRUE(std::regex_match(created[0], std::regex(R"(\d{14}_create_b\.sql)"))) << created[0];
+  std::ifstream in(project.migrations() / created[0]);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "-- migrate:up\n\n-- migrate:down\n");
+  project.write_migration(created[0], sections("b"));
+  up_status_down("20200101120000_create_a.sql", created[0]);
+}
+
+TEST_F(AdoptTest, CreateInAnEmptyFolderKeepsMigronautsNaming) {
+  const std::vector<std::string> created = create("create a");
+  ASSERT_EQ(created.size(), 1u);
+  EXPECT_TRUE(std::regex_match(created[0], std::regex(R"(\d{14}-create-a\.sql)"))) << created[0];
+}
+
+TEST_F(AdoptTest, CreateInAMixedFolderIsRefusedNamingTheOddFile) {
+  project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("V2__b.sql", "CREATE TABLE b (id INTEGER);\n");
+  project.write_migration("3_c.up.sql", "CREATE TABLE c (id INTEGER);\n");
+  const ProcessResult result = expect({"create", "d"}, 19);
+  EXPECT_NE(result.err.find("3_c.up.sql"), std::string::npos) << result.err;
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(project.migrations()), {}), 3);
 }
 
 TEST_F(AdoptTest, AFolderMixingNamingsIsRefusedNamingTheOddFile) {
@@ -197,6 +263,19 @@ TEST_F(AdoptTest, AuditReportsAnUnreachableDatabaseAsAFailedCheck) {
   EXPECT_FALSE(std::filesystem::exists(missing));
 }
 
+TEST_F(AdoptTest, AuditOfAMissingSqliteFileFailsAndCreatesNoFile) {
+  project.write_migration("0001-a.sql", sections("a"));
+  const ProcessResult result = expect({"--json", "audit"}, 22);
+  const nlohmann::json report = json_of(result);
+  EXPECT_EQ(report["checks"][1]["name"], "connection");
+  EXPECT_EQ(report["checks"][1]["status"], "fail");
+  EXPECT_NE(report["checks"][1]["detail"].get<std::string>().find(project.db_path().string()),
+            std::string::npos)
+      << report.dump();
+  EXPECT_FALSE(project.exists());
+  EXPECT_FALSE(std::filesystem::exists(project.db_path().string() + "-wal"));
+}
+
 TEST_F(AdoptTest, DatabaseUrlIsUsedWhenNothingElseNamesTheDatabase) {
   project.write_migration("0001-a.sql", sections("a"));
   const ProcessResult result =
@@ -265,16 +344,20 @@ TEST_F(AdoptTest, ImportsGolangMigrateHistoryAndRefusesADirtyOne) {
   EXPECT_FALSE(has_table("a"));
 }
 
+// flyway_schema_history as Flyway's SQLite support creates it.
+constexpr const char* kFlywayHistory =
+    "CREATE TABLE flyway_schema_history (installed_rank INT NOT NULL PRIMARY KEY,"
+    " version VARCHAR(50), description VARCHAR(200) NOT NULL, type VARCHAR(20) NOT NULL,"
+    " script VARCHAR(1000) NOT NULL, checksum INT, installed_by VARCHAR(100) NOT NULL,"
+    " installed_on TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f','now')),"
+    " execution_time INT NOT NULL, success BOOLEAN NOT NULL);";
+
 TEST_F(AdoptTest, ImportsFlywayHistoryWithItsTimesSkippingFailedRows) {
   project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
   project.write_migration("V1.1__b.sql", "CREATE TABLE b (id INTEGER);\n");
   { std::ofstream create(project.db_path()); }
   project.open().exec(
-      "CREATE TABLE flyway_schema_history (installed_rank INT NOT NULL PRIMARY KEY,"
-      " version VARCHAR(50), description VARCHAR(200) NOT NULL, type VARCHAR(20) NOT NULL,"
-      " script VARCHAR(1000) NOT NULL, checksum INT, installed_by VARCHAR(100) NOT NULL,"
-      " installed_on TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f','now')),"
-      " execution_time INT NOT NULL, success BOOLEAN NOT NULL);"
+      std::string(kFlywayHistory) +
       "INSERT INTO flyway_schema_history VALUES"
       " (1, '1', 'a', 'SQL', 'V1__a.sql', 123, 'dba', '2025-03-04 05:06:07.000', 5, 1),"
       " (2, '1.1', 'b', 'SQL', 'V1.1__b.sql', 456, 'dba', '2025-03-05 05:06:07.000', 5, 0);");
@@ -295,6 +378,31 @@ TEST_F(AdoptTest, ImportsFlywayHistoryWithItsTimesSkippingFailedRows) {
   expect({"up"}, 0);
   EXPECT_TRUE(has_table("b"));
   EXPECT_FALSE(has_table("a"));
+}
+
+// `flyway baseline -baselineVersion=2`: everything up to and including 2 counts as applied.
+TEST_F(AdoptTest, ImportsAFlywayBaselineAsEverythingUpToItsVersion) {
+  project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("V2__b.sql", "CREATE TABLE b (id INTEGER);\n");
+  project.write_migration("V3__c.sql", "CREATE TABLE c (id INTEGER);\n");
+  { std::ofstream create(project.db_path()); }
+  project.open().exec(std::string(kFlywayHistory) +
+                      "INSERT INTO flyway_schema_history VALUES (1, '2', '<< Flyway Baseline >>',"
+                      " 'BASELINE', '<< Flyway Baseline >>', NULL, 'dba',"
+                      " '2025-03-04 05:06:07.000', 0, 1);");
+  const nlohmann::json imported =
+      json_of(expect({"--json", "import", "--from", "flyway"}, 0))["imported"];
+  ASSERT_EQ(imported.size(), 2u) << imported.dump();
+  EXPECT_EQ(imported[0]["baseline"], "2");
+  EXPECT_EQ(project.statuses(), (Statuses{{"V1__a.sql", "applied"}, {"V2__b.sql", "applied"}}));
+  EXPECT_EQ(project.open().value("SELECT group_concat(origin || ' ' || applied_at || ' ' || reason,"
+                                 " '; ') FROM _migronaut_migrations"),
+            "flyway 1741064767000 covered by the Flyway baseline at version 2; "
+            "flyway 1741064767000 covered by the Flyway baseline at version 2");
+  expect({"up"}, 0);  // only V3 runs
+  EXPECT_TRUE(has_table("c"));
+  EXPECT_FALSE(has_table("a"));
+  EXPECT_FALSE(has_table("b"));
 }
 
 TEST_F(AdoptTest, ImportsKnexHistoryOntoPortedFiles) {

@@ -68,16 +68,19 @@ TEST_F(PgImportTest, NodePgMigrateHistoryKeepsItsTimes) {
   EXPECT_EQ(value("SELECT count(*) FROM pgmigrations"), "1");
 }
 
+// flyway_schema_history as Flyway's PostgreSQL support creates it.
+constexpr const char* kFlywayHistory =
+    "CREATE TABLE flyway_schema_history (installed_rank integer NOT NULL,"
+    " version varchar(50), description varchar(200) NOT NULL, type varchar(20) NOT NULL,"
+    " script varchar(1000) NOT NULL, checksum integer, installed_by varchar(100) NOT NULL,"
+    " installed_on timestamp NOT NULL DEFAULT now(), execution_time integer NOT NULL,"
+    " success boolean NOT NULL, CONSTRAINT flyway_schema_history_pk PRIMARY KEY"
+    " (installed_rank))";
+
 TEST_F(PgImportTest, FlywayHistoryImportsSuccessfulRowsOnly) {
   write("V1__create_a.sql", "CREATE TABLE a (id int);\n");
   write("V1.1__create_b.sql", "CREATE TABLE b (id int);\n");
-  value(
-      "CREATE TABLE flyway_schema_history (installed_rank integer NOT NULL,"
-      " version varchar(50), description varchar(200) NOT NULL, type varchar(20) NOT NULL,"
-      " script varchar(1000) NOT NULL, checksum integer, installed_by varchar(100) NOT NULL,"
-      " installed_on timestamp NOT NULL DEFAULT now(), execution_time integer NOT NULL,"
-      " success boolean NOT NULL, CONSTRAINT flyway_schema_history_pk PRIMARY KEY"
-      " (installed_rank))");
+  value(kFlywayHistory);
   value(
       "INSERT INTO flyway_schema_history VALUES"
       " (1, '1', 'create a', 'SQL', 'V1__create_a.sql', 1, 'dba', '2025-03-04 05:06:07', 3, true),"
@@ -87,6 +90,36 @@ TEST_F(PgImportTest, FlywayHistoryImportsSuccessfulRowsOnly) {
   expect({"up"}, 0);
   EXPECT_EQ(value("SELECT to_regclass('b') IS NOT NULL"), "t");
   EXPECT_EQ(value("SELECT to_regclass('a') IS NULL"), "t");
+}
+
+// As `flyway baseline -baselineVersion=1.1` then `flyway migrate` leave it: V1 and V1.1 are
+// covered by the baseline, V2 ran.
+TEST_F(PgImportTest, AFlywayBaselineCoversEverythingUpToItsVersion) {
+  write("V1__create_a.sql", "CREATE TABLE a (id int);\n");
+  write("V1.1__create_b.sql", "CREATE TABLE b (id int);\n");
+  write("V2__create_c.sql", "CREATE TABLE c (id int);\n");
+  write("V3__create_d.sql", "CREATE TABLE d (id int);\n");
+  value(kFlywayHistory);
+  value(
+      "INSERT INTO flyway_schema_history (installed_rank, version, description, type, script,"
+      " checksum, installed_by, installed_on, execution_time, success) VALUES"
+      " (1, '1.1', '<< Flyway Baseline >>', 'BASELINE', '<< Flyway Baseline >>', NULL, 'dba',"
+      " '2025-03-04 05:06:07', 0, true),"
+      " (2, '2', 'create c', 'SQL', 'V2__create_c.sql', 7, 'dba', now(), 3, true)");
+  expect({"import", "--from", "flyway"}, 0);
+  EXPECT_EQ(value("SELECT string_agg(name || ' ' || origin || ' ' || coalesce(reason, '-'), ', '"
+                  " ORDER BY batch) FROM _migronaut_migrations"),
+            "V1__create_a.sql flyway covered by the Flyway baseline at version 1.1, "
+            "V1.1__create_b.sql flyway covered by the Flyway baseline at version 1.1, "
+            "V2__create_c.sql flyway -");
+  const std::string baseline_ms = value(
+      "SELECT (extract(epoch from '2025-03-04 05:06:07'::timestamp::timestamptz) * 1000)::bigint");
+  EXPECT_EQ(value("SELECT string_agg(DISTINCT (extract(epoch from applied_at) * 1000)::bigint"
+                  "::text, ',') FROM _migronaut_migrations WHERE reason IS NOT NULL"),
+            baseline_ms);
+  expect({"up"}, 0);  // only V3 runs
+  EXPECT_EQ(value("SELECT to_regclass('d') IS NOT NULL"), "t");
+  EXPECT_EQ(value("SELECT to_regclass('a') IS NULL AND to_regclass('c') IS NULL"), "t");
 }
 
 TEST_F(PgImportTest, DbmateHistoryAndADirtyGolangMigrateOne) {

@@ -359,19 +359,28 @@ std::string sql_busy_for(std::int64_t seconds) {
 // whole time, so the heartbeat cannot renew and the waiters cannot even read a fresh lease.
 // That is a live holder, not a lost one: the holder exits 0, the waiters wait it out and exit
 // 0, and the migration is applied once, by the holder. (SQL cannot wait on a gate inside
-// SQLite's single writer, so the migration runs for 3 TTLs by the clock; the test checks that
+// SQLite's single writer, so the migration runs for 2 TTLs by the clock; the test checks that
 // it really outlasted the TTL by the duration the holder recorded.)
 TEST_F(SqliteProcessTest, ATransactionalMigrationLongerThanTheTtlKeepsItsLockAndItsWaiters) {
-  const std::int64_t ttl_ms = std::stoll(kFastLock.at("MIGRONAUT_LOCK_TTL")) * 1000;
-  project.write_migration("0001-long.sql",
-                          "-- migrate:up\nCREATE TABLE applied_log (name TEXT NOT NULL);\n" +
-                              sql_busy_for(3 * ttl_ms / 1000) +
-                              "INSERT INTO applied_log VALUES ('m1');\n");
-  project.write_migration("0002-fast.sql", kFastSecond);
+  // A 4 s TTL rather than kFastLock's 2 s: while the migration writes, each renewal waits out
+  // its statement bound (TTL/8) and must land within TTL/8 more, which a starved 2-core machine
+  // can miss at 2 s (SQLite's busy wait alone overran its 250 ms by up to 155 ms). The point
+  // here is the migration's length, not scheduling jitter.
+  Env lock = kFastLock;
+  lock["MIGRONAUT_LOCK_TTL"] = "4";
+  const std::int64_t ttl_ms = 4000;
+  // The database and its tables exist before the boots, so none of them writes before it
+  // holds the lock: each waiter meets the long migration at the lock, where it polls.
+  project.write_migration("0001-log.sql",
+                          "-- migrate:up\nCREATE TABLE applied_log (name TEXT NOT NULL);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  project.write_migration("0002-long.sql", "-- migrate:up\n" + sql_busy_for(2 * ttl_ms / 1000) +
+                                               "INSERT INTO applied_log VALUES ('m1');\n");
+  project.write_migration("0003-fast.sql", kFastSecond);
 
   std::vector<std::unique_ptr<Process>> boots;
   for (int i = 0; i < 10; ++i) {
-    boots.push_back(project.start({"--json", "up", "--wait"}, kFastLock));
+    boots.push_back(project.start({"--json", "up", "--wait"}, lock));
   }
   int holders = 0;
   for (auto& boot : boots) {
@@ -386,10 +395,10 @@ TEST_F(SqliteProcessTest, ATransactionalMigrationLongerThanTheTtlKeepsItsLockAnd
     if (!applied.empty()) {
       // The holder kept its lock through both migrations: one run applied them.
       ++holders;
-      EXPECT_EQ(applied, (std::vector<std::string>{"0001-long.sql", "0002-fast.sql"}));
+      EXPECT_EQ(applied, (std::vector<std::string>{"0002-long.sql", "0003-fast.sql"}));
       continue;
     }
-    // A waiter: all ten started together, so each met the holder's 3-TTL migration busy in the
+    // A waiter: all ten started together, so each met the holder's 2-TTL migration busy in the
     // write slot, waited it out and found nothing left to do.
     EXPECT_TRUE(document.value("waited", false)) << describe(result);
     EXPECT_NE(result.err.find("busy with another run's migration"), std::string::npos)
@@ -401,13 +410,14 @@ TEST_F(SqliteProcessTest, ATransactionalMigrationLongerThanTheTtlKeepsItsLockAnd
   // Evidence that the migration outlasted the TTL: the time its work held the transaction (and
   // so the write slot), as the holder recorded it.
   const std::optional<std::string> duration = project.open().value(
-      "SELECT duration FROM _migronaut_migrations WHERE name = '0001-long.sql'");
+      "SELECT duration FROM _migronaut_migrations WHERE name = '0002-long.sql'");
   ASSERT_TRUE(duration.has_value());
   EXPECT_GT(std::stoll(*duration), ttl_ms * 3 / 2)
       << "the migration took " << *duration << " ms, no more than 1.5 TTLs";
   EXPECT_EQ(applied_log(), (std::vector<std::string>{"m1", "m2"}));
-  EXPECT_EQ(project.statuses(),
-            (Statuses{{"0001-long.sql", "applied"}, {"0002-fast.sql", "applied"}}));
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-log.sql", "applied"},
+                                          {"0002-long.sql", "applied"},
+                                          {"0003-fast.sql", "applied"}}));
   EXPECT_EQ(project.lock_row(), std::nullopt);
 }
 

@@ -71,6 +71,7 @@ class WaitLine {
       std::lock_guard lock(mutex_);
       if (!started_) started_ = steady_clock::now() - report.waited;
       holder_ = report.holder;
+      code_ = report.code;
     }
     if (out_.terminal()) {
       if (!ticker_.joinable()) ticker_ = std::jthread([this](std::stop_token stop) { tick(stop); });
@@ -98,6 +99,10 @@ class WaitLine {
     std::lock_guard lock(mutex_);
     const auto waited =
         std::chrono::duration_cast<std::chrono::seconds>(steady_clock::now() - *started_);
+    // Before the lock a run also waits for a database it cannot reach: no holder to name then.
+    if (code_ == ErrorCode::kConnectionFailed && !holder_) {
+      return fmt::format("⏳ waiting for the database — waited {} s", waited.count());
+    }
     return fmt::format("⏳ waiting for the lock held by {} — waited {} s",
                        holder_ ? describe_holder(*holder_, wall_clock_ms()) : "another run",
                        waited.count());
@@ -107,6 +112,7 @@ class WaitLine {
   std::mutex mutex_;
   std::optional<steady_clock::time_point> started_;
   std::optional<LockInfo> holder_;
+  ErrorCode code_ = ErrorCode::kLockAlreadyHeld;
   std::optional<steady_clock::time_point> last_status_line_;
   std::jthread ticker_;
 };

@@ -186,6 +186,19 @@ TEST_F(CliTest, UpWaitsByDefaultAndAPipedWaiterPrintsWhoItWaitsFor) {
   EXPECT_EQ(project.statuses()["0002-orders.sql"], "applied");
 }
 
+// A waiting run waits for a database it cannot open too, and says that is what it waits for.
+TEST_F(CliTest, AWaiterForAnUnreachableDatabaseSaysSo) {
+  project.write_migration("0001-users.sql", kUsers);
+  const std::string missing = (project.dir().path() / "no-such-dir" / "app.db").string();
+  const ProcessResult result =
+      run_migronaut({"--no-env", "--uri", "sqlite:" + missing, "--dir",
+                     project.migrations().string(), "up", "--wait-timeout", "1s"},
+                    kFastLock, project.cwd());
+  EXPECT_EQ(result.exit_code, 5) << describe(result);
+  EXPECT_TRUE(contains(result.err, "waiting for the database — waited ")) << result.err;
+  EXPECT_FALSE(contains(result.err, "waiting for the lock")) << result.err;
+}
+
 TEST_F(CliTest, NoWaitFailsFastAndShowsTheWayOut) {
   one_applied_one_pending();
   hold_foreign_lock(/*age_ms=*/0);

@@ -218,6 +218,15 @@ class SqliteStore final : public Store {
 
   void ensure_schema() override {
     if (schema_ready_) return;
+    // Read first. A connection whose schema cache predates the tables (another process created
+    // them since it last looked) compiles CREATE … IF NOT EXISTS as a real write, which waits
+    // for the write slot: a waiter booting beside a long transactional migration would sit out
+    // the whole busy timeout here, silent, instead of polling the lock. The read refreshes the
+    // cache; nothing is written when everything is there.
+    if (schema_complete()) {
+      schema_ready_ = true;
+      return;
+    }
     std::string sql = "CREATE TABLE IF NOT EXISTS " + lock_table_ +
                       " (id TEXT PRIMARY KEY, locked_at INTEGER NOT NULL,"
                       " ttl_ms INTEGER NOT NULL, owner TEXT NOT NULL, nonce TEXT NOT NULL,"
@@ -517,6 +526,16 @@ class SqliteStore final : public Store {
       if (name == lock_table_name_) found.lock = true;
     }
     return found;
+  }
+
+  // Both tables and the status index exist.
+  bool schema_complete() {
+    Statement select(db_.get(),
+                     "SELECT count(*) FROM sqlite_master WHERE (type = 'table' AND name IN (?, ?))"
+                     " OR (type = 'index' AND name = ?)",
+                     "inspect schema");
+    select.bind(changelog_table_name_).bind(lock_table_name_).bind(status_index());
+    return select.step() && select.integer(0) == 3;
   }
 
   // Read-only lock commands on a database that never had a lock read as "nothing held" and

@@ -121,6 +121,22 @@ TEST_F(SqliteStoreTest, LockContentionWaitsForTheOtherWriter) {
             "run-a");
 }
 
+// A connection that looked at the database before another process created the tables, while a
+// third holds the write slot (a peer's long migration): ensure_schema only reads, so it neither
+// waits for the writer nor fails busy.
+TEST_F(SqliteStoreTest, EnsureSchemaOnTablesCreatedElsewhereNeedsNoWriteSlot) {
+  auto waiter = open_sqlite_store(config(), {.statement_bound = milliseconds(200)});
+  EXPECT_TRUE(waiter->read_changelog().empty());  // caches the schema without the tables
+  open_sqlite_store(config())->ensure_schema();
+  testing::SqliteDb migrating(db_path());
+  migrating.exec("BEGIN IMMEDIATE");
+  migrating.exec("CREATE TABLE applied_log (name TEXT)");
+
+  EXPECT_NO_THROW(waiter->ensure_schema());
+  EXPECT_FALSE(waiter->read_lock().has_value());
+  migrating.exec("ROLLBACK");
+}
+
 TEST_F(SqliteStoreTest, FailingScriptRollsBackItsEarlierStatements) {
   auto store = open_sqlite_store(config());
   store->ensure_schema();

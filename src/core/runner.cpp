@@ -175,7 +175,9 @@ void Runner::announce(Direction direction, const PlanEntry& entry, const HookInf
   const Migration& migration = *entry.migration;
   const Work* work = up ? &migration.up : (migration.down ? &*migration.down : nullptr);
   if (const auto* script = std::get_if<Script>(work)) {
-    env_.logger.debug(fmt::format("sending {}: {}", entry.name, one_line(script->text, 200)));
+    for (const std::string& statement : env_.store.statements_of(*script)) {
+      env_.logger.debug(fmt::format("sending {}: {}", entry.name, one_line(statement, 200)));
+    }
   }
 }
 

@@ -59,7 +59,6 @@ struct AcquireResult {
   bool acquired = false;
   std::optional<LockInfo> holder;  // when refused: the holder as the store read it
   // When acquired by replacing a stale record: the dead holder it replaced, as it last was.
-  // Stores that cannot tell leave it empty.
   std::optional<LockInfo> reclaimed;
   // Refused because the holder is writing right now (see is_writer_busy): proof it is alive.
   bool writer_busy = false;
@@ -234,6 +233,11 @@ class Store {
     (void)file;
     (void)script;
     (void)transactional;
+  }
+  // The statements of `script` in order, as this database splits it (--verbose logs each one
+  // sent; the engine never parses a script itself). Default: the whole script as one.
+  virtual std::vector<std::string> statements_of(const Script& script) const {
+    return {script.text};
   }
   // Runs `execution.work` and writes `execution.record` as described on Execution. A failing
   // body throws MigrationExecutionFailedError (after rolling back where transactional); a lost

@@ -226,12 +226,21 @@ TEST_P(StoreConformance, StaleHolderIsReclaimedByTheDatabaseClock) {
   auto new_store = open_ready();
   const auto old_claim = claim("run-old", 300);
   const auto new_claim = claim("run-new", 300);
-  ASSERT_TRUE(old_store->try_acquire(old_claim).acquired);
-  EXPECT_FALSE(new_store->try_acquire(new_claim).acquired);
+  const AcquireResult first = old_store->try_acquire(old_claim);
+  ASSERT_TRUE(first.acquired);
+  EXPECT_FALSE(first.reclaimed.has_value());
+  const AcquireResult refused = new_store->try_acquire(new_claim);
+  EXPECT_FALSE(refused.acquired);
+  EXPECT_FALSE(refused.reclaimed.has_value());
 
   std::this_thread::sleep_for(milliseconds(500));
-  EXPECT_TRUE(new_store->try_acquire(new_claim).acquired);
+  const AcquireResult reclaim = new_store->try_acquire(new_claim);
+  EXPECT_TRUE(reclaim.acquired);
   EXPECT_EQ(lock_now()->run_id, "run-new");
+  // The reclaim names the dead holder it replaced (the lease logs it).
+  ASSERT_TRUE(reclaim.reclaimed.has_value());
+  EXPECT_EQ(reclaim.reclaimed->run_id, "run-old");
+  EXPECT_EQ(reclaim.reclaimed->ttl_ms, 300);
 
   // The old holder has lost the lock: its token matches nothing any more.
   EXPECT_FALSE(old_store->renew(token_of(old_claim), {}));

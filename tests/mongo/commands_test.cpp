@@ -91,6 +91,53 @@ TEST(MongoCommands, AnUnknownStatusNeverReadsAsApplied) {
   }
 }
 
+LockClaim claim_of(std::string owner, std::string nonce) {
+  return {.owner = std::move(owner),
+          .nonce = std::move(nonce),
+          .ttl_ms = 60000,
+          .pid = 1,
+          .host = "h",
+          .executed_by = "u"};
+}
+
+BsonPtr lock_record(std::string_view owner, std::string_view nonce, std::string_view host) {
+  return to_bson({{"_id", "migronaut_lock"},
+                  {"owner", owner},
+                  {"nonce", nonce},
+                  {"host", host},
+                  {"pid", 9},
+                  {"ttlMs", 30000}});
+}
+
+TEST(MongoCommands, AnAcquireWhoseReadBackIsOursReclaimedTheRecordItFound) {
+  const BsonPtr dead = lock_record("dead-run", "dead-nonce", "dead-host");
+  const BsonPtr ours = lock_record("run", "nonce", "h");
+
+  const AcquireResult result = acquire_outcome(claim_of("run", "nonce"), dead.get(), ours.get());
+
+  EXPECT_TRUE(result.acquired);
+  EXPECT_FALSE(result.holder.has_value());
+  ASSERT_TRUE(result.reclaimed.has_value());
+  EXPECT_EQ(result.reclaimed->run_id, "dead-run");
+  EXPECT_EQ(result.reclaimed->host, "dead-host");
+  EXPECT_EQ(result.reclaimed->pid, 9);
+  // Ours with nothing found before: the record appeared meanwhile, nobody was reclaimed.
+  EXPECT_FALSE(acquire_outcome(claim_of("run", "nonce"), nullptr, ours.get()).reclaimed);
+}
+
+TEST(MongoCommands, AnAcquireWhoseReadBackIsAnotherNonceIsRefusedByIt) {
+  const BsonPtr peer = lock_record("run", "peer-nonce", "peer-host");
+
+  const AcquireResult result = acquire_outcome(claim_of("run", "nonce"), peer.get(), peer.get());
+
+  EXPECT_FALSE(result.acquired);
+  EXPECT_FALSE(result.reclaimed.has_value());
+  ASSERT_TRUE(result.holder.has_value());
+  EXPECT_EQ(result.holder->host, "peer-host");
+  // Released in between: refused, with no holder to name.
+  EXPECT_FALSE(acquire_outcome(claim_of("run", "nonce"), peer.get(), nullptr).holder);
+}
+
 TEST(MongoCommands, RejectedJsonIsAnInvalidArgument) {
   EXPECT_THROW(bson_from_json("{not json"), std::invalid_argument);
 }

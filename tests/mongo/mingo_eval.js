@@ -3,7 +3,9 @@
 //   node mingo_eval.js <cases.json>
 // cases.json: {"now": ms, "cases": [{"name", "filter", "pipeline", "upsert", "doc"}]}, values
 // in canonical Extended JSON ($date/$numberLong). Prints {"<name>": resulting document | null}:
-// null when the filter matches nothing and the update does not upsert.
+// null when the filter matches nothing and the update does not upsert. A case with
+// "findAndModify": true is answered as that command with new: false is:
+// {"value": the document it found (null when it inserted), "document": the resulting one}.
 'use strict';
 const fs = require('node:fs');
 const mingo = require('mingo');
@@ -46,8 +48,11 @@ for (const c of input.cases) {
   let start = null;
   if (matched) start = doc;
   else if (c.upsert) start = upsertBase(filter);
-  output[c.name] = start === null
+  const result = start === null
     ? null
     : toEjson(mingo.aggregate([start], pinNow(fromEjson(c.pipeline)))[0]);
+  output[c.name] = c.findAndModify
+    ? { value: matched ? toEjson(doc) : null, document: result }
+    : result;
 }
 process.stdout.write(JSON.stringify(output));

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "store/mongo/bson.hpp"
 #include "store/mongo/commands.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
@@ -72,6 +73,12 @@ class MingoTest : public ::testing::Test {
                       {"upsert", upsert},
                       {"doc", std::move(doc)}});
   }
+  // As a findAndModify with new: false: the case's result is {value, document}.
+  void add_find_and_modify(const std::string& name, json filter, json pipeline, bool upsert,
+                           json doc) {
+    add(name, std::move(filter), std::move(pipeline), upsert, std::move(doc));
+    cases_.back()["findAndModify"] = true;
+  }
 
   // Runs every case added; name → the resulting document (null: nothing matched).
   json evaluate() {
@@ -88,28 +95,58 @@ class MingoTest : public ::testing::Test {
   json cases_ = json::array();
 };
 
+// What the store makes of a findAndModify's answer and the record read back after it.
+AcquireResult outcome(const json& answer) {
+  const auto as_bson = [](const json& document) {
+    return document.is_null() ? mongo::BsonPtr() : mongo::to_bson(mongo::Json(document));
+  };
+  const mongo::BsonPtr previous = as_bson(answer["value"]);
+  const mongo::BsonPtr current = as_bson(answer["document"]);
+  return mongo::acquire_outcome(claim(), previous.get(), current.get());
+}
+
 TEST_F(MingoTest, AcquireTakesAFreeOrStaleLockAndLeavesALiveOneAlone) {
   const json filter = mongo::lock_id_filter();
   const json pipeline = mongo::acquire_pipeline(claim());
-  add("fresh", filter, pipeline, true, nullptr);
-  add("live", filter, pipeline, true, lock_document("peer", "peer-nonce", 5'000, 30'000));
-  add("stale", filter, pipeline, true, lock_document("peer", "peer-nonce", 120'000, 30'000));
+  add_find_and_modify("fresh", filter, pipeline, true, nullptr);
+  add_find_and_modify("live", filter, pipeline, true,
+                      lock_document("peer", "peer-nonce", 5'000, 30'000));
+  add_find_and_modify("stale", filter, pipeline, true,
+                      lock_document("peer", "peer-nonce", 120'000, 30'000));
   // Stale by our TTL, live by the holder's own longer one: the larger TTL decides.
-  add("long-ttl", filter, pipeline, true, lock_document("peer", "peer-nonce", 120'000, 300'000));
+  add_find_and_modify("long-ttl", filter, pipeline, true,
+                      lock_document("peer", "peer-nonce", 120'000, 300'000));
   const json out = evaluate();
 
   for (const char* taken : {"fresh", "stale"}) {
-    const json& lock = out[taken];
+    const json& lock = out[taken]["document"];
     EXPECT_EQ(lock["owner"], "run-1") << taken;
     EXPECT_EQ(lock["nonce"], "nonce-1") << taken;
     EXPECT_EQ(lock["lockedAt"], json({{"$date", kNow}})) << taken;
     EXPECT_EQ(lock["ttlMs"], 60'000) << taken;
     EXPECT_EQ(lock["host"], "$host") << taken;          // a $-string stays a string
     EXPECT_FALSE(lock.contains("migration")) << taken;  // the old holder's progress is gone
+    EXPECT_TRUE(outcome(out[taken]).acquired) << taken;
   }
-  EXPECT_EQ(out["live"]["owner"], "peer");
-  EXPECT_EQ(out["live"]["lockedAt"], json({{"$date", kNow - 5'000}}));
-  EXPECT_EQ(out["long-ttl"]["owner"], "peer");
+  EXPECT_EQ(out["live"]["document"]["owner"], "peer");
+  EXPECT_EQ(out["live"]["document"]["lockedAt"], json({{"$date", kNow - 5'000}}));
+  EXPECT_EQ(out["long-ttl"]["document"]["owner"], "peer");
+
+  // The answer's pre-image names whom a reclaim replaced, and only a reclaim names anyone.
+  EXPECT_FALSE(outcome(out["fresh"]).reclaimed.has_value());
+  const AcquireResult stale = outcome(out["stale"]);
+  ASSERT_TRUE(stale.reclaimed.has_value());
+  EXPECT_EQ(stale.reclaimed->run_id, "peer");
+  EXPECT_EQ(stale.reclaimed->host, "peer-host");
+  EXPECT_EQ(stale.reclaimed->pid, 4242);
+  EXPECT_EQ(stale.reclaimed->locked_at_ms, kNow - 120'000);
+  for (const char* refused : {"live", "long-ttl"}) {
+    const AcquireResult result = outcome(out[refused]);
+    EXPECT_FALSE(result.acquired) << refused;
+    EXPECT_FALSE(result.reclaimed.has_value()) << refused;
+    ASSERT_TRUE(result.holder.has_value()) << refused;
+    EXPECT_EQ(result.holder->run_id, "peer") << refused;
+  }
 }
 
 TEST_F(MingoTest, RenewFenceAndReleaseMatchOnlyTheirOwnerAndNonce) {

@@ -33,10 +33,13 @@ constexpr const char* kBoomMigration = R"({"up": [{"boom": 1}], "down": []})";
 class MongoCliTest : public ::testing::Test {
  protected:
   TempDir dir;
-  ProcessResult up(const MockMongo& server) {
-    return run_migronaut({"--no-env", "--json", "--uri", server.uri("app"), "--dir",
-                          (dir.path() / "migrations").string(), "up"},
-                         {{"MIGRONAUT_USER", "ci"}}, dir.path());
+  ProcessResult up(const MockMongo& server, const std::vector<std::string>& flags = {}) {
+    std::vector<std::string> args = {"--no-env", "--json",
+                                     "--uri",    server.uri("app"),
+                                     "--dir",    (dir.path() / "migrations").string()};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.push_back("up");
+    return run_migronaut(args, {{"MIGRONAUT_USER", "ci"}}, dir.path());
   }
   // The operations on `collection` (the command's target), in the order the server saw them.
   static std::vector<ReceivedCommand> on(const std::vector<ReceivedCommand>& sent,
@@ -74,7 +77,7 @@ TEST_F(MongoCliTest, AWholeUpReadsLocksRunsTheStepsRecordsAndReleases) {
     return order.rend() - std::find(order.rbegin(), order.rend(), key) - 1;
   };
   EXPECT_EQ(order.front(), "find:_migronaut_migrations");
-  EXPECT_LT(position("update:_migronaut_locks"), position("create:users"));
+  EXPECT_LT(position("findAndModify:_migronaut_locks"), position("create:users"));
   EXPECT_LT(position("create:users"), position("createIndexes:users"));
   // Outside a transaction (MongoDB's default) the migration is first marked `applying`; the
   // `applied` record follows the steps.
@@ -84,11 +87,13 @@ TEST_F(MongoCliTest, AWholeUpReadsLocksRunsTheStepsRecordsAndReleases) {
 
   const auto lock_updates = on(sent, "_migronaut_locks");
   ASSERT_FALSE(lock_updates.empty());
-  const json& acquire = lock_updates.front().doc["updates"][0];
+  ASSERT_EQ(lock_updates.front().name, "findAndModify");
+  const json& acquire = lock_updates.front().doc;
   EXPECT_TRUE(acquire["upsert"].get<bool>());
-  EXPECT_EQ(acquire["q"], json({{"_id", "migronaut_lock"}}));
-  EXPECT_TRUE(acquire["u"][0].contains("$replaceWith"));
-  const json holder = acquire["u"][0]["$replaceWith"]["$cond"][1];
+  EXPECT_FALSE(acquire.value("new", false));
+  EXPECT_EQ(acquire["query"], json({{"_id", "migronaut_lock"}}));
+  EXPECT_TRUE(acquire["update"][0].contains("$replaceWith"));
+  const json holder = acquire["update"][0]["$replaceWith"]["$cond"][1];
   EXPECT_EQ(holder["executedBy"], json({{"$literal", "ci"}}));
   const std::string owner = holder["owner"]["$literal"];
   const std::string nonce = holder["nonce"]["$literal"];
@@ -108,6 +113,33 @@ TEST_F(MongoCliTest, AWholeUpReadsLocksRunsTheStepsRecordsAndReleases) {
   EXPECT_EQ(update["q"]["name"], "20260101000000-users.json");
   EXPECT_THAT(update.dump(), HasSubstr("\"applied\""));
   EXPECT_THAT(update.dump(), HasSubstr(owner));
+}
+
+// The mock holds a lock its holder stopped renewing two minutes ago (TTL 30 s); the acquire
+// replaces it and the read-back shows this run's claim.
+TEST_F(MongoCliTest, ReclaimingAStaleLockNamesTheDeadHolder) {
+  dir.write("migrations/20260101000000-users.json", kUsersMigration);
+  MockMongo server("run-reclaims");
+  const ProcessResult result = up(server);
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_THAT(result.err, HasSubstr("reclaimed the lock from dead-host pid 31337 (run dead-run)"));
+  EXPECT_THAT(result.err, HasSubstr("on 20260101000000-users.json (2/5)"));
+  EXPECT_THAT(result.err, HasSubstr("which last renewed it 120 s ago (TTL 30 s): presumed dead"));
+  const auto locks = on(server.operations(), "_migronaut_locks");
+  ASSERT_GE(locks.size(), 2u);
+  EXPECT_EQ(locks[0].name, "findAndModify");
+  EXPECT_EQ(locks[1].name, "find");  // the read-back that proves the claim is ours
+}
+
+TEST_F(MongoCliTest, VerboseLogsEachCommandOfTheMigrationOnItsOwnLine) {
+  dir.write("migrations/20260101000000-users.json", kUsersMigration);
+  MockMongo server("run");
+  const ProcessResult result = up(server, {"--verbose"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  const auto sent = lines_containing(result.err, "sending 20260101000000-users.json: ");
+  ASSERT_EQ(sent.size(), 2u) << result.err;
+  EXPECT_THAT(sent[0], HasSubstr(R"(: {"create":"users"})"));
+  EXPECT_THAT(sent[1], HasSubstr(R"(: {"createIndexes":"users","indexes":[{"key":{"email":1})"));
 }
 
 TEST_F(MongoCliTest, AFailingStepExitsSevenRecordsTheFailureAndReleasesTheLock) {

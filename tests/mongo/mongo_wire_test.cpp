@@ -42,23 +42,24 @@ std::vector<std::string> names(const std::vector<ReceivedCommand>& commands) {
 
 json literal(const json& value) { return {{"$literal", value}}; }
 
-TEST(MongoWire, AcquireSendsOneUpsertOfTheStaleRulePipelineAndTrustsUpsertedCount) {
+TEST(MongoWire, AcquireSendsOneFindAndModifyUpsertOfTheStaleRulePipelineAndTrustsTheUpsert) {
   MockMongo server("acquire-upserted");
   auto store = open_store(config_for(server));
 
   const AcquireResult result = store->try_acquire(claim());
 
   EXPECT_TRUE(result.acquired);
+  EXPECT_FALSE(result.reclaimed.has_value());
   const auto sent = server.operations();
-  ASSERT_THAT(names(sent), ElementsAre("update"));  // no read-back after an upsert
-  const json& update = sent[0].doc;
-  EXPECT_EQ(update["update"], "_migronaut_locks");
-  EXPECT_EQ(update["$db"], "app");
-  EXPECT_EQ(update["writeConcern"], kMajority);
-  ASSERT_EQ(update["updates"].size(), 1u);
-  const json& statement = update["updates"][0];
-  EXPECT_EQ(statement["q"], json({{"_id", "migronaut_lock"}}));
-  EXPECT_EQ(statement["upsert"], true);
+  ASSERT_THAT(names(sent), ElementsAre("findAndModify"));  // no read-back after an upsert
+  const json& acquire = sent[0].doc;
+  EXPECT_EQ(acquire["findAndModify"], "_migronaut_locks");
+  EXPECT_EQ(acquire["$db"], "app");
+  EXPECT_EQ(acquire["writeConcern"], kMajority);
+  EXPECT_EQ(acquire["query"], json({{"_id", "migronaut_lock"}}));
+  EXPECT_EQ(acquire["upsert"], true);
+  EXPECT_FALSE(acquire.value("new", false));  // the record as it was: a reclaim names it
+  EXPECT_FALSE(acquire.contains("remove"));
   const json stale = {
       {"$lt",
        {{{"$ifNull", {"$lockedAt", {{"$date", "1970-01-01T00:00:00Z"}}}}},
@@ -72,7 +73,7 @@ TEST(MongoWire, AcquireSendsOneUpsertOfTheStaleRulePipelineAndTrustsUpsertedCoun
                        {"nonce", literal("nonce-1")},
                        {"ttlMs", 60000}};
   const json pipeline = json::array({{{"$replaceWith", {{"$cond", {stale, holder, "$$ROOT"}}}}}});
-  EXPECT_EQ(statement["u"], pipeline);
+  EXPECT_EQ(acquire["update"], pipeline);
 }
 
 TEST(MongoWire, AcquireDuplicateKeyIsRefusedWithTheHolderReadBack) {
@@ -94,7 +95,7 @@ TEST(MongoWire, AcquireDuplicateKeyIsRefusedWithTheHolderReadBack) {
   // 2026-01-02T03:03:60.678Z: five seconds before the scenario's now.
   EXPECT_EQ(result.holder->locked_at_ms, 1767323040678);
   const auto sent = server.operations();
-  ASSERT_THAT(names(sent), ElementsAre("update", "find"));
+  ASSERT_THAT(names(sent), ElementsAre("findAndModify", "find"));
   EXPECT_EQ(sent[1].doc["find"], "_migronaut_locks");
   EXPECT_EQ(sent[1].doc["filter"], json({{"_id", "migronaut_lock"}}));
 }
@@ -108,10 +109,12 @@ TEST(MongoWire, AcquireReadBackWithTheSameOwnerButAnotherNonceIsRefused) {
   EXPECT_FALSE(result.acquired);
   ASSERT_TRUE(result.holder.has_value());
   EXPECT_EQ(result.holder->run_id, "run-1");
-  EXPECT_THAT(names(server.operations()), ElementsAre("update", "find"));
+  EXPECT_FALSE(result.reclaimed.has_value());
+  EXPECT_THAT(names(server.operations()), ElementsAre("findAndModify", "find"));
 }
 
-TEST(MongoWire, AcquireReadBackWithOurOwnerAndNonceIsOurs) {
+// The read-back shows our claim, so the record the findAndModify found was a dead holder's.
+TEST(MongoWire, AcquireReadBackWithOurOwnerAndNonceIsOursAndNamesTheHolderItReplaced) {
   MockMongo server("acquire-reclaimed");
   auto store = open_store(config_for(server));
 
@@ -119,6 +122,14 @@ TEST(MongoWire, AcquireReadBackWithOurOwnerAndNonceIsOurs) {
 
   EXPECT_TRUE(result.acquired);
   EXPECT_FALSE(result.holder.has_value());
+  ASSERT_TRUE(result.reclaimed.has_value());
+  EXPECT_EQ(result.reclaimed->run_id, "dead-run-0123456789");
+  EXPECT_EQ(result.reclaimed->host, "dead-host");
+  EXPECT_EQ(result.reclaimed->pid, 31337);
+  EXPECT_EQ(result.reclaimed->ttl_ms, 30000);
+  EXPECT_EQ(result.reclaimed->migration, "20260101000000-users.json");
+  EXPECT_EQ(result.reclaimed->locked_at_ms, 1767323045678 - 120'000);  // two minutes stale
+  EXPECT_THAT(names(server.operations()), ElementsAre("findAndModify", "find"));
 }
 
 TEST(MongoWire, RenewIsScopedToOwnerAndNonceAndReportsAMissAsLost) {

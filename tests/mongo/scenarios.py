@@ -13,6 +13,10 @@ one document matched).
 
 "run" serves a whole `migronaut up` on an empty database: an empty changelog, the lock
 taken by the first upsert, every renewal and fence matched, every command accepted.
+
+The lock acquire is a findAndModify whose update pipeline installs the claim; a scripted
+reply CLAIMED to a find on the lock collection answers with that claim as the acquire
+installed it (the run's owner and nonce are random, so no fixed reply could match them).
 """
 import datetime
 import json
@@ -37,11 +41,21 @@ def command_error(code, code_name, message):
     return {"ok": 0, "code": code, "codeName": code_name, "errmsg": message}
 
 
-UPSERTED = ok(n=1, nModified=0, upserted=[{"index": 0, "_id": "migronaut_lock"}])
 MATCHED = ok(n=1, nModified=1)
 MATCHED_NONE = ok(n=0, nModified=0)
 DUPLICATE_KEY = ok(n=0, nModified=0, writeErrors=[
     {"index": 0, "code": 11000, "errmsg": "E11000 duplicate key error collection"}])
+
+# findAndModify replies to the acquire: inserted into a free slot, or over `previous`.
+ACQUIRE_UPSERTED = ok(value=None, lastErrorObject={"n": 1, "updatedExisting": False,
+                                                   "upserted": "migronaut_lock"})
+
+
+def acquire_found(previous):
+    return ok(value=previous, lastErrorObject={"n": 1, "updatedExisting": True})
+
+
+CLAIMED = "the claim the last acquire installed"
 
 
 def holder(owner, nonce):
@@ -49,6 +63,12 @@ def holder(owner, nonce):
             "pid": 4242, "host": "peer-host", "executedBy": "peer-user", "owner": owner,
             "nonce": nonce, "ttlMs": 30000, "migration": "20260101000000-users.json",
             "step": 2, "total": 5}
+
+
+# A holder that stopped renewing two minutes ago, with a 30 s TTL: stale.
+def dead_holder():
+    return dict(holder("dead-run-0123456789", "dead-nonce"), host="dead-host", pid=31337,
+                lockedAt=NOW - datetime.timedelta(minutes=2))
 
 
 CHANGELOG_RECORDS = [
@@ -74,21 +94,28 @@ STANDALONE = {"isWritablePrimary": True, "ismaster": True}
 SCENARIOS = {
     "primary": (PRIMARY, {}),
     "standalone": (STANDALONE, {}),
-    "run": (PRIMARY, {"update:" + LOCKS: [UPSERTED, MATCHED]}),
-    "acquire-upserted": (PRIMARY, {"update:" + LOCKS: [UPSERTED]}),
-    "acquire-duplicate": (PRIMARY, {"update:" + LOCKS: [DUPLICATE_KEY],
-                                    "find:" + LOCKS: [[holder("peer-run", "peer-nonce")]]}),
-    "acquire-other-nonce": (PRIMARY, {"update:" + LOCKS: [MATCHED],
-                                      "find:" + LOCKS: [[holder("run-1", "peer-nonce")]]}),
-    "acquire-reclaimed": (PRIMARY, {"update:" + LOCKS: [MATCHED],
-                                    "find:" + LOCKS: [[holder("run-1", "nonce-1")]]}),
+    "run": (PRIMARY, {"findAndModify:" + LOCKS: [ACQUIRE_UPSERTED]}),
+    "run-reclaims": (PRIMARY, {"findAndModify:" + LOCKS: [acquire_found(dead_holder())],
+                               "find:" + LOCKS: [CLAIMED]}),
+    "acquire-upserted": (PRIMARY, {"findAndModify:" + LOCKS: [ACQUIRE_UPSERTED]}),
+    "acquire-duplicate": (PRIMARY, {
+        "findAndModify:" + LOCKS: [command_error(11000, "DuplicateKey",
+                                                 "E11000 duplicate key error collection")],
+        "find:" + LOCKS: [[holder("peer-run", "peer-nonce")]]}),
+    "acquire-other-nonce": (PRIMARY, {
+        "findAndModify:" + LOCKS: [acquire_found(holder("run-1", "peer-nonce"))],
+        "find:" + LOCKS: [[holder("run-1", "peer-nonce")]]}),
+    "acquire-reclaimed": (PRIMARY, {
+        "findAndModify:" + LOCKS: [acquire_found(dead_holder())],
+        "find:" + LOCKS: [[holder("run-1", "nonce-1")]]}),
     "renew-lost": (PRIMARY, {"update:" + LOCKS: [MATCHED_NONE]}),
     "force-release": (PRIMARY, {"findAndModify": [
         ok(value=holder("peer-run", "peer-nonce"), lastErrorObject={"n": 1})]}),
     "changelog": (PRIMARY, {"find:" + CHANGELOG: [CHANGELOG_RECORDS]}),
     "changelog-duplicate": (PRIMARY, {"update:" + CHANGELOG: [DUPLICATE_KEY]}),
-    "run-renew-lost": (PRIMARY, {"update:" + LOCKS: [UPSERTED, MATCHED_NONE]}),
-    "run-step-fails": (PRIMARY, {"update:" + LOCKS: [UPSERTED, MATCHED],
+    "run-renew-lost": (PRIMARY, {"findAndModify:" + LOCKS: [ACQUIRE_UPSERTED],
+                                 "update:" + LOCKS: [MATCHED_NONE]}),
+    "run-step-fails": (PRIMARY, {"findAndModify:" + LOCKS: [ACQUIRE_UPSERTED],
                                  "boom": [command_error(2, "BadValue", "no such thing as boom")]}),
     "step-fails": (PRIMARY, {"boom": [command_error(2, "BadValue", "no such thing as boom")]}),
     "step-transient": (PRIMARY, {"create": [
@@ -97,7 +124,7 @@ SCENARIOS = {
     "commit-fails": (PRIMARY, {"commitTransaction": [
         command_error(2, "BadValue", "commit refused by the test")]}),
     "fence-lost": (PRIMARY, {"update:" + LOCKS: [MATCHED_NONE]}),
-    "migrate-mongo": (PRIMARY, {"update:" + LOCKS: [UPSERTED, MATCHED],
+    "migrate-mongo": (PRIMARY, {"findAndModify:" + LOCKS: [ACQUIRE_UPSERTED],
                                 "listCollections": [[{"name": "changelog", "type": "collection"}]],
                                 "find:changelog": [MIGRATE_MONGO_CHANGELOG]}),
 }
@@ -121,8 +148,21 @@ def default_reply(command, request):
     if command == "delete":
         return ok(n=1)
     if command == "findAndModify":
-        return ok(value=None, lastErrorObject={"n": 0})
+        # An upsert into an empty collection inserts; anything else finds nothing.
+        return ACQUIRE_UPSERTED if request.doc.get("upsert") else ok(
+            value=None, lastErrorObject={"n": 0})
     return ok()
+
+
+def installed_claim(pipeline):
+    """The document the acquire pipeline's $cond installs when it takes the lock."""
+    claim = pipeline[0]["$replaceWith"]["$cond"][1]
+
+    def value(expression):
+        if isinstance(expression, dict) and "$literal" in expression:
+            return expression["$literal"]
+        return NOW if expression == "$$NOW" else expression
+    return {key: value(expression) for key, expression in claim.items()}
 
 
 class Server:
@@ -131,6 +171,7 @@ class Server:
         self.replies = {key: list(values) for key, values in scripted.items()}
         self.record = open(record_path, "a")
         self.mutex = threading.Lock()
+        self.claimed = None  # the lock document the last acquire installed
         self.mock = MockupDB(request_timeout=int(1e6))
         self.mock.autoresponds(self.handle)
 
@@ -152,7 +193,11 @@ class Server:
             if command.lower() in ("hello", "ismaster"):
                 return request.replies(hello_reply(self.server_type, self.mock.port))
             collection = doc.get(command) if isinstance(doc.get(command), str) else ""
+            if command == "findAndModify" and isinstance(doc.get("update"), list):
+                self.claimed = installed_claim(doc["update"])
             reply = self.next_reply(command, collection, request)
+            if reply == CLAIMED:
+                reply = [self.claimed] if self.claimed else []
         if isinstance(reply, list):
             database = doc.get("$db", "admin")
             reply = ok(cursor={"id": Int64(0), "ns": "%s.%s" % (database, collection),

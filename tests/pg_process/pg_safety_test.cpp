@@ -150,6 +150,24 @@ TEST_F(PgSafetyTest, SavepointsTheMigrationOpensItselfRun) {
   EXPECT_EQ(records(), 1);
 }
 
+// Split as PostgreSQL's parser splits it: the `;` inside the function body splits nothing.
+TEST_F(PgSafetyTest, VerboseLogsEachStatementAsPostgresSplitsIt) {
+  dir_.write("20260101000001-function.sql",
+             "-- migrate:up\nCREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$\n"
+             "BEGIN\n  RETURN 1;\nEND;\n$$;\nCREATE TABLE ones AS SELECT one() AS n;\n");
+  const ProcessResult applied = migronaut({"--verbose", "up"});
+  ASSERT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  const std::vector<std::string> sent =
+      lines_containing(applied.err, "sending 20260101000001-function.sql: ");
+  ASSERT_EQ(sent.size(), 2u) << applied.err;
+  EXPECT_NE(sent[0].find(": CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql AS $$ BEGIN "
+                         "RETURN 1; END; $$"),
+            std::string::npos)
+      << sent[0];
+  EXPECT_NE(sent[1].find(": CREATE TABLE ones AS SELECT one() AS n"), std::string::npos) << sent[1];
+  EXPECT_EQ(value("SELECT n FROM ones"), "1");
+}
+
 TEST_F(PgSafetyTest, LintAndUpLintRefuseAPlainIndexOnALiveTable) {
   pg_query_value(uri_, "CREATE TABLE users (email text)");
   dir_.write("20260101000001-index.sql",

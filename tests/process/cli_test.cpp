@@ -274,6 +274,27 @@ TEST_F(CliTest, VerboseShowsTargetLockTimingsAndStatements) {
   EXPECT_FALSE(contains(quiet.err, "sending ")) << quiet.err;
 }
 
+// Split as SQLite splits it: the `;` in the string and the comment split nothing.
+TEST_F(CliTest, VerboseLogsEachStatementSentOnItsOwnLineInOrder) {
+  project.write_migration("0001-notes.sql",
+                          "-- migrate:up\n"
+                          "CREATE TABLE notes (\n  id INTEGER PRIMARY KEY,\n  body TEXT\n);\n"
+                          "-- one note; the first\n"
+                          "INSERT INTO notes (body) VALUES ('a;b');\n"
+                          "-- migrate:down\nDROP TABLE notes;\n");
+  const ProcessResult up = project.run({"--verbose", "up"});
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  const std::vector<std::string> sent = lines_containing(up.err, "sending 0001-notes.sql: ");
+  ASSERT_EQ(sent.size(), 2u) << up.err;
+  EXPECT_TRUE(contains(sent[0],
+                       "sending 0001-notes.sql: CREATE TABLE notes ( id INTEGER PRIMARY "
+                       "KEY, body TEXT )"))
+      << sent[0];
+  EXPECT_TRUE(contains(sent[1], "sending 0001-notes.sql: INSERT INTO notes (body) VALUES ('a;b')"))
+      << sent[1];
+  EXPECT_TRUE(contains(project.dump(), "| a;b")) << project.dump();
+}
+
 TEST_F(CliTest, VerboseRedactsTheConnectionTarget) {
   const ProcessResult failed =
       run_migronaut({"--no-env", "--verbose", "--uri", "postgres://app:s3cr3t@127.0.0.1:1/db",

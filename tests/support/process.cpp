@@ -134,4 +134,13 @@ ProcessResult run_migronaut(const std::vector<std::string>& args,
   return process.wait();
 }
 
+std::vector<std::string> lines_containing(const std::string& output, const std::string& part) {
+  std::vector<std::string> lines;
+  std::istringstream in(output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find(part) != std::string::npos) lines.push_back(line);
+  }
+  return lines;
+}
+
 }  // namespace migronaut::testing

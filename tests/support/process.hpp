@@ -57,4 +57,7 @@ ProcessResult run_migronaut(const std::vector<std::string>& args,
                             const std::map<std::string, std::string>& env = {},
                             const std::filesystem::path& cwd = {});
 
+// The lines of `output` that contain `part`, in order.
+std::vector<std::string> lines_containing(const std::string& output, const std::string& part);
+
 }  // namespace migronaut::testing

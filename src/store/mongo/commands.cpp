@@ -1,5 +1,6 @@
 #include "store/mongo/commands.hpp"
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -121,6 +122,18 @@ bool is_lock_date(LockField field) { return field == LockField::kLockedAt; }
 
 LockInfo lock_info_from_bson(const bson_t& document) {
   return read_lock_row(fields_of(document, lock_field_name, is_lock_date));
+}
+
+AcquireResult acquire_outcome(const LockClaim& claim, const bson_t* previous,
+                              const bson_t* current) {
+  const auto info = [](const bson_t* document) {
+    return document != nullptr ? std::optional(lock_info_from_bson(*document)) : std::nullopt;
+  };
+  if (current != nullptr && string_field(*current, "owner") == claim.owner &&
+      string_field(*current, "nonce") == claim.nonce) {
+    return {.acquired = true, .holder = std::nullopt, .reclaimed = info(previous)};
+  }
+  return {.acquired = false, .holder = info(current), .reclaimed = std::nullopt};
 }
 
 ChangelogRecord record_from_bson(const bson_t& document) {

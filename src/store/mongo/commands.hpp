@@ -48,6 +48,13 @@ UpdateDocuments record_update(const RecordWrite& write);
 Json changelog_indexes_command(std::string_view collection);
 
 LockInfo lock_info_from_bson(const bson_t& document);
+
+// What an acquire that did not insert comes to. It was sent as a findAndModify answering with
+// the record it found (`previous`, new: false); `current` is the record read back afterwards.
+// Ours when `current` carries the claim's owner and nonce — a nonce no racing claim shares —
+// and then `previous` was a stale holder's, reclaimed; otherwise refused by `current`.
+AcquireResult acquire_outcome(const LockClaim& claim, const bson_t* previous,
+                              const bson_t* current);
 // The changelog record (src/store/rows.hpp: an unknown status is an error naming the record).
 ChangelogRecord record_from_bson(const bson_t& document);
 

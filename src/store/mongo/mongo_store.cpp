@@ -104,31 +104,28 @@ class MongoStore final : public Store, private MongoFailure {
   }
 
   AcquireResult try_acquire(const LockClaim& claim) override {
-    auto options = write_options(nullptr);
-    BSON_APPEND_BOOL(options.get(), "upsert", true);
+    // A findAndModify rather than an update: its reply carries the record as it was before
+    // (`new: false`), which, when the claim replaced it, names the dead holder reclaimed.
+    auto options = find_and_modify_options(MONGOC_FIND_AND_MODIFY_UPSERT);
+    const BsonPtr pipeline = to_bson(mongo::acquire_pipeline(claim));
+    mongoc_find_and_modify_opts_set_update(options.get(), pipeline.get());
     Reply reply;
     bson_error_t error;
-    if (!mongoc_collection_update_one(locks_.get(), to_bson(mongo::lock_id_filter()).get(),
-                                      to_bson(mongo::acquire_pipeline(claim)).get(), options.get(),
-                                      reply.out(), &error)) {
+    if (!mongoc_collection_find_and_modify_with_opts(locks_.get(),
+                                                     to_bson(mongo::lock_id_filter()).get(),
+                                                     options.get(), reply.out(), &error)) {
       // Two first inserts raced on the unique _id: the other one won.
       if (error.code == 11000)
         return {.acquired = false, .holder = read_lock(), .reclaimed = std::nullopt};
       fail(error, "lock acquire", reply.get());
     }
     // Only an insert can upsert, and only into a free slot: ownership is proven.
-    if (mongo::int_field(*reply, "upsertedCount").value_or(0) == 1)
+    if (upserted(*reply))
       return {.acquired = true, .holder = std::nullopt, .reclaimed = std::nullopt};
-    // Untouched (a live holder) or replaced (stale): only our nonce tells them apart, and it
-    // also tells us apart from a racing reclaim that used the same run id.
-    auto current = find_lock(mongo::lock_id_filter(), nullptr);
-    if (current && mongo::string_field(*current, "owner") == claim.owner &&
-        mongo::string_field(*current, "nonce") == claim.nonce) {
-      return {.acquired = true, .holder = std::nullopt, .reclaimed = std::nullopt};
-    }
-    return {.acquired = false,
-            .holder = current ? std::optional(mongo::lock_info_from_bson(*current)) : std::nullopt,
-            .reclaimed = std::nullopt};
+    // Untouched (a live holder) or replaced (stale): only the read-back tells them apart.
+    const BsonPtr previous = found_document(*reply);
+    const BsonPtr current = find_lock(mongo::lock_id_filter(), nullptr);
+    return mongo::acquire_outcome(claim, previous.get(), current.get());
   }
 
   bool renew(const LockToken& token, const LockProgress& progress) override {
@@ -151,10 +148,7 @@ class MongoStore final : public Store, private MongoFailure {
   }
 
   std::optional<LockInfo> force_release() override {
-    mongo::Owned<mongoc_find_and_modify_opts_t, mongoc_find_and_modify_opts_destroy> options(
-        mongoc_find_and_modify_opts_new());
-    mongoc_find_and_modify_opts_set_flags(options.get(), MONGOC_FIND_AND_MODIFY_REMOVE);
-    mongoc_find_and_modify_opts_append(options.get(), write_options(nullptr).get());
+    auto options = find_and_modify_options(MONGOC_FIND_AND_MODIFY_REMOVE);
     Reply reply;
     bson_error_t error;
     if (!mongoc_collection_find_and_modify_with_opts(locks_.get(),
@@ -162,16 +156,9 @@ class MongoStore final : public Store, private MongoFailure {
                                                      options.get(), reply.out(), &error)) {
       fail(error, "lock force release", reply.get());
     }
-    bson_iter_t value;
-    if (!bson_iter_init_find(&value, reply.get(), "value") || !BSON_ITER_HOLDS_DOCUMENT(&value)) {
-      return std::nullopt;
-    }
-    uint32_t length = 0;
-    const uint8_t* data = nullptr;
-    bson_iter_document(&value, &length, &data);
-    bson_t holder;
-    if (!bson_init_static(&holder, data, length)) return std::nullopt;
-    return mongo::lock_info_from_bson(holder);
+    const BsonPtr holder = found_document(*reply);
+    if (!holder) return std::nullopt;
+    return mongo::lock_info_from_bson(*holder);
   }
 
   std::vector<ChangelogRecord> read_changelog() override {
@@ -209,6 +196,15 @@ class MongoStore final : public Store, private MongoFailure {
 
   StoreProbe probe() override {
     return probe_mongo(client_.get(), database_.get(), changelog_name_, lock_name_, *this);
+  }
+
+  // A script is a JSON array of commands; anything else runs (and fails) as one.
+  std::vector<std::string> statements_of(const Script& script) const override {
+    const Json steps = Json::parse(script.text, nullptr, false);
+    if (!steps.is_array()) return {script.text};
+    std::vector<std::string> commands;
+    for (const Json& step : steps) commands.push_back(step.dump());
+    return commands;
   }
 
   void execute(const Execution& execution) override {
@@ -290,6 +286,37 @@ class MongoStore final : public Store, private MongoFailure {
   void append_session(mongoc_client_session_t* session, bson_t* options) const {
     bson_error_t error;
     if (!mongoc_client_session_append(session, options, &error)) fail(error, "session", nullptr);
+  }
+
+  using FindAndModifyOptions =
+      mongo::Owned<mongoc_find_and_modify_opts_t, mongoc_find_and_modify_opts_destroy>;
+
+  // Options of a findAndModify on the lock, with the lock's write concern.
+  FindAndModifyOptions find_and_modify_options(mongoc_find_and_modify_flags_t flags) const {
+    FindAndModifyOptions options(mongoc_find_and_modify_opts_new());
+    mongoc_find_and_modify_opts_set_flags(options.get(), flags);
+    mongoc_find_and_modify_opts_append(options.get(), write_options(nullptr).get());
+    return options;
+  }
+
+  // The document a findAndModify reply carries (`value`); empty when it found none.
+  static BsonPtr found_document(const bson_t& reply) {
+    bson_iter_t value;
+    if (!bson_iter_init_find(&value, &reply, "value") || !BSON_ITER_HOLDS_DOCUMENT(&value)) {
+      return BsonPtr();
+    }
+    uint32_t length = 0;
+    const uint8_t* data = nullptr;
+    bson_iter_document(&value, &length, &data);
+    return BsonPtr(bson_new_from_data(data, length));
+  }
+
+  // Whether a findAndModify inserted its document.
+  static bool upserted(const bson_t& reply) {
+    bson_iter_t iter;
+    bson_iter_t found;
+    return bson_iter_init(&iter, &reply) &&
+           bson_iter_find_descendant(&iter, "lastErrorObject.upserted", &found);
   }
 
   BsonPtr find_lock(const Json& filter, mongoc_client_session_t* session) const {

@@ -447,6 +447,14 @@ class PostgresStore final : public Store {
                      first.rule, first.reason);
   }
 
+  std::vector<std::string> statements_of(const Script& script) const override {
+    std::vector<std::string> texts;
+    for (const PgStatement& statement : parse_pg_script(script.text)) {
+      texts.emplace_back(statement.text(script.text));
+    }
+    return texts;
+  }
+
   void execute(const Execution& execution) override {
     const auto* script = std::get_if<Script>(execution.work);
     if (!execution.transactional) {

@@ -35,6 +35,15 @@ std::vector<Piece> split_statements(std::string_view script) {
   return pieces;
 }
 
+// The statement of `piece`: from its first token (past blanks and comments), without its
+// semicolon.
+Piece statement_of(std::string_view script, const Piece& piece) {
+  const std::size_t first = skip_blank(script, piece.offset);
+  std::string_view statement = script.substr(first, piece.offset + piece.text.size() - first);
+  if (statement.ends_with(';')) statement.remove_suffix(1);
+  return {first, statement};
+}
+
 struct Opcode {
   std::string name;
   int p1 = 0;
@@ -117,18 +126,24 @@ std::optional<Verdict> judge(const Opcode& op, SavepointStack& savepoints) {
 
 }  // namespace
 
+std::vector<std::string_view> sqlite_statements(std::string_view script) {
+  std::vector<std::string_view> statements;
+  for (const Piece& piece : split_statements(script)) {
+    const std::string_view statement = statement_of(script, piece).text;
+    if (!statement.empty()) statements.push_back(statement);
+  }
+  return statements;
+}
+
 std::optional<SqliteConflict> sqlite_transaction_conflict(std::string_view script) {
   Compiler compiler;
   SavepointStack savepoints;
   for (const Piece& piece : split_statements(script)) {
     for (const Opcode& op : compiler.explain(piece.text)) {
       if (std::optional<Verdict> verdict = judge(op, savepoints)) {
-        // The statement from its first token, without its semicolon.
-        const std::size_t first = skip_blank(script, piece.offset);
-        std::string_view statement = script.substr(first, piece.offset + piece.text.size() - first);
-        if (statement.ends_with(';')) statement.remove_suffix(1);
-        return SqliteConflict{first, std::string(statement), std::move(verdict->rule),
-                              std::move(verdict->reason)};
+        const Piece statement = statement_of(script, piece);
+        return SqliteConflict{statement.offset, std::string(statement.text),
+                              std::move(verdict->rule), std::move(verdict->reason)};
       }
     }
   }

@@ -9,8 +9,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace migronaut {
+
+// The statements of `script` in order, each from its first token and without its semicolon.
+std::vector<std::string_view> sqlite_statements(std::string_view script);
 
 struct SqliteConflict {
   std::size_t offset = 0;  // the statement's first token, in bytes

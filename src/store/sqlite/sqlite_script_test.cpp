@@ -33,6 +33,16 @@ TEST(SqliteScriptTest, RefusesVacuum) {
   EXPECT_EQ(conflict->statement, "VACUUM");
 }
 
+TEST(SqliteScriptTest, ListsTheStatementsFromTheirFirstTokenWithoutSemicolons) {
+  const std::vector<std::string_view> statements = sqlite_statements(
+      "-- notes\nCREATE TABLE t (a TEXT DEFAULT 'x;y');\n/* ; */ ;\n"
+      "CREATE TRIGGER g AFTER INSERT ON t BEGIN SELECT 1; END;\n  INSERT INTO t VALUES ('z')");
+  ASSERT_EQ(statements.size(), 3u);
+  EXPECT_EQ(statements[0], "CREATE TABLE t (a TEXT DEFAULT 'x;y')");
+  EXPECT_EQ(statements[1], "CREATE TRIGGER g AFTER INSERT ON t BEGIN SELECT 1; END");
+  EXPECT_EQ(statements[2], "INSERT INTO t VALUES ('z')");
+}
+
 TEST(SqliteScriptTest, SplitsWithSqlitesTokenizer) {
   // Semicolons and the word COMMIT inside strings, comments and a trigger body split nothing.
   EXPECT_FALSE(sqlite_transaction_conflict(

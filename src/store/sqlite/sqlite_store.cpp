@@ -414,6 +414,11 @@ class SqliteStore final : public Store {
     }
   }
 
+  std::vector<std::string> statements_of(const Script& script) const override {
+    const std::vector<std::string_view> statements = sqlite_statements(script.text);
+    return {statements.begin(), statements.end()};
+  }
+
   void execute(const Execution& execution) override {
     const auto work = [&] { run_work(execution); };
     const auto write = [&](const RecordWrite& record) { write_record(record, execution.fence); };

@@ -611,7 +611,7 @@ std::vector<std::string> pending_migrations(const Config& config, const Migrator
   Migrator migrator(config, options);
   std::vector<std::string> names;
   for (const StatusRow& row : migrator.status()) {
-    if (row.state != "applied" && row.state != "missing") names.push_back(row.name);
+    if (needs_run(row.state)) names.push_back(row.name);
   }
   return names;
 }

@@ -493,6 +493,9 @@ TEST_F(LibraryTest, LockAlreadyHeldCarriesCodeMessageAndContext) {
     ASSERT_TRUE(e.context().contains("holder"));
     EXPECT_EQ(e.context()["holder"].value("runId", ""), "peer-run");
     EXPECT_EQ(e.context()["holder"].value("host", ""), "peer-host");
+    ASSERT_TRUE(e.refusal().holder.has_value());
+    EXPECT_EQ(e.refusal().holder->run_id, "peer-run");
+    EXPECT_EQ(e.refusal().claim_ttl_ms, config_.lock_ttl_ms());
     const nlohmann::json json = e.to_json();
     EXPECT_EQ(json.value("code", ""), "LOCK_ALREADY_HELD");
     EXPECT_EQ(json.value("message", ""), e.what());

@@ -8,8 +8,9 @@ int main() {
   try {
     migronaut::run_migrations(config);
   } catch (const migronaut::LockAlreadyHeldError& error) {
-    std::cerr << "another run holds the lock: " << error.context()["holder"].dump() << ", ttl "
-              << error.context()["ttlMs"] << " ms\n";
+    if (const std::optional<migronaut::LockInfo>& holder = error.refusal().holder) {
+      std::cerr << "run " << holder->run_id << " on " << holder->host << " holds the lock\n";
+    }
     return migronaut::exit_status(error.code());  // 3
   } catch (const migronaut::MigrationExecutionFailedError& error) {
     std::cerr << error.context().value("migration", "?") << ": " << error.what() << "\n";

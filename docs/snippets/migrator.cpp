@@ -14,7 +14,7 @@ int main() {
   up_to.reason = "release 42";
   migrator.up(up_to);
   for (const migronaut::StatusRow& row : migrator.status()) {
-    std::cout << row.name << " " << row.state
+    std::cout << row.name << " " << migronaut::migration_state_name(row.state)
               << (row.checksum_ok == false ? " (changed since applied)" : "") << "\n";
   }
   migronaut::DownOptions last;

@@ -3,10 +3,14 @@
 // status, so orchestrators can act on it.
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+
+#include "migronaut/lock.hpp"
 
 namespace migronaut {
 
@@ -82,7 +86,28 @@ class CodedError : public Error {
 };
 
 using PendingMigrationsError = CodedError<ErrorCode::kPendingMigrations>;
-using LockAlreadyHeldError = CodedError<ErrorCode::kLockAlreadyHeld>;
+// What a claim refused because another run holds the lock saw.
+struct LockRefusal {
+  std::optional<LockInfo> holder = std::nullopt;  // absent when the store could not read it
+  std::int64_t claim_ttl_ms = 0;                  // the refused claimant's own TTL; 0 when unknown
+  bool writer_busy = false;  // the holder is writing right now (SQLite's one write slot)
+};
+
+// LOCK_ALREADY_HELD. The refusal is typed for code that decides on it (the lock wait reads
+// whether the holder's lockedAt advanced); the JSON context says the same for output.
+class LockAlreadyHeldError : public CodedError<ErrorCode::kLockAlreadyHeld> {
+ public:
+  explicit LockAlreadyHeldError(const std::string& message,
+                                nlohmann::json context = nlohmann::json::object(),
+                                LockRefusal refusal = {})
+      : CodedError(message, std::move(context)), refusal_(std::move(refusal)) {}
+
+  const LockRefusal& refusal() const noexcept { return refusal_; }
+
+ private:
+  LockRefusal refusal_;
+};
+
 using ChecksumMismatchError = CodedError<ErrorCode::kChecksumMismatch>;
 using ConnectionFailedError = CodedError<ErrorCode::kConnectionFailed>;
 using ConfigInvalidError = CodedError<ErrorCode::kConfigInvalid>;

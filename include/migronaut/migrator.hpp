@@ -9,6 +9,7 @@
 #include <optional>
 #include <stop_token>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "migronaut/changelog.hpp"
@@ -19,12 +20,27 @@
 
 namespace migronaut {
 
+// Where a migration stands, in the plan and in `status`.
+enum class MigrationState {
+  kPending,  // never applied
+  kApplied,
+  kFailed,       // its last run failed
+  kReverted,     // applied once, then rolled back
+  kInterrupted,  // an `applying` mark a crash left
+  kMissing,      // applied, but no file or code migration has this name any more
+};
+// "pending", "applied", "failed", "reverted", "interrupted", "missing": how JSON and the CLI
+// spell a state.
+std::string_view migration_state_name(MigrationState state);
+void to_json(nlohmann::json& out, MigrationState state);
+// Whether `up` still runs a migration in `state` (all but applied and missing): what `status`
+// counts as pending, what `wait` waits for and what pending_migrations lists.
+bool needs_run(MigrationState state);
+
 // One row of `status`: a migration on disk or in code, or a record whose file is gone.
 struct StatusRow {
   std::string name;
-  // "applied", "pending", "failed", "reverted", "interrupted" (an `applying` mark a crash left),
-  // "missing" (applied, but no file or code migration has this name any more).
-  std::string state;
+  MigrationState state = MigrationState::kPending;
   std::optional<bool> checksum_ok;  // absent when never applied
   bool out_of_order = false;        // pending, yet sorts before the newest applied migration
   bool reversible = false;

@@ -10,7 +10,7 @@
 namespace migronaut::cli {
 namespace {
 
-bool is_pending(const StatusRow& row) { return row.state != "applied" && row.state != "missing"; }
+bool is_pending(const StatusRow& row) { return needs_run(row.state); }
 
 // The plan as a table on stdout. `header` false leaves one line per migration (for `wc -l`).
 void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = true) {
@@ -26,15 +26,16 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
                                   "batch", "applied at", "notes")));
   }
   for (const StatusRow& row : rows) {
-    const bool applied = row.state == "applied";
+    const bool applied = row.state == MigrationState::kApplied;
     std::string notes;
     if (row.checksum_ok == false) notes += "changed since applied; ";
     if (row.out_of_order) notes += "out of order; ";
     if (!row.renamed_from.empty()) notes += "renamed from " + row.renamed_from + "; ";
-    if (row.repeatable && row.state == "pending" && row.record) notes += "changed: re-applies; ";
+    if (row.repeatable && row.state == MigrationState::kPending && row.record)
+      notes += "changed: re-applies; ";
     if (row.invalid_name) notes += "invalid name; ";
     if (row.up_empty) notes += "empty — fill it in; ";
-    if (row.record && !row.record->error.empty() && row.state == "failed") {
+    if (row.record && !row.record->error.empty() && row.state == MigrationState::kFailed) {
       notes += "error: " + row.record->error + "; ";
     }
     if (!row.description.empty()) notes += row.description;
@@ -44,12 +45,13 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
     const std::string at = row.record && row.record->applied_at_ms && applied
                                ? format_time(*row.record->applied_at_ms)
                                : "";
-    const Color color = applied                 ? Color::kGreen
-                        : row.state == "failed" ? Color::kRed
-                                                : Color::kYellow;
-    out.report(fmt::format("{:<{}}  {}  {:>5}  {:<20}  {}", row.name, width,
-                           out.paint_report(color, fmt::format("{:<11}", row.state)), batch, at,
-                           notes));
+    const Color color = applied                                ? Color::kGreen
+                        : row.state == MigrationState::kFailed ? Color::kRed
+                                                               : Color::kYellow;
+    out.report(
+        fmt::format("{:<{}}  {}  {:>5}  {:<20}  {}", row.name, width,
+                    out.paint_report(color, fmt::format("{:<11}", migration_state_name(row.state))),
+                    batch, at, notes));
   }
 }
 
@@ -88,7 +90,7 @@ Command add_list(CLI::App& app) {
             std::vector<StatusRow> rows;
             for (StatusRow& row : migrator.status()) {
               if (*pending_only && !is_pending(row)) continue;
-              if (*applied_only && row.state != "applied") continue;
+              if (*applied_only && row.state != MigrationState::kApplied) continue;
               rows.push_back(std::move(row));
             }
             print_table(context.out(), rows, isatty(STDOUT_FILENO) == 1);

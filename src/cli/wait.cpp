@@ -25,9 +25,9 @@ struct Pending {
 Pending pending_of(Migrator& migrator) {
   Pending pending;
   for (const StatusRow& row : migrator.status()) {
-    if (row.state == "applied" || row.state == "missing") continue;
+    if (!needs_run(row.state)) continue;
     pending.names.push_back(row.name);
-    if (row.state == "failed") pending.failed.push_back(row.name);
+    if (row.state == MigrationState::kFailed) pending.failed.push_back(row.name);
   }
   return pending;
 }

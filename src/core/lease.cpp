@@ -60,6 +60,19 @@ void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_tt
       {{"holder", holder}, {"reason", reason}});
 }
 
+// The refusal typed for the lock wait, and the same facts in the context for output.
+[[noreturn]] void throw_held(const LockRefusal& refusal) {
+  nlohmann::json context = {{"ttlMs", refusal.claim_ttl_ms}};
+  if (refusal.writer_busy) context[kWriterBusyKey] = true;
+  std::string message = "Migration lock is already held";
+  if (refusal.holder) {
+    context["holder"] = *refusal.holder;
+    message += fmt::format(" by {} pid {} (run {})", refusal.holder->host, refusal.holder->pid,
+                           refusal.holder->run_id);
+  }
+  throw LockAlreadyHeldError(message, std::move(context), refusal);
+}
+
 }  // namespace
 
 std::string lock_row_unusable(const LockInfo& holder, std::int64_t now_ms,
@@ -91,15 +104,8 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
                                     acquire_ms.count()));
   if (!result.acquired) {
     if (result.holder) reject_unusable(*result.holder, store, claim.ttl_ms);
-    nlohmann::json context = {{"ttlMs", options.ttl.count()}};
-    if (result.writer_busy) context[kWriterBusyKey] = true;
-    std::string message = "Migration lock is already held";
-    if (result.holder) {
-      context["holder"] = *result.holder;
-      message += fmt::format(" by {} pid {} (run {})", result.holder->host, result.holder->pid,
-                             result.holder->run_id);
-    }
-    throw LockAlreadyHeldError(message, context);
+    throw_held(LockRefusal{
+        .holder = result.holder, .claim_ttl_ms = claim.ttl_ms, .writer_busy = result.writer_busy});
   }
   if (result.reclaimed) warn_reclaimed(store, *result.reclaimed, options.logger);
   std::unique_ptr<Lease> lease(

@@ -24,25 +24,6 @@ double thread_random01() {
   return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
 }
 
-template <typename T>
-std::optional<T> json_number(const nlohmann::json& object, const char* key) {
-  if (!object.is_object()) return std::nullopt;
-  auto it = object.find(key);
-  if (it == object.end() || !it->is_number()) return std::nullopt;
-  return it->get<T>();
-}
-
-// The holder a refusal names, if it names one that converts: a malformed record (an older or
-// foreign writer) leaves the wait on its timeout rather than ending it.
-std::optional<LockInfo> holder_of(const nlohmann::json& holder) {
-  if (!holder.is_object() || holder.empty()) return std::nullopt;
-  try {
-    return holder.get<LockInfo>();
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
-  }
-}
-
 // A reporting callback must never change how the wait ends — nor can building its argument
 // (`make`), which runs inside the same guard.
 template <typename Callback, typename Make>
@@ -106,15 +87,34 @@ namespace {
 // Why an attempt could not run, when that is something a waiting run waits out.
 enum class Blocked { kHeld, kWriterBusy, kUnreachable };
 
-std::optional<Blocked> blocked_by(const Error& error) {
-  if (error.code() == ErrorCode::kLockAlreadyHeld) {
-    return error.context().value(kWriterBusyKey, false) ? Blocked::kWriterBusy : Blocked::kHeld;
+// A refusal the wait may ride out, and what it tells about the holder.
+struct Refusal {
+  Blocked blocked = Blocked::kHeld;
+  std::optional<LockInfo> holder = std::nullopt;
+  // The budget's base: the holder's TTL, else the claimant's own (unset: neither is known).
+  std::optional<std::int64_t> ttl_ms = std::nullopt;
+};
+
+Refusal held_refusal(const Error& error) {
+  // An error coded LOCK_ALREADY_HELD that is not the lease's own type tells nothing more.
+  const auto* held = dynamic_cast<const LockAlreadyHeldError*>(&error);
+  const LockRefusal seen = held ? held->refusal() : LockRefusal{};
+  std::optional<std::int64_t> ttl_ms;
+  if (seen.holder && seen.holder->ttl_ms > 0) {
+    ttl_ms = seen.holder->ttl_ms;
+  } else if (seen.claim_ttl_ms != 0) {
+    ttl_ms = seen.claim_ttl_ms;
   }
+  return {seen.writer_busy ? Blocked::kWriterBusy : Blocked::kHeld, seen.holder, ttl_ms};
+}
+
+std::optional<Refusal> refusal_of(const Error& error) {
+  if (error.code() == ErrorCode::kLockAlreadyHeld) return held_refusal(error);
   if (error.code() != ErrorCode::kConnectionFailed || !error.context().is_object() ||
       !error.context().value(kBeforeLockKey, false)) {
     return std::nullopt;
   }
-  return is_writer_busy(error) ? Blocked::kWriterBusy : Blocked::kUnreachable;
+  return Refusal{.blocked = is_writer_busy(error) ? Blocked::kWriterBusy : Blocked::kUnreachable};
 }
 
 std::string waiting_line(Blocked blocked, const Error& error) {
@@ -135,109 +135,145 @@ Clock::TimePoint saturating_add(Clock::TimePoint from, milliseconds by) {
   return by >= room ? Clock::TimePoint::max() : from + by;
 }
 
+// One wait: attempts, and between refusals the deadline, the log line and the sleep.
+class LockWait {
+ public:
+  explicit LockWait(const LockWaitOptions& options)
+      : options_(options),
+        clock_(*options.clock),
+        random01_(options.random01 ? options.random01 : thread_random01) {}
+
+  LockWaitResult run(const std::function<void(int attempt)>& attempt) {
+    for (;;) {
+      if (options_.stop.stop_requested()) abort();
+      try {
+        ++result_.attempts;
+        attempt(result_.attempts);
+        return acquired();
+      } catch (Error& error) {
+        const std::optional<Refusal> refusal = refusal_of(error);
+        if (!refusal || options_.on_lock_held != OnLockHeld::kWait) throw;
+        const std::optional<milliseconds> delay = next_delay(*refusal);
+        if (!delay) {
+          time_out(error);
+          throw;
+        }
+        announce(*refusal, error, *delay);
+        sleep(*delay);
+      }
+    }
+  }
+
+ private:
+  milliseconds waited() const {
+    return first_refusal_ ? std::chrono::duration_cast<milliseconds>(clock_.now() - *first_refusal_)
+                          : milliseconds::zero();
+  }
+
+  void settle(WaitOutcome outcome) {
+    if (result_.waited) {
+      notify(options_.on_settle, LockWaitSettle{waited(), result_.attempts, outcome});
+    }
+  }
+
+  LockWaitResult acquired() {
+    result_.waited_for = waited();
+    settle(WaitOutcome::kAcquired);
+    return result_;
+  }
+
+  // Throws the stop's own reason, else RunAbortedError, with the wait's progress.
+  [[noreturn]] void abort() {
+    settle(WaitOutcome::kAborted);
+    const nlohmann::json progress = {{"attempts", result_.attempts},
+                                     {"waitedMs", waited().count()}};
+    std::optional<Error> reason;
+    if (options_.stop_reason) reason = options_.stop_reason();
+    if (!reason) throw RunAbortedError("Lock wait aborted", progress);
+    if (reason->context().is_object()) reason->context().update(progress);
+    throw_typed(*reason);
+  }
+
+  // The sleep before the next attempt, or nothing when it would end past the deadline. The clock
+  // starts at the first refusal (a slow first attempt must not eat the budget) and re-arms while
+  // the holder is visibly alive.
+  std::optional<milliseconds> next_delay(const Refusal& refusal) {
+    const auto now = clock_.now();
+    if (!first_refusal_) first_refusal_ = now;
+    const milliseconds budget = lock_wait_budget(options_.timeout, refusal.ttl_ms);
+    warn_if_budget_short(refusal.ttl_ms);
+    if (!deadline_ || holder_alive(refusal)) deadline_ = saturating_add(now, budget);
+    if (refusal.holder) last_locked_at_ = refusal.holder->locked_at_ms;
+    const milliseconds delay =
+        lock_wait_backoff(options_.poll_interval, result_.attempts, budget, random01_());
+    if (saturating_add(now, delay) > *deadline_) return std::nullopt;
+    return delay;
+  }
+
+  // The holder's heartbeat moves lockedAt every TTL/2, and a busy writer slot is a live holder
+  // at work: either proves a live, progressing holder.
+  bool holder_alive(const Refusal& refusal) const {
+    if (refusal.blocked == Blocked::kWriterBusy) return true;
+    return refusal.holder && last_locked_at_ && refusal.holder->locked_at_ms > *last_locked_at_;
+  }
+
+  void warn_if_budget_short(std::optional<std::int64_t> holder_ttl_ms) {
+    if (warned_short_budget_ || !options_.timeout || !holder_ttl_ms ||
+        options_.timeout->count() * 2 > *holder_ttl_ms) {
+      return;
+    }
+    warned_short_budget_ = true;
+    if (!options_.logger) return;
+    options_.logger->warn(fmt::format(
+        "lockWaitTimeoutMs ({} ms) is no longer than the holder's heartbeat interval ({} ms): a "
+        "healthy holder may look stalled and the wait give up",
+        options_.timeout->count(), *holder_ttl_ms / 2));
+  }
+
+  // The last refusal, rethrown by the caller, tells how long the wait went on.
+  void time_out(Error& refusal) {
+    settle(WaitOutcome::kTimeout);
+    refusal.context()["attempts"] = result_.attempts;
+    refusal.context()["waitedMs"] = waited().count();
+    refusal.context()["timedOut"] = true;
+  }
+
+  // Logs why the run waits (once per change of reason) and reports the sleep to onWait.
+  void announce(const Refusal& refusal, const Error& error, milliseconds delay) {
+    const std::string line = waiting_line(refusal.blocked, error);
+    if (line != last_line_ && options_.logger) options_.logger->info(line);
+    last_line_ = line;
+    result_.waited = true;
+    notify(options_.on_wait, [&] {
+      return LockWaitProgress{result_.attempts, waited(), delay, refusal.holder, error.code()};
+    });
+  }
+
+  void sleep(milliseconds delay) {
+    if (options_.sleep) {
+      options_.sleep(delay, options_.stop);
+    } else {
+      clock_.sleep_for(delay, options_.stop);
+    }
+  }
+
+  const LockWaitOptions& options_;
+  Clock& clock_;
+  const std::function<double()> random01_;
+  LockWaitResult result_;
+  std::optional<Clock::TimePoint> first_refusal_;
+  std::optional<Clock::TimePoint> deadline_;
+  std::optional<std::int64_t> last_locked_at_;  // the holder's lockedAt at the last refusal
+  bool warned_short_budget_ = false;
+  std::string last_line_;
+};
+
 }  // namespace
 
 LockWaitResult with_lock_wait(const std::function<void(int attempt)>& attempt,
                               const LockWaitOptions& options) {
   validate_lock_wait_options(options);
-  Clock& clock = *options.clock;
-  const auto random01 = options.random01 ? options.random01 : thread_random01;
-
-  LockWaitResult result;
-  // The clock starts at the first refusal: a slow first attempt must not eat the budget.
-  std::optional<Clock::TimePoint> first_refusal;
-  std::optional<Clock::TimePoint> deadline;
-  // The holder's lockedAt at the last refusal; its heartbeat moves it every TTL/2, so a change
-  // is proof of a live, progressing holder.
-  std::optional<std::int64_t> last_holder_locked_at;
-  bool warned_short_budget = false;
-  std::string last_line;
-
-  const auto waited = [&] {
-    return first_refusal ? std::chrono::duration_cast<milliseconds>(clock.now() - *first_refusal)
-                         : milliseconds::zero();
-  };
-  const auto settle = [&](WaitOutcome outcome) {
-    if (result.waited)
-      notify(options.on_settle, LockWaitSettle{waited(), result.attempts, outcome});
-  };
-  const auto aborted = [&]() -> Error {
-    settle(WaitOutcome::kAborted);
-    const nlohmann::json progress = {{"attempts", result.attempts}, {"waitedMs", waited().count()}};
-    std::optional<Error> reason;
-    if (options.stop_reason) reason = options.stop_reason();
-    if (!reason) return RunAbortedError("Lock wait aborted", progress);
-    if (reason->context().is_object()) reason->context().update(progress);
-    return *reason;
-  };
-
-  for (;;) {
-    if (options.stop.stop_requested()) throw_typed(aborted());
-    try {
-      ++result.attempts;
-      attempt(result.attempts);
-      result.waited_for = waited();
-      settle(WaitOutcome::kAcquired);
-      return result;
-    } catch (Error& refusal) {
-      const std::optional<Blocked> blocked = blocked_by(refusal);
-      if (!blocked || options.on_lock_held != OnLockHeld::kWait) throw;
-      const auto now = clock.now();
-      if (!first_refusal) first_refusal = now;
-
-      const nlohmann::json& context = refusal.context();
-      const nlohmann::json holder = context.value("holder", nlohmann::json::object());
-      auto holder_ttl = json_number<std::int64_t>(holder, "ttlMs");
-      if (!holder_ttl || *holder_ttl <= 0) holder_ttl = json_number<std::int64_t>(context, "ttlMs");
-      const milliseconds budget = lock_wait_budget(options.timeout, holder_ttl);
-
-      if (!warned_short_budget && options.timeout && holder_ttl &&
-          options.timeout->count() * 2 <= *holder_ttl) {
-        warned_short_budget = true;
-        if (options.logger) {
-          options.logger->warn(fmt::format(
-              "lockWaitTimeoutMs ({} ms) is no longer than the holder's heartbeat interval ({} "
-              "ms): a healthy holder may look stalled and the wait give up",
-              options.timeout->count(), *holder_ttl / 2));
-        }
-      }
-
-      const std::optional<LockInfo> holder_info = holder_of(holder);
-      const std::optional<std::int64_t> holder_locked_at =
-          holder_info ? std::optional(holder_info->locked_at_ms) : std::nullopt;
-      const bool holder_advanced =
-          holder_locked_at && last_holder_locked_at && *holder_locked_at > *last_holder_locked_at;
-      // A busy writer slot is a live holder at work, as good as a heartbeat that moved.
-      if (!deadline || holder_advanced || *blocked == Blocked::kWriterBusy) {
-        deadline = saturating_add(now, budget);
-      }
-      if (holder_locked_at) last_holder_locked_at = holder_locked_at;
-
-      const milliseconds delay =
-          lock_wait_backoff(options.poll_interval, result.attempts, budget, random01());
-      if (saturating_add(now, delay) > *deadline) {
-        settle(WaitOutcome::kTimeout);
-        refusal.context()["attempts"] = result.attempts;
-        refusal.context()["waitedMs"] = waited().count();
-        refusal.context()["timedOut"] = true;
-        throw;
-      }
-      const std::string line = waiting_line(*blocked, refusal);
-      if (line != last_line && options.logger) options.logger->info(line);
-      last_line = line;
-      result.waited = true;
-      notify(options.on_wait, [&] {
-        return LockWaitProgress{result.attempts, waited(), delay, holder_info, refusal.code()};
-      });
-
-      if (options.sleep) {
-        options.sleep(delay, options.stop);
-      } else {
-        clock.sleep_for(delay, options.stop);
-      }
-      if (options.stop.stop_requested()) throw_typed(aborted());
-    }
-  }
+  return LockWait(options).run(attempt);
 }
 
 }  // namespace migronaut

@@ -23,7 +23,8 @@ LockAlreadyHeldError refusal(std::int64_t locked_at_ms, std::int64_t holder_ttl_
   holder.step = 2;
   holder.total = 5;
   return LockAlreadyHeldError("Migration lock is already held",
-                              {{"holder", holder}, {"ttlMs", 60'000}});
+                              {{"holder", holder}, {"ttlMs", 60'000}},
+                              {.holder = holder, .claim_ttl_ms = 60'000});
 }
 
 class LockWaitTest : public ::testing::Test {
@@ -109,6 +110,38 @@ TEST_F(LockWaitTest, KeepsWaitingWhileTheHolderHeartbeatAdvances) {
   EXPECT_TRUE(result.waited);
   EXPECT_EQ(result.attempts, 30);
   EXPECT_GT(result.waited_for, seconds(60));  // far past the 10 s budget: it re-armed
+}
+
+// The wait decides on the refusal's typed holder: the JSON context is output only, so renaming
+// or dropping its keys cannot stop the wait re-arming.
+TEST_F(LockWaitTest, ReadsTheTypedHolderNotTheContext) {
+  auto o = options();
+  o.timeout = seconds(10);
+  std::int64_t locked_at = 1'000;
+  const auto result = with_lock_wait(
+      [&](int attempt) {
+        if (attempt == 30) return;
+        LockInfo holder;
+        holder.locked_at_ms = locked_at += 5'000;
+        holder.ttl_ms = 60'000;
+        throw LockAlreadyHeldError("held", {}, {.holder = holder, .claim_ttl_ms = 60'000});
+      },
+      o);
+  EXPECT_EQ(result.attempts, 30);
+  EXPECT_GT(result.waited_for, seconds(60));
+}
+
+// A holder busy in the database's only write slot is alive, like an advancing heartbeat.
+TEST_F(LockWaitTest, AHeldLockWhoseHolderIsWritingKeepsTheWaitAlive) {
+  auto o = options();
+  o.timeout = seconds(2);
+  const auto result = with_lock_wait(
+      [](int attempt) {
+        if (attempt < 20) throw LockAlreadyHeldError("held", {}, {.writer_busy = true});
+      },
+      o);
+  EXPECT_EQ(result.attempts, 20);
+  EXPECT_GT(slept(), seconds(2));
 }
 
 TEST_F(LockWaitTest, TheClockStartsAtTheFirstRefusal) {

@@ -134,6 +134,14 @@ struct Migrator::Impl {
   // afterAll (always), the lease and its release. `work` appends to the results as it goes.
   using Work = std::function<void(RunStop&, Lease*, const std::string& run_id,
                                   std::vector<RunResult>& results)>;
+  std::vector<RunResult> locked_run(const char* command, Direction direction, bool no_lock,
+                                    const Work& work);
+
+  // How run_migrations waits for a peer's lock: the config's policy unless `options` overrides
+  // it, ended by a stop.
+  LockWaitOptions lock_wait_options(const RunMigrationsOptions& options);
+  void sleep_until_release(milliseconds delay, std::stop_token stop);
+
   // Runs `step`, marking a connection failure in it as one before the lock (kBeforeLockKey):
   // a waiting run waits such a failure out.
   template <typename Step>
@@ -145,30 +153,73 @@ struct Migrator::Impl {
       throw;
     }
   }
-  std::vector<RunResult> locked_run(const char* command, Direction direction, bool no_lock,
-                                    const Work& work);
+
+ private:
+  // What a locked run's events name.
+  struct RunInfo {
+    const char* command;
+    Direction direction;
+    std::string run_id;
+    Clock::TimePoint started;
+    std::int64_t elapsed_ms() const {
+      return std::chrono::duration_cast<milliseconds>(Clock::real().now() - started).count();
+    }
+  };
+
+  // Makes `stop` the run Migrator::stop reaches, for as long as this lives; a stop requested
+  // before the run began is passed on at once.
+  class CurrentRun {
+   public:
+    CurrentRun(Impl& impl, RunStop& stop) : impl_(impl) {
+      std::lock_guard lock(impl_.stop_mutex);
+      if (impl_.pending_stop) stop.request(RunAbortedError(*impl_.pending_stop));
+      impl_.current_run = &stop;
+    }
+    ~CurrentRun() {
+      std::lock_guard lock(impl_.stop_mutex);
+      impl_.current_run = nullptr;
+      impl_.pending_stop.reset();
+    }
+    CurrentRun(const CurrentRun&) = delete;
+    CurrentRun& operator=(const CurrentRun&) = delete;
+
+   private:
+    Impl& impl_;
+  };
+
+  std::unique_ptr<Lease> take_lock(RunStop& stop, const std::string& run_id, bool no_lock);
+  std::exception_ptr run_work(const Work& work, RunStop& stop, Lease* lease, const RunInfo& run,
+                              std::vector<RunResult>& results);
+  std::exception_ptr run_after_all(const HookInfo& info, std::exception_ptr failure,
+                                   const std::vector<RunResult>& results);
+  std::exception_ptr release_lock(Lease* lease, std::exception_ptr failure);
+  [[noreturn]] void fail_run(const RunInfo& run, std::exception_ptr failure,
+                             const std::vector<RunResult>& results);
+  void emit_run_end(const RunInfo& run, const std::vector<RunResult>& results, bool success,
+                    const std::string& error);
 };
 
 std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction direction,
                                                   bool no_lock, const Work& work) {
   RunStop stop;
-  {
-    std::lock_guard lock(stop_mutex);
-    if (pending_stop) stop.request(RunAbortedError(*pending_stop));
-    current_run = &stop;
-  }
-  struct ClearCurrent {
-    Impl& impl;
-    ~ClearCurrent() {
-      std::lock_guard lock(impl.stop_mutex);
-      impl.current_run = nullptr;
-      impl.pending_stop.reset();
-    }
-  } clear_current{*this};
+  const CurrentRun current(*this, stop);
+  const RunInfo run{command, direction, new_run_id(), Clock::real().now()};
+  const std::unique_ptr<Lease> lease = take_lock(stop, run.run_id, no_lock);
+  // A run starts once it holds the lock: a refused attempt (a waiter's poll) is no run.
+  emit({"run:start",
+        {{"runId", run.run_id}, {"command", command}, {"direction", direction_name(direction)}}});
+  std::vector<RunResult> results;
+  std::exception_ptr failure = run_work(work, stop, lease.get(), run, results);
+  failure = release_lock(lease.get(), failure);
+  if (failure) fail_run(run, failure, results);
+  logger->info(fmt::format("Done: {} migration(s) in {} ms", results.size(), run.elapsed_ms()));
+  emit_run_end(run, results, true, "");
+  return results;
+}
 
-  const std::string run_id = new_run_id();
-  const auto emit_fn = [this](const Event& event) { emit(event); };
-  const auto started = Clock::real().now();
+// Creates the tables and takes the lock (none with no_lock): all of it before the lock.
+std::unique_ptr<Lease> Migrator::Impl::take_lock(RunStop& stop, const std::string& run_id,
+                                                 bool no_lock) {
   std::unique_ptr<Lease> lease;
   before_lock([&] {
     writer().ensure_schema();
@@ -184,86 +235,86 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
                                         .executed_by = config.executed_by,
                                         .on_lock_lost = config.on_lock_lost,
                                         .logger = logger.get(),
-                                        .emit = emit_fn});
+                                        .emit = [this](const Event& event) { emit(event); }});
   });
-  // A run starts once it holds the lock: a refused attempt (a waiter's poll) is no run.
-  emit({"run:start",
-        {{"runId", run_id}, {"command", command}, {"direction", direction_name(direction)}}});
+  return lease;
+}
 
-  std::vector<RunResult> results;
-  const HookInfo info{run_id, direction, 0, 0};
-  const auto end = [&](bool success, const std::string& error) {
-    const auto duration =
-        std::chrono::duration_cast<milliseconds>(Clock::real().now() - started).count();
-    nlohmann::json data = {{"runId", run_id},
-                           {"command", command},
-                           {"success", success},
-                           {"durationMs", duration},
-                           {"results", results}};
-    if (!error.empty()) data["error"] = error;
-    emit({"run:end", data});
-  };
-
+// beforeAll, the work, afterAll: the run's failure, or null.
+std::exception_ptr Migrator::Impl::run_work(const Work& work, RunStop& stop, Lease* lease,
+                                            const RunInfo& run, std::vector<RunResult>& results) {
+  const HookInfo info{run.run_id, run.direction, 0, 0};
   std::exception_ptr failure;
   try {
     if (options.hooks.before_all) call_hook("beforeAll", [&] { options.hooks.before_all(info); });
-    work(stop, lease.get(), run_id, results);
+    work(stop, lease, run.run_id, results);
   } catch (...) {
     failure = std::current_exception();
   }
-  if (options.hooks.after_all) {
-    if (!failure) {
-      try {
-        call_hook("afterAll", [&] { options.hooks.after_all(info, true, results); });
-      } catch (...) {
-        failure = std::current_exception();
-      }
-    } else {
-      // afterAll always runs, but after a failure it must not replace the run's own error.
-      try {
-        options.hooks.after_all(info, false, results);
-      } catch (const std::exception& e) {
-        logger->warn(fmt::format("afterAll hook failed: {}", redact(e.what())));
-      }
-    }
-  }
+  if (!options.hooks.after_all) return failure;
+  return run_after_all(info, failure, results);
+}
+
+// afterAll always runs, but after a failure it must not replace the run's own error.
+std::exception_ptr Migrator::Impl::run_after_all(const HookInfo& info, std::exception_ptr failure,
+                                                 const std::vector<RunResult>& results) {
   if (failure) {
-    // A release failure never hides the run's own error.
-    if (lease) {
-      try {
-        lease->release();
-      } catch (const std::exception& e) {
-        logger->warn(fmt::format("Failed to release the migration lock: {}", e.what()));
-      }
-    }
     try {
-      std::rethrow_exception(failure);
-    } catch (Error& error) {
-      if (!error.context().contains("results")) error.context()["results"] = results;
-      end(false, error.what());
-      throw;
-    } catch (const std::exception& error) {
-      end(false, error.what());
-      throw;
+      options.hooks.after_all(info, false, results);
+    } catch (const std::exception& e) {
+      logger->warn(fmt::format("afterAll hook failed: {}", redact(e.what())));
     }
+    return failure;
   }
-  if (lease) {
-    try {
-      lease->release();
-    } catch (Error& error) {
-      // Everything applied; only the clean-up failed (the record heals through its TTL).
-      error.context()["results"] = results;
-      end(false, error.what());
-      throw;
-    }
-  } else {
-    emit({"lock:released", {{"early", false}, {"skipped", true}}});
+  try {
+    call_hook("afterAll", [&] { options.hooks.after_all(info, true, results); });
+  } catch (...) {
+    return std::current_exception();
   }
-  logger->info(
-      fmt::format("Done: {} migration(s) in {} ms", results.size(),
-                  std::chrono::duration_cast<milliseconds>(Clock::real().now() - started).count()));
-  end(true, "");
-  return results;
+  return nullptr;
+}
+
+// The one release path: the run's failure after releasing, or the release's own. A release
+// failure never hides the run's error (it is only logged then); after a clean run it is the
+// failure — everything applied, only the clean-up failed, and the record heals through its TTL.
+std::exception_ptr Migrator::Impl::release_lock(Lease* lease, std::exception_ptr failure) {
+  if (!lease) {
+    if (!failure) emit({"lock:released", {{"early", false}, {"skipped", true}}});
+    return failure;
+  }
+  try {
+    lease->release();
+  } catch (const std::exception& e) {
+    if (!failure) return std::current_exception();
+    logger->warn(fmt::format("Failed to release the migration lock: {}", e.what()));
+  }
+  return failure;
+}
+
+// Reports the failed run (run:end) and rethrows its failure with the results so far.
+void Migrator::Impl::fail_run(const RunInfo& run, std::exception_ptr failure,
+                              const std::vector<RunResult>& results) {
+  try {
+    std::rethrow_exception(failure);
+  } catch (Error& error) {
+    if (!error.context().contains("results")) error.context()["results"] = results;
+    emit_run_end(run, results, false, error.what());
+    throw;
+  } catch (const std::exception& error) {
+    emit_run_end(run, results, false, error.what());
+    throw;
+  }
+}
+
+void Migrator::Impl::emit_run_end(const RunInfo& run, const std::vector<RunResult>& results,
+                                  bool success, const std::string& error) {
+  nlohmann::json data = {{"runId", run.run_id},
+                         {"command", run.command},
+                         {"success", success},
+                         {"durationMs", run.elapsed_ms()},
+                         {"results", results}};
+  if (!error.empty()) data["error"] = error;
+  emit({"run:end", data});
 }
 
 Migrator::Migrator(Config config, MigratorOptions options) {
@@ -564,11 +615,7 @@ std::optional<LockInfo> Migrator::force_unlock() {
   return impl_->writer().force_release();
 }
 
-RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOptions& options) {
-  Migrator migrator(config, options.migrator);
-  std::stop_callback stop_run(options.stop, [&] { migrator.stop("stop requested"); });
-  Migrator::Impl& impl = *migrator.impl_;
-
+LockWaitOptions Migrator::Impl::lock_wait_options(const RunMigrationsOptions& options) {
   LockWaitOptions wait;
   wait.on_lock_held = options.on_lock_held.value_or(config.on_lock_held);
   wait.timeout = options.lock_wait_timeout;
@@ -578,36 +625,47 @@ RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOpti
   wait.poll_interval =
       options.lock_poll_interval.value_or(milliseconds(config.lock_poll_interval_ms));
   wait.stop = options.stop;
-  wait.stop_reason = [&]() -> std::optional<Error> {
-    std::lock_guard lock(impl.stop_mutex);
-    if (!impl.pending_stop) return std::nullopt;
-    return RunAbortedError(*impl.pending_stop);
+  wait.stop_reason = [this]() -> std::optional<Error> {
+    std::lock_guard lock(stop_mutex);
+    if (!pending_stop) return std::nullopt;
+    return RunAbortedError(*pending_stop);
   };
-  wait.logger = impl.logger.get();
+  wait.logger = logger.get();
   if (options.on_wait) {
-    wait.on_wait = [&](const LockWaitProgress& progress) {
-      options.on_wait(LockWaitReport{progress.attempts, progress.waited, progress.next_delay,
-                                     progress.holder, progress.code});
+    wait.on_wait = [&on_wait = options.on_wait](const LockWaitProgress& progress) {
+      on_wait(LockWaitReport{progress.attempts, progress.waited, progress.next_delay,
+                             progress.holder, progress.code});
     };
   }
-  // Where the database announces releases, a release ends the sleep at once; polling stays
-  // the source of truth either way — and a database not reachable yet is simply slept on.
-  wait.sleep = [&](milliseconds delay, std::stop_token stop) {
-    const auto until = Clock::real().now() + delay;
-    try {
-      Store& lock = impl.lock_connection();
-      if (lock.can_push_release()) {
-        lock.wait_for_release(delay, stop);
-        return;
-      }
-    } catch (const ConnectionFailedError&) {
-    }
-    Clock::real().sleep_until(until, stop);
+  wait.sleep = [this](milliseconds delay, std::stop_token stop) {
+    sleep_until_release(delay, stop);
   };
+  return wait;
+}
 
+// Sleeps `delay`, or less where the database announces releases: a release ends the sleep at
+// once. Polling stays the source of truth either way, and a database not reachable yet is simply
+// slept on.
+void Migrator::Impl::sleep_until_release(milliseconds delay, std::stop_token stop) {
+  const auto until = Clock::real().now() + delay;
+  try {
+    Store& lock = lock_connection();
+    if (lock.can_push_release()) {
+      lock.wait_for_release(delay, stop);
+      return;
+    }
+  } catch (const ConnectionFailedError&) {
+  }
+  Clock::real().sleep_until(until, stop);
+}
+
+RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOptions& options) {
+  Migrator migrator(config, options.migrator);
+  std::stop_callback stop_run(options.stop, [&] { migrator.stop("stop requested"); });
   RunMigrationsResult result;
   const LockWaitResult waited =
-      with_lock_wait([&](int) { result.applied = migrator.up(options.up); }, wait);
+      with_lock_wait([&](int) { result.applied = migrator.up(options.up); },
+                     migrator.impl_->lock_wait_options(options));
   result.up_to_date = result.applied.empty();
   result.waited = waited.waited;
   result.waited_for = waited.waited_for;
@@ -621,7 +679,7 @@ std::vector<std::string> pending_migrations(const Config& config, const Migrator
   Migrator migrator(config, options);
   std::vector<std::string> names;
   for (const StatusRow& row : migrator.status()) {
-    if (row.state != "applied" && row.state != "missing") names.push_back(row.name);
+    if (needs_run(row.state)) names.push_back(row.name);
   }
   return names;
 }

@@ -28,24 +28,6 @@ MigrationState state_of(const ChangelogRecord& record) {
   return MigrationState::kPending;
 }
 
-std::string_view state_name(MigrationState state) {
-  switch (state) {
-    case MigrationState::kPending:
-      return "pending";
-    case MigrationState::kApplied:
-      return "applied";
-    case MigrationState::kFailed:
-      return "failed";
-    case MigrationState::kReverted:
-      return "reverted";
-    case MigrationState::kInterrupted:
-      return "interrupted";
-    case MigrationState::kMissing:
-      return "missing";
-  }
-  return "pending";
-}
-
 bool is_valid_record_name(const std::string& name) {
   try {
     validate_record_name(name);
@@ -191,7 +173,7 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
 StatusRow status_row(const PlanEntry& entry) {
   StatusRow row;
   row.name = entry.name;
-  row.state = state_name(entry.state);
+  row.state = entry.state;
   if (entry.record && entry.record->status == RecordStatus::kApplied && entry.migration) {
     row.checksum_ok = !entry.drifted;
   }
@@ -295,16 +277,14 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
 
   std::vector<const PlanEntry*> applied;
   for (const PlanEntry& entry : plan.entries) {
-    if (entry.state == MigrationState::kApplied || entry.state == MigrationState::kMissing) {
-      applied.push_back(&entry);
-    }
+    if (!entry.pending()) applied.push_back(&entry);
   }
   std::sort(applied.begin(), applied.end(), newer);
 
   std::vector<const PlanEntry*> targets;
   if (options.file) {
     const PlanEntry* entry = &find_target(plan, *options.file, "file");
-    if (entry->state != MigrationState::kApplied && entry->state != MigrationState::kMissing) {
+    if (entry->pending()) {
       throw NotAppliedError("'" + *options.file + "' is not applied", {{"name", *options.file}});
     }
     targets.push_back(entry);

@@ -14,8 +14,6 @@
 
 namespace migronaut {
 
-enum class MigrationState { kPending, kApplied, kFailed, kReverted, kInterrupted, kMissing };
-
 struct PlanEntry {
   std::string name;
   const Migration* migration = nullptr;  // null for a record whose migration is gone
@@ -28,9 +26,7 @@ struct PlanEntry {
   // checksum, the old file gone) and the changelog does not know the new name yet.
   std::string renamed_from;
 
-  bool pending() const {
-    return state != MigrationState::kApplied && state != MigrationState::kMissing;
-  }
+  bool pending() const { return needs_run(state); }
 };
 
 struct Plan {

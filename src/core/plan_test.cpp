@@ -55,7 +55,23 @@ TEST_F(PlanTest, OnlyAppliedCountsAsDone) {
   EXPECT_EQ(plan.next_batch(), 3);
   EXPECT_EQ(names(select_up(plan, {}, config).targets),
             (std::vector<std::string>{"0002-b.sql", "0003-c.sql", "0004-d.sql"}));
-  EXPECT_EQ(status_row(plan.entries[2]).state, "interrupted");
+  EXPECT_EQ(status_row(plan.entries[2]).state, MigrationState::kInterrupted);
+}
+
+// JSON and the CLI spell states as they always have; only applied and missing need no run.
+TEST(MigrationStateTest, SpellsEachStateAndKnowsWhichStillNeedToRun) {
+  const std::vector<std::pair<MigrationState, std::string>> states = {
+      {MigrationState::kPending, "pending"},         {MigrationState::kApplied, "applied"},
+      {MigrationState::kFailed, "failed"},           {MigrationState::kReverted, "reverted"},
+      {MigrationState::kInterrupted, "interrupted"}, {MigrationState::kMissing, "missing"}};
+  for (const auto& [state, name] : states) {
+    EXPECT_EQ(migration_state_name(state), name);
+    EXPECT_EQ(nlohmann::json(state), name);
+    EXPECT_EQ(needs_run(state), name != "applied" && name != "missing") << name;
+  }
+  StatusRow row;
+  row.state = MigrationState::kInterrupted;
+  EXPECT_EQ(nlohmann::json(row)["state"], "interrupted");
 }
 
 TEST_F(PlanTest, RolledBackBatchNumbersAreNeverReused) {
@@ -157,7 +173,7 @@ TEST_F(PlanTest, RecordsWithoutMigrationsShowAsMissing) {
   const Plan plan = make_plan(migrations, {record("0000-old.sql", RecordStatus::kApplied, 1),
                                            record("0000-tried.sql", RecordStatus::kFailed, 1)});
   ASSERT_EQ(plan.entries.front().name, "0000-old.sql");
-  EXPECT_EQ(status_row(plan.entries.front()).state, "missing");
+  EXPECT_EQ(status_row(plan.entries.front()).state, MigrationState::kMissing);
   for (const PlanEntry& entry : plan.entries) EXPECT_NE(entry.name, "0000-tried.sql");
 }
 

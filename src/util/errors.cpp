@@ -97,7 +97,9 @@ void throw_typed(const Error& error) {
     case ErrorCode::kPendingMigrations:
       throw_as<ErrorCode::kPendingMigrations>(error);
     case ErrorCode::kLockAlreadyHeld:
-      throw_as<ErrorCode::kLockAlreadyHeld>(error);
+      // The typed refusal survives when `error` still is the original.
+      if (const auto* held = dynamic_cast<const LockAlreadyHeldError*>(&error)) throw *held;
+      throw LockAlreadyHeldError(error.what(), error.context());
     case ErrorCode::kChecksumMismatch:
       throw_as<ErrorCode::kChecksumMismatch>(error);
     case ErrorCode::kConnectionFailed:

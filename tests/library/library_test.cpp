@@ -282,7 +282,7 @@ TEST_F(LibraryTest, CodeMigrationsRunInOrderAmongFilesWithTheirContext) {
   EXPECT_TRUE(stop_possible);
   const std::optional<StatusRow> row = status_of("0002-plans", options);
   ASSERT_TRUE(row && row->record);
-  EXPECT_EQ(row->state, "applied");
+  EXPECT_EQ(row->state, MigrationState::kApplied);
   EXPECT_FALSE(seen.run_id.empty());
   EXPECT_EQ(row->record->run_id, seen.run_id);
   EXPECT_EQ(row->description, "plans, in code");
@@ -306,7 +306,7 @@ TEST_F(LibraryTest, ThrowingCodeMigrationRollsBackAndIsRecordedFailed) {
   EXPECT_FALSE(database().has_table("half"));
   const std::optional<StatusRow> row = status_of("0001-broken", options);
   ASSERT_TRUE(row && row->record);
-  EXPECT_EQ(row->state, "failed");
+  EXPECT_EQ(row->state, MigrationState::kFailed);
   EXPECT_THAT(row->record->error, HasSubstr("boom"));
 }
 
@@ -329,7 +329,7 @@ TEST_F(LibraryTest, DownRunsTheCodeMigrationsDownBody) {
   EXPECT_EQ(reverted[0].status, "reverted");
   EXPECT_FALSE(database().has_table("plans"));
   EXPECT_TRUE(database().has_table("users"));
-  EXPECT_EQ(status_of("0002-plans", options)->state, "reverted");
+  EXPECT_EQ(status_of("0002-plans", options)->state, MigrationState::kReverted);
 }
 
 TEST_F(LibraryTest, ChangedVersionShowsAsChecksumDrift) {
@@ -340,7 +340,7 @@ TEST_F(LibraryTest, ChangedVersionShowsAsChecksumDrift) {
 
   options.migrations[0].version = "2";
   const std::optional<StatusRow> row = status_of("0001-seed", options);
-  EXPECT_EQ(row->state, "applied");
+  EXPECT_EQ(row->state, MigrationState::kApplied);
   EXPECT_EQ(row->checksum_ok, false);
 }
 
@@ -448,7 +448,7 @@ TEST_F(LibraryTest, ThrowingBeforeEachFailsTheRunWithoutARecord) {
   EXPECT_FALSE(database().has_table("users"));
   const std::optional<StatusRow> row = status_of("0001-users.sql", quiet());
   ASSERT_TRUE(row);
-  EXPECT_EQ(row->state, "pending");
+  EXPECT_EQ(row->state, MigrationState::kPending);
   EXPECT_FALSE(row->record.has_value());
   EXPECT_EQ(database().count("SELECT count(*) FROM _migronaut_locks"), 0);
 }
@@ -469,7 +469,7 @@ TEST_F(LibraryTest, ThrowingOnErrorDoesNotMaskTheMigrationsError) {
   }
   EXPECT_THAT(failed, ElementsAre("0001-bad.sql"));
   EXPECT_THAT(logger_->lines(), ::testing::Contains(HasSubstr("onError bug")));
-  EXPECT_EQ(status_of("0001-bad.sql", quiet())->state, "failed");
+  EXPECT_EQ(status_of("0001-bad.sql", quiet())->state, MigrationState::kFailed);
 }
 
 // --- typed errors ---------------------------------------------------------------------------
@@ -493,6 +493,9 @@ TEST_F(LibraryTest, LockAlreadyHeldCarriesCodeMessageAndContext) {
     ASSERT_TRUE(e.context().contains("holder"));
     EXPECT_EQ(e.context()["holder"].value("runId", ""), "peer-run");
     EXPECT_EQ(e.context()["holder"].value("host", ""), "peer-host");
+    ASSERT_TRUE(e.refusal().holder.has_value());
+    EXPECT_EQ(e.refusal().holder->run_id, "peer-run");
+    EXPECT_EQ(e.refusal().claim_ttl_ms, config_.lock_ttl_ms());
     const nlohmann::json json = e.to_json();
     EXPECT_EQ(json.value("code", ""), "LOCK_ALREADY_HELD");
     EXPECT_EQ(json.value("message", ""), e.what());

@@ -212,6 +212,10 @@ struct RunMigrationsOptions {
   std::optional<std::chrono::milliseconds> lock_poll_interval;
   std::stop_token stop;  // wire it to SIGTERM: a dying pod neither waits nor takes the lock
   std::function<void(const LockWaitReport&)> on_wait;  // before each sleep while waiting
+  // Also wait, within the same budget, for a database that cannot be reached yet (a pod that
+  // starts before its database). Unset, a first connection that fails fails the run
+  // (CONNECTION_FAILED); a connection lost after the database was reached is waited out anyway.
+  bool wait_for_database = false;
 };
 
 struct RunMigrationsResult {

@@ -129,7 +129,9 @@ Command add_up(CLI::App& app) {
       ->type_name("FILE");
   sub->add_option("--steps", flags->steps, "Apply at most the next n pending migrations")
       ->type_name("N");
-  sub->add_flag("--wait", flags->wait, "Wait while another run holds the lock (the default)");
+  sub->add_flag(
+      "--wait", flags->wait,
+      "Wait while another run holds the lock (the default), and for a database not reachable yet");
   sub->add_flag("--no-wait", flags->no_wait, "Fail at once (exit 3) when the lock is held");
   sub->add_option("--wait-timeout", flags->wait_timeout,
                   "Give up after this long without progress from the holder")
@@ -157,6 +159,8 @@ Command add_up(CLI::App& app) {
             const Config config = context.config(extra);
 
             RunMigrationsOptions options;
+            // Waiting for the lock is the default; waiting for the database takes --wait.
+            options.wait_for_database = flags->wait;
             options.migrator = context.migrator_options();
             if (!flags->file.empty()) options.up.file = flags->file;
             if (!flags->to.empty()) options.up.to = flags->to;

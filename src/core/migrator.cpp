@@ -38,11 +38,17 @@ struct Migrator::Impl {
         logger(options.logger ? options.logger : std::make_shared<SpdlogLogger>()) {}
 
   bool empty_reported = false;
+  // A connection failure before the lock is waited out (see before_lock) when the caller asked
+  // to wait for the database, or once the database was reached: then it is a restart or a
+  // dropped connection, not a wrong URI.
+  bool wait_for_database = false;
+  bool database_reached = false;
 
   // The connection for reading: it creates nothing, not even a missing SQLite file.
   Store& reader() {
     if (store) return *store;
     store = open_store(config, {.access = Access::kRead, .statement_bound = std::nullopt});
+    database_reached = true;
     if (const auto missing = store->missing_database()) {
       logger->warn(fmt::format(
           "The database {} does not exist: nothing is applied yet (`migronaut up` creates it)",
@@ -53,6 +59,7 @@ struct Migrator::Impl {
   // The connection for writing, reopened when the one for reading cannot write.
   Store& writer() {
     if (!store || !store->writable()) store = open_store(config);
+    database_reached = true;
     return *store;
   }
   Store& lock_connection() {
@@ -142,14 +149,17 @@ struct Migrator::Impl {
   LockWaitOptions lock_wait_options(const RunMigrationsOptions& options);
   void sleep_until_release(milliseconds delay, std::stop_token stop);
 
-  // Runs `step`, marking a connection failure in it as one before the lock (kBeforeLockKey):
-  // a waiting run waits such a failure out.
+  // Runs `step`, marking a connection failure in it as one before the lock (kBeforeLockKey),
+  // which a waiting run waits out — unless nothing asked to wait for a database that was never
+  // reached: a plain `up` against a wrong or dead URI fails at once.
   template <typename Step>
-  static void before_lock(const Step& step) {
+  void before_lock(const Step& step) {
     try {
       step();
     } catch (ConnectionFailedError& error) {
-      if (error.context().is_object()) error.context()[kBeforeLockKey] = true;
+      if (error.context().is_object() && (wait_for_database || database_reached)) {
+        error.context()[kBeforeLockKey] = true;
+      }
       throw;
     }
   }
@@ -347,7 +357,7 @@ void Migrator::stop(const std::string& reason) {
 std::vector<RunResult> Migrator::up(const UpOptions& options) {
   std::vector<Migration> migrations;
   bool pending = false;
-  Impl::before_lock([&] {
+  impl_->before_lock([&] {
     migrations = impl_->load();
     // The boot check: one read, and no lock when nothing is pending.
     const Plan plan = impl_->read_plan(migrations);
@@ -662,6 +672,7 @@ void Migrator::Impl::sleep_until_release(milliseconds delay, std::stop_token sto
 RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOptions& options) {
   Migrator migrator(config, options.migrator);
   std::stop_callback stop_run(options.stop, [&] { migrator.stop("stop requested"); });
+  migrator.impl_->wait_for_database = options.wait_for_database;
   RunMigrationsResult result;
   const LockWaitResult waited =
       with_lock_wait([&](int) { result.applied = migrator.up(options.up); },

@@ -186,17 +186,28 @@ TEST_F(CliTest, UpWaitsByDefaultAndAPipedWaiterPrintsWhoItWaitsFor) {
   EXPECT_EQ(project.statuses()["0002-orders.sql"], "applied");
 }
 
-// A waiting run waits for a database it cannot open too, and says that is what it waits for.
+// `up --wait` waits for a database it cannot open yet, and says that is what it waits for; a
+// plain `up` (which waits only for a held lock) fails at once.
 TEST_F(CliTest, AWaiterForAnUnreachableDatabaseSaysSo) {
   project.write_migration("0001-users.sql", kUsers);
   const std::string missing = (project.dir().path() / "no-such-dir" / "app.db").string();
-  const ProcessResult result =
-      run_migronaut({"--no-env", "--uri", "sqlite:" + missing, "--dir",
-                     project.migrations().string(), "up", "--wait-timeout", "1s"},
-                    kFastLock, project.cwd());
+  const std::vector<std::string> base = {
+      "--no-env", "--json", "--uri", "sqlite:" + missing, "--dir", project.migrations().string(),
+      "up"};
+  std::vector<std::string> waiting = base;
+  waiting.insert(waiting.end(), {"--wait", "--wait-timeout", "1s"});
+  const ProcessResult result = run_migronaut(waiting, kFastLock, project.cwd());
   EXPECT_EQ(result.exit_code, 5) << describe(result);
+  EXPECT_TRUE(nlohmann::json::parse(result.out)["error"]["context"].value("timedOut", false))
+      << result.out;
   EXPECT_TRUE(contains(result.err, "waiting for the database — waited ")) << result.err;
   EXPECT_FALSE(contains(result.err, "waiting for the lock")) << result.err;
+
+  const ProcessResult plain = run_migronaut(base, kFastLock, project.cwd());
+  EXPECT_EQ(plain.exit_code, 5) << describe(plain);
+  EXPECT_FALSE(nlohmann::json::parse(plain.out)["error"]["context"].value("timedOut", false))
+      << plain.out;
+  EXPECT_FALSE(contains(plain.err, "waiting for the database")) << plain.err;
 }
 
 TEST_F(CliTest, NoWaitFailsFastAndShowsTheWayOut) {

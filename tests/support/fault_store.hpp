@@ -58,6 +58,7 @@ class FaultStore : public Store {
   }
   void execute(const Execution& execution) override { inner_->execute(execution); }
   void interrupt() override { inner_->interrupt(); }
+  bool fence_records_progress() const override { return inner_->fence_records_progress(); }
   std::int64_t now_ms() override { return inner_->now_ms(); }
   std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {
     return inner_->read_foreign_history(tool);

@@ -28,7 +28,7 @@ class RunnerTest : public ::testing::Test {
  protected:
   testing::TempDir dir;
   Config config = config_from_json({{"uri", "sqlite:" + dir.file("app.db").string()}});
-  std::unique_ptr<Store> store = open_store(config);
+  std::unique_ptr<FaultStore> store = std::make_unique<FaultStore>(open_store(config));
   FaultStore lock_store{open_store(config, {.statement_bound = milliseconds(50)})};
   FakeClock clock;
   RunStop stop;
@@ -108,7 +108,7 @@ TEST_F(RunnerTest, ATransactionalSqliteMigrationLongerThanTheTtlKeepsTheLock) {
                        for (int renewal = 1; renewal <= 6; ++renewal) {
                          clock.wait_for_sleepers(2);
                          clock.advance(kTtl / 2);
-                         ASSERT_TRUE(lock_store.wait_for_renewals(renewal));
+                         ASSERT_TRUE(lock_store.wait_for_renewals(renewal + 1));
                        }
                        EXPECT_FALSE(context.stop.stop_requested());
                      }),
@@ -131,6 +131,7 @@ TEST_F(RunnerTest, ATransactionalSqliteMigrationLongerThanTheTtlKeepsTheLock) {
 // so moving to the next migration costs no renewal (no round trip on the lock connection), and
 // after each commit the record names the migration just committed.
 TEST_F(RunnerTest, TransactionalMigrationsCarryTheProgressInTheirCommitWithoutARenewal) {
+  store->claim_fence_records_progress(true);  // as PostgreSQL and MongoDB do
   constexpr int kCount = 5;
   std::vector<Migration> migrations;
   for (int i = 1; i <= kCount; ++i) {
@@ -153,8 +154,9 @@ TEST_F(RunnerTest, TransactionalMigrationsCarryTheProgressInTheirCommitWithoutAR
   }
 }
 
-// A non-transactional migration has no fenced commit to carry its progress: the lease is
-// renewed before it runs, so waiters see it by name while it runs.
+// A non-transactional migration has no fenced commit to carry its progress (and SQLite's single
+// writer would keep a renewal from showing a long one): the lease is renewed before it runs, so
+// waiters see it by name while it runs.
 TEST_F(RunnerTest, ANonTransactionalMigrationRenewsTheLeaseWithItsProgressBeforeItRuns) {
   Migration outside = code_migration("0001-outside", [&](MigrationContext&) {
     EXPECT_EQ(lock_store.renewals(), 1);

@@ -415,7 +415,10 @@ class SqliteStore final : public Store {
   }
 
   void interrupt() override { sqlite3_interrupt(db_.get()); }
-  bool fence_records_progress() const override { return true; }
+  // The fence writes the progress too, but only at the commit: a transaction holds SQLite's only
+  // write slot, so no renewal could show a long migration by name while it runs. The engine
+  // renews before each migration instead (a local write, no network round trip).
+  bool fence_records_progress() const override { return false; }
 
   bool writable() const override { return writable_; }
   std::optional<std::string> missing_database() const override { return missing_file_; }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Counts the statements (= round trips) a PostgreSQL server sees for `migronaut up`: k pending
-# migrations (k = 1, 10, 100) on a fresh database, then a boot check with nothing pending.
+# migrations (k = 1, 10, 100, 1000) on a fresh database, then a boot check with nothing pending.
 # A throwaway cluster (initdb in a temp dir, free port, log_statement=all) is removed at exit.
 # Usage: bench/pg_round_trips.sh [path/to/migronaut]   (default: build/src/cli/migronaut)
 set -euo pipefail
@@ -27,8 +27,8 @@ count_since() {
     }'
 }
 
-printf '%-22s %7s %6s %6s %8s\n' "run" "total" "main" "lock" "2k+6"
-for k in 1 10 100; do
+printf '%-22s %7s %6s %6s %8s %9s\n' "run" "total" "main" "lock" "k+6" "per mig."
+for k in 1 10 100 1000; do
   db="k$k"
   pg_psql postgres "CREATE DATABASE $db"
   dir="$work/migrations-$k"
@@ -42,10 +42,11 @@ for k in 1 10 100; do
   start=$(log_lines)
   "$bin" --no-env --uri "$uri" --dir "$dir" up >/dev/null 2>&1
   read -r total main lock < <(count_since "$start")
-  printf '%-22s %7d %6d %6d %8d\n' "up, k=$k pending" "$total" "$main" "$lock" $((2 * k + 6))
+  printf '%-22s %7d %6d %6d %8d %9s\n' "up, k=$k pending" "$total" "$main" "$lock" $((k + 6)) \
+    "$(awk -v t="$total" -v k="$k" 'BEGIN { printf "%.3f", t / k }')"
 
   start=$(log_lines)
   "$bin" --no-env --uri "$uri" --dir "$dir" up >/dev/null 2>&1
   read -r total main lock < <(count_since "$start")
-  printf '%-22s %7d %6d %6d %8s\n' "up, nothing pending" "$total" "$main" "$lock" "1"
+  printf '%-22s %7d %6d %6d %8s %9s\n' "up, nothing pending" "$total" "$main" "$lock" "1" ""
 done

@@ -48,6 +48,12 @@ void Heartbeat::nudge() {
   wake_.request_stop();
 }
 
+void Heartbeat::renew_within(milliseconds delay) {
+  std::lock_guard lock(mutex_);
+  renew_by_ = clock_.now() + delay;
+  wake_.request_stop();  // the renewer sleeps towards its old target
+}
+
 bool Heartbeat::renew_now() {
   {
     std::unique_lock lock(mutex_);
@@ -122,24 +128,29 @@ void Heartbeat::renew_loop(std::stop_token stop) {
   } end_notice{*this};
   auto next_renewal = clock_.now() + interval_;
   int failures_in_a_row = 0;
+  // Under mutex_: the regular renewal's time, or sooner when renew_within() asked.
+  const auto due_at = [&] { return renew_by_ ? std::min(next_renewal, *renew_by_) : next_renewal; };
   while (!stop.stop_requested()) {
     std::stop_token wake;
     bool nudged = false;
+    Clock::TimePoint due;
     {
       std::lock_guard lock(mutex_);
       if (wake_.stop_requested()) wake_ = std::stop_source();
       wake = wake_.get_token();
       nudged = std::exchange(nudged_, false);
+      due = due_at();
     }
     if (!nudged) {
-      clock_.sleep_until(next_renewal, wake);
+      clock_.sleep_until(due, wake);
       if (stop.stop_requested()) return;
       std::lock_guard lock(mutex_);
       nudged = std::exchange(nudged_, false);
+      due = due_at();
     }
     if (!held()) return;
     const auto now = clock_.now();
-    if (!nudged && now < next_renewal) continue;
+    if (!nudged && now < due) continue;
     const Renewal renewal = renew_once(failures_in_a_row);
     if (renewal == Renewal::kLost) return;
     next_renewal = now + (renewal == Renewal::kRenewed ? interval_ : retry_);
@@ -150,6 +161,7 @@ Heartbeat::Renewal Heartbeat::renew_once(int& failures_in_a_row) {
   {
     std::lock_guard lock(mutex_);
     ++renewals_started_;
+    renew_by_.reset();  // this renewal carries the progress as it is now
   }
   const auto sent = clock_.now();
   std::optional<bool> matched;  // empty when the renewal failed

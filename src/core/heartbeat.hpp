@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -33,6 +34,10 @@ class Heartbeat {
 
   // Renew now (the holder moved to its next migration: waiters see the progress at once).
   void nudge();
+  // Renew within `delay` unless a renewal happens first; a later call replaces the time. For
+  // progress that a migration's commit writes anyway: only one still running by then costs a
+  // renewal of its own.
+  void renew_within(std::chrono::milliseconds delay);
   // nudge(), then wait until that renewal has been tried (or the heartbeat ended): the caller
   // is about to start work that may keep the database busy, so the progress must be written
   // first. False when the lock is lost, the loss already reported.
@@ -69,6 +74,7 @@ class Heartbeat {
   std::mutex mutex_;
   std::stop_source wake_;  // requested by nudge() or stop() to end the current sleep early
   bool nudged_ = false;
+  std::optional<Clock::TimePoint> renew_by_;  // set by renew_within(), cleared by any renewal
   Clock::TimePoint lost_at_;  // when the last successful renewal was sent, plus the deadline
   bool lost_ = false;
   std::once_flag loss_reported_;

@@ -70,6 +70,31 @@ TEST_F(HeartbeatTest, AFailedRenewalIsRetriedBeforeTheDeadline) {
   EXPECT_TRUE(heartbeat.held());
 }
 
+// renew_within() brings the next renewal forward; a later call replaces its time, and a
+// renewal meanwhile (which carries the progress as it is) cancels it.
+TEST_F(HeartbeatTest, RenewWithinBringsTheNextRenewalForwardOnce) {
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&] {
+        ++renewals;
+        return true;
+      },
+      on_lost(), nullptr);
+  heartbeat.renew_within(milliseconds(100));
+  heartbeat.renew_within(milliseconds(200));  // replaces the 100 ms
+  advance(milliseconds(150));
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(renewals, 0);
+  advance(milliseconds(50));  // 200 ms
+  ASSERT_TRUE(eventually([&] { return renewals == 1; }));
+  advance(milliseconds(250));  // 450 ms: nothing asked, the interval not reached
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(renewals, 1);
+  advance(milliseconds(250));  // 700 ms: the interval from the renewal at 200
+  ASSERT_TRUE(eventually([&] { return renewals == 2; }));
+  EXPECT_EQ(losses, 0);
+}
+
 TEST_F(HeartbeatTest, RenewsAtEachInterval) {
   Heartbeat heartbeat(
       clock, milliseconds(1000),

@@ -145,12 +145,19 @@ bool Lease::renew() {
 
 Lease::~Lease() { heartbeat_->stop(); }
 
-bool Lease::set_progress(const std::string& migration, std::int64_t step, std::int64_t total) {
-  {
-    std::lock_guard lock(progress_mutex_);
-    progress_ = LockProgress{migration, step, total};
-  }
+void Lease::record_progress(const LockProgress& progress) {
+  std::lock_guard lock(progress_mutex_);
+  progress_ = progress;
+}
+
+bool Lease::set_progress(const LockProgress& progress) {
+  record_progress(progress);
   return heartbeat_->renew_now();
+}
+
+void Lease::note_progress(const LockProgress& progress) {
+  record_progress(progress);
+  heartbeat_->renew_within(kProgressShownWithin);
 }
 
 void Lease::renew_now() { heartbeat_->renew_now(); }

@@ -45,7 +45,13 @@ class Lease {
   // Records the migration the run is on and renews now, returning once that renewal was tried:
   // waiters see the progress before the migration can keep the database busy. False when the
   // lock is lost (the loss already reported, the stop requested).
-  bool set_progress(const std::string& migration, std::int64_t step, std::int64_t total);
+  bool set_progress(const LockProgress& progress);
+  // Records the migration the run is on without a round trip, for a migration whose fenced
+  // commit writes the progress itself (Store::fence_records_progress()). The heartbeat's
+  // renewals carry it from now on, and one still running after kProgressShownWithin gets a
+  // renewal of its own, so waiters see a long migration by name.
+  void note_progress(const LockProgress& progress);
+  static constexpr std::chrono::milliseconds kProgressShownWithin{1000};
   // False once the lock is lost; a deadline passed meanwhile is reported as the loss here.
   bool held() { return heartbeat_->held(); }
   // While the run's own transactional migration holds the database's only write slot (SQLite),
@@ -62,6 +68,7 @@ class Lease {
   Lease(Store& store, RunStop& stop, const LeaseOptions& options, LockToken token);
   bool renew();
   void lost(const std::string& reason);
+  void record_progress(const LockProgress& progress);
 
   Store& store_;
   RunStop& stop_;

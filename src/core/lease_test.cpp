@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <thread>
 
 #include "store/registry.hpp"
 #include "support/fake_clock.hpp"
@@ -59,7 +60,7 @@ TEST_F(LeaseTest, ARenewalFailingPastTheDeadlineStopsTheRunBeforeItsNextMigratio
     });
     auto lease =
         Lease::acquire(store, run_stop, options_for("run-" + std::to_string(run), run_clock));
-    EXPECT_FALSE(lease->set_progress("0002-next.sql", 2, 2));
+    EXPECT_FALSE(lease->set_progress({"0002-next.sql", 2, 2}));
     ASSERT_TRUE(run_stop.requested()) << "run " << run;
     store.set_fault(nullptr);
     lease->release();
@@ -91,8 +92,8 @@ TEST_F(LeaseTest, ADroppedConnectionIsOneFailedRenewal) {
   auto lease = acquire();
   const std::int64_t acquired_at = reader->read_lock()->locked_at_ms;
   store.set_fault(FaultStore::drop_renewals(1));
-  EXPECT_TRUE(lease->set_progress("0001-a.sql", 1, 2));  // the dropped one
-  EXPECT_TRUE(lease->set_progress("0002-b.sql", 2, 2));  // reconnected
+  EXPECT_TRUE(lease->set_progress({"0001-a.sql", 1, 2}));  // the dropped one
+  EXPECT_TRUE(lease->set_progress({"0002-b.sql", 2, 2}));  // reconnected
   EXPECT_EQ(store.renewals(), 2);
   EXPECT_FALSE(stop.requested());
   const auto record = reader->read_lock();
@@ -103,11 +104,32 @@ TEST_F(LeaseTest, ADroppedConnectionIsOneFailedRenewal) {
   EXPECT_FALSE(reader->read_lock());
 }
 
+// Issue 11: noting the progress costs no round trip (the migration's commit writes it), but a
+// migration still running kProgressShownWithin later is shown by a renewal of its own, long
+// before the regular one at TTL/2.
+TEST_F(LeaseTest, NotedProgressIsRenewedOnlyForAMigrationStillRunningAMomentLater) {
+  LeaseOptions options = options_for("run-1", clock);
+  options.ttl = milliseconds(60'000);
+  auto lease = Lease::acquire(store, stop, options);
+  lease->note_progress({"0001-a.sql", 1, 2});
+  lease->note_progress({"0002-b.sql", 2, 2});
+  std::this_thread::sleep_for(milliseconds(20));
+  EXPECT_EQ(store.renewals(), 0);
+  clock.wait_for_sleepers(2);
+  clock.advance(Lease::kProgressShownWithin);
+  ASSERT_TRUE(store.wait_for_renewals(1));
+  const auto record = reader->read_lock();
+  ASSERT_TRUE(record);
+  EXPECT_EQ(record->migration, "0002-b.sql");
+  EXPECT_EQ(record->step, 2);
+  lease->release();
+}
+
 TEST_F(LeaseTest, FailuresInARowLoseTheLockAtTheDeadlineOnly) {
   auto lease = acquire();
   store.set_fault(FaultStore::drop_renewals(1000));
-  EXPECT_TRUE(lease->set_progress("0001-a.sql", 1, 1));
-  EXPECT_TRUE(lease->set_progress("0001-a.sql", 1, 1));
+  EXPECT_TRUE(lease->set_progress({"0001-a.sql", 1, 1}));
+  EXPECT_TRUE(lease->set_progress({"0001-a.sql", 1, 1}));
   EXPECT_TRUE(lease->held());
   clock.advance(milliseconds(749));
   EXPECT_TRUE(lease->held());

@@ -90,6 +90,12 @@ std::string one_line(std::string_view text, std::size_t limit) {
   return out.substr(0, cut) + "…";
 }
 
+MigrationTimeoutError timeout_error(const std::string& migration, milliseconds timeout) {
+  return MigrationTimeoutError(
+      fmt::format("Migration {} exceeded its timeout of {} ms", migration, timeout.count()),
+      {{"migration", migration}, {"timeoutMs", timeout.count()}});
+}
+
 }  // namespace
 
 void call_hook(const char* hook, const std::function<void()>& call) {
@@ -124,27 +130,42 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
   bool all_fenced = true;  // every migration so far committed in a transaction fenced on the lock
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const Migration& migration = *targets[i]->migration;
-    const HookInfo info{env_.stamp.run_id, direction, i, targets.size()};
-    // Announcing the next migration renews the lease, so a lock lost meanwhile is known here.
-    if (env_.lease) {
-      env_.lease->set_progress(migration.name, static_cast<std::int64_t>(i + 1),
-                               static_cast<std::int64_t>(targets.size()));
-    }
+    const auto total = static_cast<std::int64_t>(targets.size());
+    const Step step{.direction = direction,
+                    .migration = migration,
+                    .batch = batch,
+                    .info = {env_.stamp.run_id, direction, i, targets.size()},
+                    .progress = {migration.name, static_cast<std::int64_t>(i + 1), total},
+                    .in_transaction = runs_in_transaction(env_.config, migration)};
+    report_progress(step);
     // Between migrations is the only safe point: the previous one committed, the next has not
     // started.
     if (env_.stop.requested()) env_.stop.throw_reason(results);
-    announce(direction, *targets[i], info);
+    announce(direction, *targets[i], step.info);
     try {
-      results.push_back(run_one(direction, migration, batch, info));
+      results.push_back(run_one(step));
     } catch (...) {
       // A migration that failed because the run was told to stop (its body saw the stop
       // token) ends the run with the stop's own reason.
       if (env_.stop.requested()) env_.stop.throw_reason(results);
       throw;
     }
-    all_fenced = all_fenced && env_.lease && runs_in_transaction(env_.config, migration);
+    all_fenced = all_fenced && env_.lease && step.in_transaction;
   }
   finish(all_fenced, results);
+}
+
+void Runner::report_progress(const Step& step) {
+  if (!env_.lease) return;
+  if (step.in_transaction && env_.store.fence_records_progress()) {
+    env_.lease->note_progress(step.progress);
+    // No renewal to learn of a loss from: a loss deadline passed meanwhile stops the run here,
+    // and a reclaim the deadline cannot see is refused by the fence, which rolls back.
+    env_.lease->held();
+    return;
+  }
+  // Renewing now also tells a lock lost meanwhile.
+  env_.lease->set_progress(step.progress);
 }
 
 void Runner::finish(bool all_fenced, const std::vector<RunResult>& results) {
@@ -181,58 +202,65 @@ void Runner::announce(Direction direction, const PlanEntry& entry, const HookInf
   }
 }
 
-RunResult Runner::run_one(Direction direction, const Migration& migration, std::int64_t batch,
-                          const HookInfo& info) {
-  if (env_.hooks.before_each) {
-    call_hook("beforeEach", [&] { env_.hooks.before_each(migration.name, info); });
-  }
-  const nlohmann::json subject = {{"migration", migration.name},
-                                  {"direction", direction_name(direction)},
-                                  {"batch", batch},
-                                  {"step", info.index + 1},
-                                  {"total", info.total}};
-  env_.emit({"migration:start", subject});
-
-  const bool up = direction == Direction::kUp;
-  const Work& work = up ? migration.up : *migration.down;
-  const bool in_transaction = runs_in_transaction(env_.config, migration);
-  const RecordWrite record = up ? applied_record(migration, batch, env_.stamp)
-                                : reverted_record(migration.name, env_.stamp);
+RunResult Runner::run_one(const Step& step) {
+  start(step);
   const LockToken* fence = env_.lease ? &env_.lease->token() : nullptr;
   check_stop();
-  if (up && !in_transaction) {
-    env_.store.write_record(applying_record(migration, batch, env_.stamp), fence);
+  if (step.direction == Direction::kUp && !step.in_transaction) {
+    env_.store.write_record(applying_record(step.migration, step.batch, env_.stamp), fence);
   }
+  const auto started = env_.clock->now();
+  execute(step, fence);
+  return succeed(step,
+                 std::chrono::duration_cast<milliseconds>(env_.clock->now() - started).count());
+}
 
+void Runner::start(const Step& step) {
+  if (env_.hooks.before_each) {
+    call_hook("beforeEach", [&] { env_.hooks.before_each(step.migration.name, step.info); });
+  }
+  env_.emit({"migration:start",
+             {{"migration", step.migration.name},
+              {"direction", direction_name(step.direction)},
+              {"batch", step.batch},
+              {"step", step.info.index + 1},
+              {"total", step.info.total}}});
+}
+
+std::optional<milliseconds> Runner::timeout_of(const Migration& migration) const {
+  if (migration.timeout) return migration.timeout;
+  if (env_.config.timeout_ms) return milliseconds(*env_.config.timeout_ms);
+  return std::nullopt;
+}
+
+void Runner::execute(const Step& step, const LockToken* fence) {
+  const Migration& migration = step.migration;
+  const bool up = step.direction == Direction::kUp;
+  const RecordWrite record = up ? applied_record(migration, step.batch, env_.stamp)
+                                : reverted_record(migration.name, env_.stamp);
   std::stop_source body_stop;
   std::stop_callback forward_run_stop(env_.stop.token(), [&] { body_stop.request_stop(); });
   MigrationLogger logger(env_.logger, migration.name);
-  MigrationContext context{.run = {env_.stamp.run_id, direction, migration.name, batch, 1},
-                           .stop = body_stop.get_token(),
-                           .logger = logger,
-                           .handle = {}};
-  const std::optional<milliseconds> timeout =
-      migration.timeout
-          ? migration.timeout
-          : (env_.config.timeout_ms ? std::optional(milliseconds(*env_.config.timeout_ms))
-                                    : std::nullopt);
-
-  const auto started = env_.clock->now();
+  MigrationContext context{
+      .run = {env_.stamp.run_id, step.direction, migration.name, step.batch, 1},
+      .stop = body_stop.get_token(),
+      .logger = logger,
+      .handle = {}};
+  const std::optional<milliseconds> timeout = timeout_of(migration);
   bool timed_out = false;
   try {
     Watchdog watchdog(*env_.clock, timeout, body_stop, env_.store);
-    const auto bound = [](std::optional<milliseconds> own, std::int64_t configured) {
-      return own.value_or(milliseconds(configured));
-    };
-    MigrationWriting writing(env_.lease, in_transaction);
+    MigrationWriting writing(env_.lease, step.in_transaction);
     execute_with_lock_retries(
-        Execution{.work = &work,
-                  .transactional = in_transaction,
+        Execution{.work = up ? &migration.up : &*migration.down,
+                  .transactional = step.in_transaction,
                   .record = &record,
                   .fence = fence,
+                  .progress = fence ? &step.progress : nullptr,
                   .context = &context,
-                  .lock_timeout = bound(migration.lock_timeout, env_.config.lock_timeout_ms),
-                  .statement_timeout = bound(migration.statement_timeout, 0),
+                  .lock_timeout =
+                      migration.lock_timeout.value_or(milliseconds(env_.config.lock_timeout_ms)),
+                  .statement_timeout = migration.statement_timeout.value_or(milliseconds(0)),
                   .time_limit = timeout},
         migration.name);
     timed_out = watchdog.fired();
@@ -244,38 +272,30 @@ RunResult Runner::run_one(Direction direction, const Migration& migration, std::
     throw;
   } catch (const Error& e) {
     if (timeout && body_stop.stop_requested() && !env_.stop.requested()) {
-      fail(direction, migration, batch,
-           MigrationTimeoutError(fmt::format("Migration {} exceeded its timeout of {} ms",
-                                             migration.name, timeout->count()),
-                                 {{"migration", migration.name}, {"timeoutMs", timeout->count()}}),
-           info);
+      fail(step, timeout_error(migration.name, *timeout));
     }
-    fail(direction, migration, batch, e, info);
+    fail(step, e);
   } catch (const std::exception& e) {
-    fail(direction, migration, batch,
-         MigrationExecutionFailedError(redact(e.what()), {{"migration", migration.name}}), info);
+    fail(step, MigrationExecutionFailedError(redact(e.what()), {{"migration", migration.name}}));
   }
-  if (timed_out) {
-    // The body finished, but past its deadline: its effects are committed, so the run stops
-    // here instead of going on late.
-    env_.stop.request(MigrationTimeoutError(
-        fmt::format("Migration {} exceeded its timeout of {} ms", migration.name, timeout->count()),
-        {{"migration", migration.name}, {"timeoutMs", timeout->count()}}));
-  }
+  // The body finished, but past its deadline: its effects are committed, so the run stops here
+  // instead of going on late.
+  if (timed_out) env_.stop.request(timeout_error(migration.name, *timeout));
+}
 
-  const auto duration =
-      std::chrono::duration_cast<milliseconds>(env_.clock->now() - started).count();
+RunResult Runner::succeed(const Step& step, std::int64_t duration_ms) {
+  const bool up = step.direction == Direction::kUp;
+  const std::string& name = step.migration.name;
   env_.emit({"migration:success",
-             {{"migration", migration.name},
-              {"direction", direction_name(direction)},
-              {"batch", batch},
-              {"durationMs", duration}}});
-  env_.logger.info(
-      fmt::format("{} {} in {} ms", up ? "applied" : "reverted", migration.name, duration));
+             {{"migration", name},
+              {"direction", direction_name(step.direction)},
+              {"batch", step.batch},
+              {"durationMs", duration_ms}}});
+  env_.logger.info(fmt::format("{} {} in {} ms", up ? "applied" : "reverted", name, duration_ms));
   if (env_.hooks.after_each) {
-    call_hook("afterEach", [&] { env_.hooks.after_each(migration.name, duration, info); });
+    call_hook("afterEach", [&] { env_.hooks.after_each(name, duration_ms, step.info); });
   }
-  return RunResult{migration.name, up ? "applied" : "reverted", duration, batch, ""};
+  return RunResult{name, up ? "applied" : "reverted", duration_ms, step.batch, ""};
 }
 
 void Runner::execute_with_lock_retries(const Execution& execution, const std::string& name) {
@@ -307,12 +327,14 @@ void Runner::execute_with_lock_retries(const Execution& execution, const std::st
   }
 }
 
-void Runner::fail(Direction direction, const Migration& migration, std::int64_t batch,
-                  const Error& error, const HookInfo& info) {
+void Runner::fail(const Step& step, const Error& error) {
+  const Migration& migration = step.migration;
+  const Direction direction = step.direction;
+  const std::int64_t batch = step.batch;
   const std::string message = redact(error.what());
   if (env_.hooks.on_error) {
     try {
-      env_.hooks.on_error(migration.name, error, info);
+      env_.hooks.on_error(migration.name, error, step.info);
     } catch (const std::exception& e) {
       env_.logger.warn(fmt::format("onError hook failed: {}", redact(e.what())));
     }

@@ -3,8 +3,10 @@
 // the store with the body (src/core/changelog.cpp decides what), a failure recorded.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "core/changelog.hpp"
@@ -50,10 +52,31 @@ class Runner {
            std::vector<RunResult>& results);
 
  private:
+  // One migration of the run, as its steps share it.
+  struct Step {
+    Direction direction;
+    const Migration& migration;
+    std::int64_t batch;
+    HookInfo info;
+    LockProgress progress;  // what the lock record shows while it runs
+    bool in_transaction;
+  };
+
+  // Tells the lock record which migration the run is on: folded into the migration's fenced
+  // commit where the store can (no round trip; the loss deadline is checked here, locally),
+  // else by renewing the lease now.
+  void report_progress(const Step& step);
   // The progress line before a migration (and a note when it re-runs an interrupted one).
   void announce(Direction direction, const PlanEntry& entry, const HookInfo& info);
-  RunResult run_one(Direction direction, const Migration& migration, std::int64_t batch,
-                    const HookInfo& info);
+  // The steps of one migration: start (beforeEach, migration:start), the stop checked, the
+  // `applying` mark of a non-transactional one, execute, succeed (migration:success, afterEach).
+  RunResult run_one(const Step& step);
+  void start(const Step& step);
+  // Runs the body with its record under its timeout; a failure is recorded and thrown (fail()).
+  void execute(const Step& step, const LockToken* fence);
+  RunResult succeed(const Step& step, std::int64_t duration_ms);
+  // The migration's own timeout, else the config's.
+  std::optional<std::chrono::milliseconds> timeout_of(const Migration& migration) const;
   // Executes; a transaction that timed out waiting for a lock rolled back whole, so it is tried
   // again (up to lockRetries more times, the lease renewed and the stop honoured between tries).
   void execute_with_lock_retries(const Execution& execution, const std::string& name);
@@ -61,8 +84,7 @@ class Runner {
   // After the last migration: a lock lost during it fails the run unless everything the run
   // applied committed under the fence.
   void finish(bool all_fenced, const std::vector<RunResult>& results);
-  [[noreturn]] void fail(Direction direction, const Migration& migration, std::int64_t batch,
-                         const Error& error, const HookInfo& info);
+  [[noreturn]] void fail(const Step& step, const Error& error);
 
   RunEnvironment env_;
 };

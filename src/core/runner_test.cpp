@@ -28,7 +28,7 @@ class RunnerTest : public ::testing::Test {
  protected:
   testing::TempDir dir;
   Config config = config_from_json({{"uri", "sqlite:" + dir.file("app.db").string()}});
-  std::unique_ptr<Store> store = open_store(config);
+  std::unique_ptr<FaultStore> store = std::make_unique<FaultStore>(open_store(config));
   FaultStore lock_store{open_store(config, {.statement_bound = milliseconds(50)})};
   FakeClock clock;
   RunStop stop;
@@ -125,6 +125,48 @@ TEST_F(RunnerTest, ATransactionalSqliteMigrationLongerThanTheTtlKeepsTheLock) {
   const auto holder = store->read_lock();
   ASSERT_TRUE(holder);
   EXPECT_EQ(holder->run_id, "run-1");
+}
+
+// Issue 11: a transactional migration's fenced commit writes the progress to the lock record,
+// so moving to the next migration costs no renewal (no round trip on the lock connection), and
+// after each commit the record names the migration just committed.
+TEST_F(RunnerTest, TransactionalMigrationsCarryTheProgressInTheirCommitWithoutARenewal) {
+  store->claim_fence_records_progress(true);  // as PostgreSQL and MongoDB do
+  constexpr int kCount = 5;
+  std::vector<Migration> migrations;
+  for (int i = 1; i <= kCount; ++i) {
+    migrations.push_back(
+        code_migration("000" + std::to_string(i) + "-m", [](MigrationContext&) {}));
+  }
+  std::vector<LockProgress> shown;
+  hooks.after_each = [&](const std::string&, std::int64_t, const HookInfo&) {
+    const auto holder = store->read_lock();
+    ASSERT_TRUE(holder);
+    shown.push_back({holder->migration, holder->step, holder->total});
+  };
+  EXPECT_EQ(run(migrations).size(), static_cast<std::size_t>(kCount));
+  EXPECT_EQ(lock_store.renewals(), 0);
+  ASSERT_EQ(shown.size(), static_cast<std::size_t>(kCount));
+  for (int i = 0; i < kCount; ++i) {
+    EXPECT_EQ(shown[i].migration, migrations[i].name);
+    EXPECT_EQ(shown[i].step, i + 1);
+    EXPECT_EQ(shown[i].total, kCount);
+  }
+}
+
+// A non-transactional migration has no fenced commit to carry its progress (and SQLite's single
+// writer would keep a renewal from showing a long one): the lease is renewed before it runs, so
+// waiters see it by name while it runs.
+TEST_F(RunnerTest, ANonTransactionalMigrationRenewsTheLeaseWithItsProgressBeforeItRuns) {
+  Migration outside = code_migration("0001-outside", [&](MigrationContext&) {
+    EXPECT_EQ(lock_store.renewals(), 1);
+    const auto holder = store->read_lock();
+    ASSERT_TRUE(holder);
+    EXPECT_EQ(holder->migration, "0001-outside");
+    EXPECT_EQ(holder->step, 1);
+  });
+  outside.transactional = false;
+  EXPECT_EQ(run({outside}).size(), 1u);
 }
 
 // Issue 9, case 4: a C++ body that honours ctx.stop and throws (as docs/API.md recommends)

@@ -143,6 +143,10 @@ struct Execution {
   // Fencing: when set, a transactional execution commits only while the lock record still
   // carries this owner and nonce; otherwise it rolls back and throws LockLostError.
   const LockToken* fence = nullptr;
+  // With `fence`: a transactional execution's fence also renews the lock record (lockedAt,
+  // database clock) and writes this progress to it, in the same transaction, so announcing the
+  // migration costs no round trip of its own (see fence_records_progress()).
+  const LockProgress* progress = nullptr;
   // The context handed to a C++ body; the store fills in `handle`.
   MigrationContext* context = nullptr;
   // Where the store can (PostgreSQL), bounds on a transactional execution's statements: how
@@ -245,6 +249,11 @@ class Store {
   virtual void execute(const Execution& execution) = 0;
   // Asks a running execute() to stop as soon as it can (timeouts). Thread-safe; best effort.
   virtual void interrupt() {}
+  // Whether the engine may leave the progress to a transactional execute()'s fence: true where
+  // the fence writes Execution::progress and the heartbeat can still show a long migration by
+  // name while it runs. When false, the engine renews the lease with the progress before each
+  // migration (a round trip).
+  virtual bool fence_records_progress() const { return false; }
 
   // The database's current time in ms since the epoch (status output, tests).
   virtual std::int64_t now_ms() = 0;

@@ -486,6 +486,49 @@ TEST_P(StoreConformance, TransactionalScriptCommitsWorkAndRecord) {
   EXPECT_EQ(written->status, RecordStatus::kApplied);
 }
 
+// Issue 11: the fence carries the run's progress, so the lock record names the migration once
+// it commits, without a renewal of its own; a migration that rolls back writes none of it.
+TEST_P(StoreConformance, TheFenceWritesTheProgressWithTheCommit) {
+  skip_unless_transactions();
+  auto store = open_ready();
+  if (!store->fence_records_progress()) GTEST_SKIP() << GetParam().name << " renews instead";
+  const auto mine = claim("run-a");
+  ASSERT_TRUE(store->try_acquire(mine).acquired);
+  const auto fence = token_of(mine);
+  const auto acquired_at = lock_now()->locked_at_ms;
+  std::this_thread::sleep_for(milliseconds(20));  // so the renewed stamp can differ
+
+  const Work work = harness_->create_object_script("conformance_progress");
+  const auto record = applied("0002-progress");
+  const LockProgress progress{"0002-progress", 2, 3};
+  store->execute({.work = &work,
+                  .transactional = true,
+                  .record = &record,
+                  .fence = &fence,
+                  .progress = &progress});
+  auto lock = lock_now();
+  ASSERT_TRUE(lock.has_value());
+  EXPECT_EQ(lock->run_id, "run-a");
+  EXPECT_EQ(lock->migration, "0002-progress");
+  EXPECT_EQ(lock->step, 2);
+  EXPECT_EQ(lock->total, 3);
+  EXPECT_GT(lock->locked_at_ms, acquired_at);
+
+  const Work failing = harness_->failing_script();
+  const auto failed = applied("0003-fails");
+  const LockProgress next{"0003-fails", 3, 3};
+  EXPECT_THROW(store->execute({.work = &failing,
+                               .transactional = true,
+                               .record = &failed,
+                               .fence = &fence,
+                               .progress = &next}),
+               MigrationExecutionFailedError);
+  lock = lock_now();
+  ASSERT_TRUE(lock.has_value());
+  EXPECT_EQ(lock->migration, "0002-progress");
+  EXPECT_EQ(lock->step, 2);
+}
+
 TEST_P(StoreConformance, FailingTransactionalScriptWritesNoRecord) {
   skip_unless_transactions();
   auto store = open_ready();

@@ -158,7 +158,12 @@ TEST_F(MingoTest, RenewFenceAndReleaseMatchOnlyTheirOwnerAndNonce) {
       lock_document("run-1", "nonce-2", 20'000, 60'000));
   add("renew-other-owner", mongo::holder_filter(mine), renew, false,
       lock_document("run-2", "nonce-1", 20'000, 60'000));
-  add("fence-ours", mongo::holder_filter(mine), mongo::fence_pipeline(), false, ours);
+  add("fence-ours", mongo::holder_filter(mine), mongo::fence_pipeline(nullptr), false, ours);
+  const LockProgress progress{"0003-c", 3, 3};
+  add("fence-with-progress", mongo::holder_filter(mine), mongo::fence_pipeline(&progress), false,
+      ours);
+  add("fence-other-nonce", mongo::holder_filter(mine), mongo::fence_pipeline(&progress), false,
+      lock_document("run-1", "nonce-2", 20'000, 60'000));
   // A release deletes what its filter matches.
   add("release-ours", mongo::holder_filter(mine), json::array(), false, ours);
   add("release-other", mongo::holder_filter(mine), json::array(), false,
@@ -174,6 +179,12 @@ TEST_F(MingoTest, RenewFenceAndReleaseMatchOnlyTheirOwnerAndNonce) {
   EXPECT_TRUE(out["renew-other-owner"].is_null());
   EXPECT_EQ(out["fence-ours"]["lockedAt"], json({{"$date", kNow}}));
   EXPECT_EQ(out["fence-ours"]["migration"], "0001-a");
+  EXPECT_EQ(out["fence-with-progress"]["lockedAt"], json({{"$date", kNow}}));
+  EXPECT_EQ(out["fence-with-progress"]["migration"], "0003-c");
+  EXPECT_EQ(out["fence-with-progress"]["step"], 3);
+  EXPECT_EQ(out["fence-with-progress"]["total"], 3);
+  EXPECT_EQ(out["fence-with-progress"]["owner"], "run-1");
+  EXPECT_TRUE(out["fence-other-nonce"].is_null());
   EXPECT_FALSE(out["release-ours"].is_null());
   EXPECT_TRUE(out["release-other"].is_null());
 }

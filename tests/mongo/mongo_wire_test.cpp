@@ -414,8 +414,13 @@ TEST(MongoWire, ATransactionFencesFirstThenRunsTheStepsAndTheRecordInOneSession)
   const Work work = script(R"([{"create": "users"}])");
   const RecordWrite record = applied_write();
   const LockToken fence{"run-1", "nonce-1"};
+  const LockProgress progress{"0002-users", 2, 5};
 
-  store->execute({.work = &work, .transactional = true, .record = &record, .fence = &fence});
+  store->execute({.work = &work,
+                  .transactional = true,
+                  .record = &record,
+                  .fence = &fence,
+                  .progress = &progress});
 
   const auto sent = server.operations();
   ASSERT_THAT(names(sent), ElementsAre("update", "create", "update", "commitTransaction"));
@@ -423,7 +428,12 @@ TEST(MongoWire, ATransactionFencesFirstThenRunsTheStepsAndTheRecordInOneSession)
   EXPECT_EQ(first["update"], "_migronaut_locks");
   EXPECT_EQ(first["updates"][0]["q"],
             json({{"_id", "migronaut_lock"}, {"owner", "run-1"}, {"nonce", "nonce-1"}}));
-  EXPECT_EQ(first["updates"][0]["u"], json::array({{{"$set", {{"lockedAt", "$$NOW"}}}}}));
+  // The fence carries the progress: no renewal of its own is needed to announce the migration.
+  EXPECT_EQ(first["updates"][0]["u"], json::array({{{"$set",
+                                                     {{"lockedAt", "$$NOW"},
+                                                      {"migration", {{"$literal", "0002-users"}}},
+                                                      {"step", 2},
+                                                      {"total", 5}}}}}));
   EXPECT_EQ(first["startTransaction"], true);
   for (const auto& command : sent) {
     EXPECT_EQ(command.doc["lsid"], first["lsid"]) << command.name;

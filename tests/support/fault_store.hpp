@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string_view>
 
 #include "store/store.hpp"
@@ -58,6 +59,12 @@ class FaultStore : public Store {
   }
   void execute(const Execution& execution) override { inner_->execute(execution); }
   void interrupt() override { inner_->interrupt(); }
+  bool fence_records_progress() const override {
+    return claims_fence_records_progress_.value_or(inner_->fence_records_progress());
+  }
+  // Has the engine treat the store as one whose fence carries the progress (SQLite's does, but
+  // it asks for a renewal before each migration instead).
+  void claim_fence_records_progress(bool claim) { claims_fence_records_progress_ = claim; }
   std::int64_t now_ms() override { return inner_->now_ms(); }
   std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {
     return inner_->read_foreign_history(tool);
@@ -72,6 +79,7 @@ class FaultStore : public Store {
   std::condition_variable renewed_;
   Fault fault_;
   int renewals_ = 0;
+  std::optional<bool> claims_fence_records_progress_;
 };
 
 }  // namespace migronaut::testing

@@ -58,15 +58,17 @@ Json acquire_pipeline(const LockClaim& claim) {
   return Json::array({{{"$replaceWith", {{"$cond", {stale, holder, "$$ROOT"}}}}}});
 }
 
-Json renew_pipeline(const LockProgress& progress) {
-  return Json::array({{{"$set",
-                        {{"lockedAt", "$$NOW"},
-                         {"migration", literal(progress.migration)},
-                         {"step", progress.step},
-                         {"total", progress.total}}}}});
-}
+Json renew_pipeline(const LockProgress& progress) { return fence_pipeline(&progress); }
 
-Json fence_pipeline() { return Json::array({{{"$set", {{"lockedAt", "$$NOW"}}}}}); }
+Json fence_pipeline(const LockProgress* progress) {
+  Json set = {{"lockedAt", "$$NOW"}};
+  if (progress) {
+    set["migration"] = literal(progress->migration);
+    set["step"] = progress->step;
+    set["total"] = progress->total;
+  }
+  return Json::array({{{"$set", set}}});
+}
 
 UpdateDocuments record_update(const RecordWrite& write) {
   Json filter = {{"name", write.name}};

@@ -29,11 +29,12 @@ Json holder_filter(const LockToken& token);
 Json acquire_pipeline(const LockClaim& claim);
 // The renewal: lockedAt = $$NOW plus the progress fields.
 Json renew_pipeline(const LockProgress& progress);
-// The transactional fence: lockedAt = $$NOW, written first inside the migration's transaction.
+// The transactional fence: lockedAt = $$NOW, plus the progress fields when given (so the
+// migration's announcement rides on it), written first inside the migration's transaction.
 // A write, not a read: a transaction reads from the snapshot it started with, so only a write
 // conflicts with a reclaim that happened meanwhile, and once written the record cannot be
 // reclaimed until the transaction ends.
-Json fence_pipeline();
+Json fence_pipeline(const LockProgress* progress);
 
 struct UpdateDocuments {
   Json filter;

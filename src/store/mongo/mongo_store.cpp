@@ -183,7 +183,8 @@ class MongoStore final : public Store, private MongoFailure {
   // Outside a transaction MongoDB cannot make the fence atomic with the write: the lock is
   // checked (with a write on it, so a reclaim in between shows) just before.
   void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
-    if (fence != nullptr && !update_lock(*fence, mongo::fence_pipeline(), nullptr, "lock fence")) {
+    if (fence != nullptr &&
+        !update_lock(*fence, mongo::fence_pipeline(nullptr), nullptr, "lock fence")) {
       throw LockLostError("the lock no longer names this run; the record was not written",
                           {{"reason", "fence"}});
     }
@@ -229,6 +230,8 @@ class MongoStore final : public Store, private MongoFailure {
   // Stops the script before its next step; the step running carries maxTimeMS, so the server
   // ends it by the migration's deadline.
   void interrupt() override { interrupted_ = true; }
+
+  bool fence_records_progress() const override { return true; }
 
   // The server's clock from a hello reply's localTime: one round trip, no collection touched.
   std::int64_t now_ms() override {
@@ -416,8 +419,8 @@ class MongoStore final : public Store, private MongoFailure {
     ++run.attempts;
     try {
       if (execution.fence != nullptr &&
-          !run.store->update_lock(*execution.fence, mongo::fence_pipeline(), session,
-                                  "lock fence")) {
+          !run.store->update_lock(*execution.fence, mongo::fence_pipeline(execution.progress),
+                                  session, "lock fence")) {
         throw LockLostError("the lock no longer names this run; the migration was rolled back",
                             {{"reason", "fence"}});
       }

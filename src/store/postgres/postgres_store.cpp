@@ -1,7 +1,8 @@
 // The PostgreSQL store (libpq). Lock statements are single statements judged by
 // clock_timestamp(). A transactional script migration travels as ONE simple-query string —
-// BEGIN, the script, the changelog upsert, the fencing check, COMMIT — so applying it costs one
-// round trip and its record commits only with its body and only while the lock is ours.
+// BEGIN, the script, the changelog upsert, the fence (which also writes the run's progress to
+// the lock record), COMMIT — so applying it costs one round trip and its record commits only
+// with its body and only while the lock is ours.
 #include "store/postgres/postgres_store.hpp"
 
 #include <fmt/format.h>
@@ -428,7 +429,7 @@ class PostgresStore final : public Store {
 
   void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
     if (fence != nullptr) {
-      check_migration(send("BEGIN;\n" + commit_script(&write, fence)));
+      check_migration(send("BEGIN;\n" + commit_script(&write, fence, nullptr)));
       return;
     }
     SqlValues values;
@@ -465,14 +466,13 @@ class PostgresStore final : public Store {
     if (script) {
       // One round trip: BEGIN, the script, the record, the fence, COMMIT.
       const std::string head = begin_sql(execution) + ";\n";
-      check_migration(send_watched(head + script->text + "\n;\n" +
-                                       commit_script(execution.record, execution.fence),
+      check_migration(send_watched(head + script->text + "\n;\n" + commit_script(execution),
                                    execution.lock_timeout),
                       SentPiece{script, 0, script->text.size(), head.size()});
       return;
     }
     run_code(execution);
-    check_migration(send(commit_script(execution.record, execution.fence)));
+    check_migration(send(commit_script(execution)));
   }
 
   void interrupt() override {
@@ -480,6 +480,8 @@ class PostgresStore final : public Store {
     char message[256];
     PQcancel(cancel_, message, sizeof message);
   }
+
+  bool fence_records_progress() const override { return true; }
 
   std::int64_t now_ms() override {
     const Result result = run("read the server clock", "SELECT " + epoch_ms("clock_timestamp()"));
@@ -674,26 +676,40 @@ class PostgresStore final : public Store {
     return sql;
   }
 
-  std::string commit_script(const RecordWrite* record, const LockToken* fence) {
+  std::string commit_script(const RecordWrite* record, const LockToken* fence,
+                            const LockProgress* progress) {
     std::string sql;
     if (record) {
       SqlValues literals(conn_);
       sql += upsert_sql(*record, literals) + ";\n";
     }
-    if (fence) sql += fence_sql(*fence) + ";\n";
+    if (fence) sql += fence_sql(*fence, progress) + ";\n";
     return sql + "COMMIT;";
   }
 
-  // Fails the transaction unless the lock record still carries the token. FOR SHARE holds the
-  // record until COMMIT, so no reclaim can slip in between the check and the commit. Plain SQL
-  // rather than a DO block, which PostgreSQL compiles afresh each time (~2 ms, more than the
-  // rest of a small migration): without the record, the marker fails its cast to int.
-  std::string fence_sql(const LockToken& token) const {
+  std::string commit_script(const Execution& execution) {
+    return commit_script(execution.record, execution.fence, execution.progress);
+  }
+
+  // Fails the transaction unless the lock record still carries the token, and renews it with
+  // the progress, if any. The UPDATE holds the record until COMMIT, so no reclaim can slip in
+  // between the check and the commit, and waiters see the progress the moment the migration
+  // commits, without a round trip on the lock connection. Plain SQL rather than a DO block,
+  // which PostgreSQL compiles afresh each time (~2 ms, more than the rest of a small migration):
+  // when no record matched, the marker fails its cast to int.
+  std::string fence_sql(const LockToken& token, const LockProgress* progress) const {
     SqlValues literals(conn_);
-    return "SELECT (CASE WHEN count(*) = 1 THEN '1' ELSE '" + std::string(kFenceMarker) +
-           "' END)::int FROM (SELECT 1 FROM " + lock_table_ + " WHERE id = '" +
+    std::string renewal = "locked_at = clock_timestamp()";
+    if (progress) {
+      renewal += ", migration = " + literals.add(progress->migration) +
+                 ", step = " + std::to_string(progress->step) +
+                 ", total = " + std::to_string(progress->total);
+    }
+    return "WITH fence AS (UPDATE " + lock_table_ + " SET " + renewal + " WHERE id = '" +
            std::string(kLockId) + "' AND owner = " + literals.add(token.owner) +
-           " AND nonce = " + literals.add(token.nonce) + " FOR SHARE) AS fence";
+           " AND nonce = " + literals.add(token.nonce) +
+           " RETURNING 1) SELECT (CASE WHEN count(*) = 1 THEN '1' ELSE '" +
+           std::string(kFenceMarker) + "' END)::int FROM fence";
   }
 
   // Whether `result` is the fencing check's failure: the marker's failed cast.

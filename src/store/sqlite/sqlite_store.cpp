@@ -288,15 +288,7 @@ class SqliteStore final : public Store {
   }
 
   bool renew(const LockToken& token, const LockProgress& progress) override {
-    if (!lock_table_exists()) return false;
-    Statement update(db_.get(),
-                     "UPDATE " + lock_table_ + " SET locked_at = " + std::string(kNowMs) +
-                         ", migration = ?, step = ?, total = ?"
-                         " WHERE id = ? AND owner = ? AND nonce = ?",
-                     "renew lock");
-    update.bind(progress.migration).bind(progress.step).bind(progress.total);
-    update.bind(kLockId).bind(token.owner).bind(token.nonce).run();
-    return sqlite3_changes(db_.get()) == 1;
+    return lock_table_exists() && stamp_lock(token, &progress);
   }
 
   void release(const LockToken& token) override {
@@ -347,7 +339,7 @@ class SqliteStore final : public Store {
     }
     Transaction transaction(db_.get());
     upsert_record(write);
-    require_lock(*fence);
+    require_lock(*fence, nullptr);
     transaction.commit();
   }
 
@@ -432,11 +424,15 @@ class SqliteStore final : public Store {
           {{"error", "transaction ended by the migration"}});
     }
     if (execution.record != nullptr) upsert_record(resolve_elapsed(*execution.record, elapsed_ms));
-    if (execution.fence != nullptr) require_lock(*execution.fence);
+    if (execution.fence != nullptr) require_lock(*execution.fence, execution.progress);
     transaction.commit();
   }
 
   void interrupt() override { sqlite3_interrupt(db_.get()); }
+  // The fence writes the progress too, but only at the commit: a transaction holds SQLite's only
+  // write slot, so no renewal could show a long migration by name while it runs. The engine
+  // renews before each migration instead (a local write, no network round trip).
+  bool fence_records_progress() const override { return false; }
 
   bool writable() const override { return writable_; }
   std::optional<std::string> missing_database() const override { return missing_file_; }
@@ -479,20 +475,24 @@ class SqliteStore final : public Store {
   std::string status_index() const { return changelog_table_name_ + "_status_batch"; }
 
   // The fence, inside the write transaction: nobody can reclaim while it holds the write slot.
-  // It renews the lease too — the heartbeat could not write while this transaction held the
-  // slot, and nobody else could either.
-  void require_lock(const LockToken& token) {
-    if (!renew_in_transaction(token)) {
+  // It renews the lease too, with the progress when given — the heartbeat could not write while
+  // this transaction held the slot, and nobody else could either.
+  void require_lock(const LockToken& token, const LockProgress* progress) {
+    if (!stamp_lock(token, progress)) {
       throw LockLostError("the lock no longer belongs to this run; the migration was rolled back",
                           {{"runId", token.owner}});
     }
   }
 
-  bool renew_in_transaction(const LockToken& token) {
+  // Re-stamps lockedAt (and the progress, when given) on the record while it is ours; false
+  // when it no longer is.
+  bool stamp_lock(const LockToken& token, const LockProgress* progress) {
     Statement update(db_.get(),
                      "UPDATE " + lock_table_ + " SET locked_at = " + std::string(kNowMs) +
+                         (progress ? ", migration = ?, step = ?, total = ?" : "") +
                          " WHERE id = ? AND owner = ? AND nonce = ?",
-                     "check lock");
+                     "renew lock");
+    if (progress) update.bind(progress->migration).bind(progress->step).bind(progress->total);
     update.bind(kLockId).bind(token.owner).bind(token.nonce).run();
     return sqlite3_changes(db_.get()) == 1;
   }

@@ -193,11 +193,16 @@ void Runner::announce(Direction direction, const PlanEntry& entry, const HookInf
   }
   env_.logger.info(fmt::format("{} {} ({}/{})…", up ? "applying" : "reverting", entry.name,
                                info.index + 1, info.total));
-  const Migration& migration = *entry.migration;
+}
+
+// Logged once nothing can stop the body any more, so "sending" means it is on its way.
+void Runner::log_statements(const Step& step) {
+  const Migration& migration = step.migration;
+  const bool up = step.direction == Direction::kUp;
   const Work* work = up ? &migration.up : (migration.down ? &*migration.down : nullptr);
   if (const auto* script = std::get_if<Script>(work)) {
     for (const std::string& statement : env_.store.statements_of(*script)) {
-      env_.logger.debug(fmt::format("sending {}: {}", entry.name, one_line(statement, 200)));
+      env_.logger.debug(fmt::format("sending {}: {}", migration.name, one_line(statement, 200)));
     }
   }
 }
@@ -209,6 +214,7 @@ RunResult Runner::run_one(const Step& step) {
   if (step.direction == Direction::kUp && !step.in_transaction) {
     env_.store.write_record(applying_record(step.migration, step.batch, env_.stamp), fence);
   }
+  log_statements(step);
   const auto started = env_.clock->now();
   execute(step, fence);
   return succeed(step,

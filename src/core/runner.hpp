@@ -68,6 +68,8 @@ class Runner {
   void report_progress(const Step& step);
   // The progress line before a migration (and a note when it re-runs an interrupted one).
   void announce(Direction direction, const PlanEntry& entry, const HookInfo& info);
+  // Each statement of the body, for --verbose, just before it is sent.
+  void log_statements(const Step& step);
   // The steps of one migration: start (beforeEach, migration:start), the stop checked, the
   // `applying` mark of a non-transactional one, execute, succeed (migration:success, afterEach).
   RunResult run_one(const Step& step);

@@ -129,7 +129,12 @@ class StopSignalTest : public SqliteProcessTest, public ::testing::WithParamInte
 
 TEST_P(StopSignalTest, FirstSignalFinishesTheMigrationInFlightAndExits11) {
   write_slow_then_fast();
-  auto run = start_and_wait_for({"--json", "up"}, "0001-slow.sql");
+  // "sending" is logged once the stop was checked for the last time before the body: a signal
+  // from then on must let the migration finish. (The lock record names the migration earlier.)
+  auto run = project.start({"--json", "--verbose", "up"}, kFastLock);
+  ASSERT_TRUE(eventually([&] {
+    return run->err_so_far().find("sending 0001-slow.sql") != std::string::npos;
+  })) << run->err_so_far();
   run->signal(GetParam());
   const ProcessResult result = run->wait();
 

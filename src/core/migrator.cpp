@@ -48,8 +48,9 @@ struct Migrator::Impl {
   Store& reader() {
     if (store) return *store;
     store = open_store(config, {.access = Access::kRead, .statement_bound = std::nullopt});
-    database_reached = true;
-    if (const auto missing = store->missing_database()) {
+    const auto missing = store->missing_database();
+    database_reached = !missing;  // a stand-in for a missing SQLite file reached nothing
+    if (missing) {
       logger->warn(fmt::format(
           "The database {} does not exist: nothing is applied yet (`migronaut up` creates it)",
           *missing));

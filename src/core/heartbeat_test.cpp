@@ -32,6 +32,13 @@ class HeartbeatTest : public ::testing::Test {
       ++losses;
     };
   }
+  // A renewal that always succeeds, counted.
+  std::function<bool()> counting_renewal() {
+    return [this] {
+      ++renewals;
+      return true;
+    };
+  }
   // Advances the fake clock once the heartbeat's renewer and watchdog both sleep, so no tick
   // is missed.
   void advance(milliseconds by) {
@@ -73,13 +80,7 @@ TEST_F(HeartbeatTest, AFailedRenewalIsRetriedBeforeTheDeadline) {
 // renew_within() brings the next renewal forward; a later call replaces its time, and a
 // renewal meanwhile (which carries the progress as it is) cancels it.
 TEST_F(HeartbeatTest, RenewWithinBringsTheNextRenewalForwardOnce) {
-  Heartbeat heartbeat(
-      clock, milliseconds(1000),
-      [&] {
-        ++renewals;
-        return true;
-      },
-      on_lost(), nullptr);
+  Heartbeat heartbeat(clock, milliseconds(1000), counting_renewal(), on_lost(), nullptr);
   heartbeat.renew_within(milliseconds(100));
   heartbeat.renew_within(milliseconds(200));  // replaces the 100 ms
   advance(milliseconds(150));
@@ -96,13 +97,7 @@ TEST_F(HeartbeatTest, RenewWithinBringsTheNextRenewalForwardOnce) {
 }
 
 TEST_F(HeartbeatTest, RenewsAtEachInterval) {
-  Heartbeat heartbeat(
-      clock, milliseconds(1000),
-      [&] {
-        ++renewals;
-        return true;
-      },
-      on_lost(), nullptr);
+  Heartbeat heartbeat(clock, milliseconds(1000), counting_renewal(), on_lost(), nullptr);
   advance(milliseconds(499));
   EXPECT_EQ(renewals, 0);
   advance(milliseconds(1));
@@ -153,13 +148,7 @@ TEST_F(HeartbeatTest, FailingRenewalsLoseTheLockAtTheDeadline) {
 }
 
 TEST_F(HeartbeatTest, NudgeRenewsWithoutWaitingForTheInterval) {
-  Heartbeat heartbeat(
-      clock, milliseconds(60'000),
-      [&] {
-        ++renewals;
-        return true;
-      },
-      on_lost(), nullptr);
+  Heartbeat heartbeat(clock, milliseconds(60'000), counting_renewal(), on_lost(), nullptr);
   clock.wait_for_sleepers(2);
   heartbeat.nudge();
   ASSERT_TRUE(eventually([&] { return renewals == 1; }));

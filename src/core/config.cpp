@@ -11,17 +11,15 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <regex>
 #include <set>
 #include <span>
-#include <sstream>
 #include <vector>
 
 #include "core/env_file.hpp"
 #include "migronaut/errors.hpp"
 #include "store/registry.hpp"
+#include "util/file.hpp"
 #include "util/redact.hpp"
 #include "util/sqlite_uri.hpp"
 #include "util/text.hpp"
@@ -234,9 +232,14 @@ std::string allowed_list(std::span<const std::string_view> allowed) {
   return list;
 }
 
-bool is_identifier(const std::string& name) {
-  static const std::regex kIdentifier("^[A-Za-z_][A-Za-z0-9_]{0,62}$");
-  return std::regex_match(name, kIdentifier);
+// [A-Za-z_][A-Za-z0-9_]{0,62}: what every backend takes unquoted (PostgreSQL's 63-byte names).
+bool is_identifier(std::string_view name) {
+  const auto letter = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+  };
+  const auto word = [&](char c) { return letter(c) || (c >= '0' && c <= '9'); };
+  return !name.empty() && name.size() <= 63 && letter(name[0]) &&
+         std::all_of(name.begin(), name.end(), word);
 }
 
 // A JSON number that is a whole number in 1..max, as an integer.
@@ -464,14 +467,12 @@ void merge(json& base, const json& layer) {
 }
 
 std::string read_text_file(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (!in) {
+  std::optional<std::string> content = read_whole_file(path);
+  if (!content) {
     throw ConfigInvalidError("Cannot read the config file " + path.string(),
                              {{"file", path.string()}});
   }
-  return content.str();
+  return std::move(*content);
 }
 
 // Parses the config file, refusing a key given twice in one object: a JSON parser keeps the

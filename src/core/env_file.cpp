@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
-#include <fstream>
-#include <sstream>
 
 #include "migronaut/errors.hpp"
+#include "util/file.hpp"
 #include "util/text.hpp"
 
 namespace migronaut {
@@ -137,11 +136,9 @@ std::string read_small_regular_file(const std::filesystem::path& path) {
   if (std::filesystem::file_size(path, error) > kMaxEnvFileBytes || error) {
     throw ConfigInvalidError("The env file " + path.string() + " is larger than 1 MB", context);
   }
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (!in) throw ConfigInvalidError("Cannot read the env file " + path.string(), context);
-  return content.str();
+  std::optional<std::string> content = read_whole_file(path);
+  if (!content) throw ConfigInvalidError("Cannot read the env file " + path.string(), context);
+  return std::move(*content);
 }
 
 }  // namespace

@@ -67,7 +67,8 @@ struct Migrator::Impl {
     if (!lock_store) {
       lock_store = open_store(
           config,
-          {.statement_bound = Heartbeat::statement_bound_for(milliseconds(config.lock_ttl_ms()))});
+          {.statement_bound = Heartbeat::statement_bound_for(milliseconds(config.lock_ttl_ms())),
+           .durable = false});
     }
     return *lock_store;
   }

@@ -4,8 +4,9 @@
 
 #include <algorithm>
 #include <limits>
-#include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
 
 #include "migronaut/errors.hpp"
 #include "source/names.hpp"
@@ -88,26 +89,69 @@ bool same_migration(const PlanEntry& former, const PlanEntry& entry) {
          entry.migration->checksum == former.record->checksum;
 }
 
-// Pairs each applied record whose file is gone with the migration it was renamed to, if any.
-// Returns the former names, which leave the plan.
-std::set<std::string> match_renames(std::map<std::string, PlanEntry>& by_name) {
-  std::set<std::string> former_names;
-  for (auto& [name, former] : by_name) {
-    if (former.state != MigrationState::kMissing) continue;
-    for (auto& [other, entry] : by_name) {
+// Pairs each applied record whose file is gone with the migration it was renamed to, if any,
+// the former names taken in name order. Returns the formers' positions, which leave the plan.
+std::set<std::size_t> match_renames(std::vector<PlanEntry>& entries) {
+  std::vector<std::size_t> formers;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].state == MigrationState::kMissing) formers.push_back(i);
+  }
+  std::sort(formers.begin(), formers.end(),
+            [&](std::size_t a, std::size_t b) { return entries[a].name < entries[b].name; });
+  std::set<std::size_t> renamed;
+  for (std::size_t position : formers) {
+    const PlanEntry& former = entries[position];
+    for (PlanEntry& entry : entries) {
       const bool unrecorded = !entry.record.has_value();
       if (!same_migration(former, entry)) continue;
       if (!unrecorded && entry.state != MigrationState::kApplied) continue;
       if (unrecorded) {
         entry.state = MigrationState::kApplied;
         entry.record = former.record;
-        entry.renamed_from = name;
+        entry.renamed_from = former.name;
       }
-      former_names.insert(name);
+      renamed.insert(position);
       break;
     }
   }
-  return former_names;
+  return renamed;
+}
+
+// Every migration and every record, one entry per name, each record matched to its migration.
+std::vector<PlanEntry> match_records(const std::vector<Migration>& migrations,
+                                     std::vector<ChangelogRecord>& records,
+                                     std::int64_t& highest_batch) {
+  std::vector<PlanEntry> entries;
+  // Reserved whole: the index's keys view the entries' names, which must not move.
+  entries.reserve(migrations.size() + records.size());
+  std::unordered_map<std::string_view, std::size_t> by_name;
+  by_name.reserve(entries.capacity());
+  const auto entry_named = [&](const std::string& name) -> PlanEntry& {
+    if (const auto found = by_name.find(name); found != by_name.end()) {
+      return entries[found->second];
+    }
+    PlanEntry& entry = entries.emplace_back();
+    entry.name = name;
+    by_name.emplace(entry.name, entries.size() - 1);
+    return entry;
+  };
+  for (const Migration& migration : migrations) entry_named(migration.name).migration = &migration;
+  for (ChangelogRecord& record : records) {
+    highest_batch = std::max(highest_batch, record.batch);
+    PlanEntry& entry = entry_named(record.name);
+    entry.state = state_of(record);
+    entry.invalid_name = !is_valid_record_name(record.name);
+    if (entry.migration == nullptr && entry.state == MigrationState::kApplied) {
+      entry.state = MigrationState::kMissing;
+    }
+    const bool changed = entry.migration != nullptr && entry.state == MigrationState::kApplied &&
+                         record.checksum != entry.migration->checksum;
+    // A repeatable migration that changed is due again; any other change is drift.
+    if (changed && entry.migration->repeatable) entry.state = MigrationState::kPending;
+    entry.drifted = changed && !entry.migration->repeatable;
+    entry.record = std::move(record);
+  }
+  return entries;
 }
 
 }  // namespace
@@ -125,39 +169,22 @@ std::int64_t Plan::next_batch() const {
 
 Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRecord> records) {
   Plan plan;
-  std::map<std::string, PlanEntry> by_name;
-  for (const Migration& migration : migrations) {
-    PlanEntry& entry = by_name[migration.name];
-    entry.name = migration.name;
-    entry.migration = &migration;
-  }
-  for (ChangelogRecord& record : records) {
-    plan.highest_batch = std::max(plan.highest_batch, record.batch);
-    PlanEntry& entry = by_name[record.name];
-    entry.name = record.name;
-    entry.state = state_of(record);
-    entry.invalid_name = !is_valid_record_name(record.name);
-    if (entry.migration == nullptr && entry.state == MigrationState::kApplied) {
-      entry.state = MigrationState::kMissing;
-    }
-    const bool changed = entry.migration != nullptr && entry.state == MigrationState::kApplied &&
-                         record.checksum != entry.migration->checksum;
-    // A repeatable migration that changed is due again; any other change is drift.
-    if (changed && entry.migration->repeatable) entry.state = MigrationState::kPending;
-    entry.drifted = changed && !entry.migration->repeatable;
-    entry.record = std::move(record);
-  }
-  const std::set<std::string> former_names = match_renames(by_name);
-
-  for (auto& [name, entry] : by_name) {
+  std::vector<PlanEntry> entries = match_records(migrations, records, plan.highest_batch);
+  const std::set<std::size_t> renamed = match_renames(entries);
+  std::vector<std::size_t> kept;
+  std::vector<RunOrder> orders;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    const PlanEntry& entry = entries[i];
     // A record of a migration that is gone and not applied plays no part in any plan.
     if (entry.migration == nullptr && entry.state != MigrationState::kMissing) continue;
-    if (former_names.contains(name)) continue;
-    plan.entries.push_back(std::move(entry));
+    if (renamed.contains(i)) continue;
+    kept.push_back(i);
+    orders.push_back(order_of(entry));
   }
-  std::stable_sort(
-      plan.entries.begin(), plan.entries.end(),
-      [](const PlanEntry& a, const PlanEntry& b) { return runs_before(order_of(a), order_of(b)); });
+  plan.entries.reserve(kept.size());
+  for (std::size_t position : execution_order(orders)) {
+    plan.entries.push_back(std::move(entries[kept[position]]));
+  }
   // Out of order: pending, yet before the newest applied versioned migration.
   std::size_t newest_applied = 0;
   for (std::size_t i = 0; i < plan.entries.size(); ++i) {

@@ -1,13 +1,14 @@
 #include "source/migration_set.hpp"
 
+#include <dirent.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <memory>
+#include <numeric>
 #include <stdexcept>
 
 #include "migronaut/errors.hpp"
@@ -17,6 +18,7 @@
 #include "source/sql_file.hpp"
 #include "source/version.hpp"
 #include "util/checksum.hpp"
+#include "util/file.hpp"
 #include "util/text.hpp"
 
 namespace migronaut {
@@ -35,11 +37,9 @@ struct File : NamedFile {
 }
 
 std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (!in) file_unreadable(path, std::strerror(errno));
-  return content.str();
+  std::optional<std::string> text = read_whole_file(path);
+  if (!text) file_unreadable(path, std::strerror(errno));
+  return std::move(*text);
 }
 
 // Whether `path` lies in `folder` (both canonical).
@@ -50,23 +50,34 @@ bool is_inside(const fs::path& path, const fs::path& folder) {
 
 // An entry named like a migration must be one: a regular file, or a symlink to one inside the
 // folder. Skipping it instead would report "up to date" without the migration it was meant to be.
-void require_readable(const fs::directory_entry& entry, const fs::path& dir) {
+// A folder entry as the listing gives it: the name and, where the file system tells, the type
+// (dirent's d_type), which spares a plain file a stat of its own on every boot check.
+struct FolderEntry {
+  std::string name;
+  unsigned char type = DT_UNKNOWN;
+};
+
+// An entry named like a migration must be one: a regular file, or a symlink to one inside the
+// folder. Skipping it instead would report "up to date" without the migration it was meant to be.
+void require_readable(const FolderEntry& entry, const fs::path& dir) {
+  if (entry.type == DT_REG) return;
+  const fs::path path = dir / entry.name;
   std::error_code error;
-  const fs::file_status target = fs::status(entry.path(), error);
-  if (error.value() == ELOOP) file_unreadable(entry.path(), "it is a symlink loop");
+  const fs::file_status target = fs::status(path, error);
+  if (error.value() == ELOOP) file_unreadable(path, "it is a symlink loop");
   if (target.type() == fs::file_type::not_found) {
-    file_unreadable(entry.path(), "it is a dangling symlink (its target does not exist)");
+    file_unreadable(path, "it is a dangling symlink (its target does not exist)");
   }
-  if (error) file_unreadable(entry.path(), error.message());
-  if (fs::is_directory(target)) file_unreadable(entry.path(), "it is a directory, not a file");
+  if (error) file_unreadable(path, error.message());
+  if (fs::is_directory(target)) file_unreadable(path, "it is a directory, not a file");
   if (!fs::is_regular_file(target)) {
-    file_unreadable(entry.path(), "it is not a regular file (a FIFO, socket or device)");
+    file_unreadable(path, "it is not a regular file (a FIFO, socket or device)");
   }
-  if (!entry.is_symlink(error)) return;
-  const fs::path real = fs::canonical(entry.path(), error);
+  if (!fs::is_symlink(fs::symlink_status(path, error))) return;
+  const fs::path real = fs::canonical(path, error);
   if (error || !is_inside(real, fs::canonical(dir, error))) {
-    file_unreadable(entry.path(), "it is a symlink leading outside the migrations folder (to " +
-                                      real.string() + ")");
+    file_unreadable(
+        path, "it is a symlink leading outside the migrations folder (to " + real.string() + ")");
   }
 }
 
@@ -78,22 +89,26 @@ void require_readable(const fs::directory_entry& entry, const fs::path& dir) {
       {{"key", "migrationsDir"}, {"path", dir.string()}, {"reason", reason}});
 }
 
-// The folder's entries; a folder that is missing (unless `optional`), not a folder or
-// unreadable is refused rather than read as holding no migrations.
-std::vector<fs::directory_entry> folder_entries(const fs::path& dir, bool optional) {
-  std::error_code error;
-  const fs::file_status status = fs::status(dir, error);
-  if (status.type() == fs::file_type::not_found) {
-    if (optional) return {};
-    folder_unusable(dir, "does not exist");
+// The folder's entries ("." and ".." left out), sorted by name; a folder that is missing
+// (unless `optional`), not a folder or unreadable is refused rather than read as holding no
+// migrations. readdir rather than directory_iterator: no path object per entry.
+std::vector<FolderEntry> folder_entries(const fs::path& dir, bool optional) {
+  const std::unique_ptr<DIR, int (*)(DIR*)> folder(::opendir(dir.c_str()), &::closedir);
+  if (!folder) {
+    if (errno == ENOENT && optional) return {};
+    if (errno == ENOENT) folder_unusable(dir, "does not exist");
+    if (errno == ENOTDIR) folder_unusable(dir, "is not a folder");
+    folder_unusable(dir, std::string("cannot be read: ") + std::strerror(errno));
   }
-  if (error) folder_unusable(dir, "cannot be read: " + error.message());
-  if (!fs::is_directory(status)) folder_unusable(dir, "is not a folder");
-  std::vector<fs::directory_entry> entries;
-  for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
-    entries.push_back(*it);
+  std::vector<FolderEntry> entries;
+  errno = 0;
+  while (const dirent* entry = ::readdir(folder.get())) {
+    const std::string_view name = entry->d_name;
+    if (name != "." && name != "..") entries.push_back({std::string(name), entry->d_type});
   }
-  if (error) folder_unusable(dir, "cannot be read: " + error.message());
+  if (errno != 0) folder_unusable(dir, std::string("cannot be read: ") + std::strerror(errno));
+  std::sort(entries.begin(), entries.end(),
+            [](const FolderEntry& a, const FolderEntry& b) { return a.name < b.name; });
   return entries;
 }
 
@@ -213,15 +228,12 @@ void reject_shared_versions(const std::vector<Migration>& sorted) {
 std::vector<NamedFile> list_migration_files(const fs::path& dir, std::string_view extension,
                                             bool missing_ok) {
   std::vector<NamedFile> files;
-  for (const fs::directory_entry& entry : folder_entries(dir, missing_ok)) {
-    const std::string name = entry.path().filename().string();
-    if (name.starts_with('.') || !name.ends_with(extension)) continue;
-    FileName naming = classify_file_name(name, extension);
+  for (FolderEntry& entry : folder_entries(dir, missing_ok)) {
+    if (entry.name.starts_with('.') || !entry.name.ends_with(extension)) continue;
+    FileName naming = classify_file_name(entry.name, extension);
     require_readable(entry, dir);
-    files.push_back({name, std::move(naming)});
+    files.push_back({std::move(entry.name), std::move(naming)});
   }
-  std::sort(files.begin(), files.end(),
-            [](const NamedFile& a, const NamedFile& b) { return a.name < b.name; });
   return files;
 }
 
@@ -250,6 +262,14 @@ bool runs_before(const RunOrder& a, const RunOrder& b) {
   return a.name < b.name;
 }
 
+std::vector<std::size_t> execution_order(const std::vector<RunOrder>& orders) {
+  std::vector<std::size_t> positions(orders.size());
+  std::iota(positions.begin(), positions.end(), std::size_t{0});
+  std::stable_sort(positions.begin(), positions.end(),
+                   [&](std::size_t a, std::size_t b) { return runs_before(orders[a], orders[b]); });
+  return positions;
+}
+
 RunOrder record_order(std::string_view name) {
   const std::optional<FileName> naming = parse_record_name(name);
   if (!naming) return {false, "", std::string(name)};
@@ -259,11 +279,16 @@ RunOrder record_order(std::string_view name) {
 std::vector<Migration> load_migrations(const fs::path& dir, std::string_view extension,
                                        const std::vector<CodeMigration>& code) {
   // Code alone can make a run: then the folder may be absent.
-  std::vector<Migration> migrations = load_files(dir, extension, !code.empty());
-  for (const CodeMigration& migration : code) migrations.push_back(from_code(migration));
-  std::sort(migrations.begin(), migrations.end(), [](const Migration& a, const Migration& b) {
-    return runs_before(a.order(), b.order());
-  });
+  std::vector<Migration> loaded = load_files(dir, extension, !code.empty());
+  for (const CodeMigration& migration : code) loaded.push_back(from_code(migration));
+  std::vector<RunOrder> orders;
+  orders.reserve(loaded.size());
+  for (const Migration& migration : loaded) orders.push_back(migration.order());
+  std::vector<Migration> migrations;
+  migrations.reserve(loaded.size());
+  for (std::size_t position : execution_order(orders)) {
+    migrations.push_back(std::move(loaded[position]));
+  }
   reject_shared_versions(migrations);
   return migrations;
 }

@@ -2,15 +2,14 @@
 
 #include <cerrno>
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "migronaut/errors.hpp"
 #include "source/migration_set.hpp"
 #include "source/names.hpp"
+#include "util/file.hpp"
 
 namespace migronaut {
 namespace {
@@ -33,14 +32,12 @@ std::string default_template(Naming naming, std::string_view extension) {
 }
 
 std::string read_template(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (!in || !fs::is_regular_file(path)) {
+  std::optional<std::string> text = read_whole_file(path);
+  if (!text || !fs::is_regular_file(path)) {
     throw ConfigInvalidError("Cannot read the migration template " + path.string(),
                              {{"key", "templatePath"}, {"path", path.string()}});
   }
-  return content.str();
+  return std::move(*text);
 }
 
 std::vector<std::string> names_of(const std::vector<NamedFile>& files) {

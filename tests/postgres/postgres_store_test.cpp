@@ -583,6 +583,27 @@ TEST_F(PostgresStoreTest, ALockStatementBehindARowLockFailsWithinItsBound) {
   EXPECT_TRUE(store->renew(token_of(mine), {"m1", 1, 1}));
 }
 
+// The lock's connection (not durable) commits asynchronously; a migration's connection does not.
+TEST_F(PostgresStoreTest, OnlyANonDurableConnectionCommitsAsynchronously) {
+  const auto setting_of = [&](const ConnectionOptions& options) {
+    const auto store = open_store(config_, options);
+    store->ensure_schema();
+    std::string value;
+    const Work work = MigrationBody([&](MigrationContext& context) {
+      PGresult* result = PQexec(context.handle.postgres, "SHOW synchronous_commit");
+      value = PQgetvalue(result, 0, 0);
+      PQclear(result);
+    });
+    execute(*store, work, true);
+    return value;
+  };
+  // The test cluster commits asynchronously throughout; this database is made durable again.
+  query("ALTER DATABASE \"" + *query("SELECT current_database()") +
+        "\" SET synchronous_commit = on");
+  EXPECT_EQ(setting_of({}), "on");
+  EXPECT_EQ(setting_of({.statement_bound = milliseconds(2000), .durable = false}), "off");
+}
+
 TEST_F(PostgresStoreTest, InterruptCancelsARunningMigration) {
   const auto store = open();
   store->ensure_schema();

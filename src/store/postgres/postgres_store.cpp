@@ -819,6 +819,7 @@ std::string uri_options(const std::string& uri) {
 // The connection's parameters. Keywords before `dbname` are defaults that the URI's own
 // parameters override; the lock connection's bounds come after it and win: its statements
 // wait at most `bound` for a row lock or to finish, and TCP gives up on a dead path as soon.
+// Not durable, it also commits asynchronously (ConnectionOptions::durable).
 ConnectParams connect_params(const Config& config, const ConnectionOptions& options,
                              bool server_timeouts) {
   ConnectParams params;
@@ -833,8 +834,9 @@ ConnectParams connect_params(const Config& config, const ConnectionOptions& opti
   if (!bound) return params;
   const std::string ms = std::to_string(bound->count());
   if (server_timeouts) {
-    params.add("options",
-               uri_options(config.uri) + " -c statement_timeout=" + ms + " -c lock_timeout=" + ms);
+    params.add("options", uri_options(config.uri) + " -c statement_timeout=" + ms +
+                              " -c lock_timeout=" + ms +
+                              (options.durable ? "" : " -c synchronous_commit=off"));
   }
   params.add("keepalives", "1");
   params.add("keepalives_idle", seconds(*bound));

@@ -591,6 +591,10 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionO
     // WAL lets readers (status, waiters reading the holder) work while another process writes.
     const int wal = sqlite3_exec(raw, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
     if (wal != SQLITE_OK) throw_sqlite_error(raw, wal, "open " + path);
+    if (!options.durable) {
+      const int sync = sqlite3_exec(raw, "PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr);
+      if (sync != SQLITE_OK) throw_sqlite_error(raw, sync, "open " + path);
+    }
   }
   return std::make_unique<SqliteStore>(std::move(db), config, !read_only, std::move(missing));
 }

@@ -61,6 +61,32 @@ TEST_F(SqliteStoreTest, OpensTheFileInWalMode) {
   EXPECT_EQ(raw.value("PRAGMA journal_mode").value_or(""), "wal");
 }
 
+// The lock's connection commits without an fsync of its own (synchronous=NORMAL); every other
+// connection keeps SQLite's FULL.
+TEST_F(SqliteStoreTest, OnlyANonDurableConnectionRelaxesSynchronous) {
+  const auto synchronous_of = [&](const ConnectionOptions& options) {
+    auto store = open_sqlite_store(config(), options);
+    store->ensure_schema();
+    testing::NullLogger logger;
+    MigrationContext context{{}, {}, logger, {}};
+    std::string level;
+    const Work work = MigrationBody([&](MigrationContext& given) {
+      sqlite3_stmt* stmt = nullptr;
+      ASSERT_EQ(sqlite3_prepare_v2(given.handle.sqlite, "PRAGMA synchronous", -1, &stmt, nullptr),
+                SQLITE_OK);
+      ASSERT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+      level = std::to_string(sqlite3_column_int(stmt, 0));
+      sqlite3_finalize(stmt);
+    });
+    const auto record = applied("0001-body");
+    store->execute({.work = &work, .transactional = true, .record = &record, .context = &context});
+    return level;
+  };
+  EXPECT_EQ(synchronous_of({}), "2");  // FULL
+  EXPECT_EQ(synchronous_of({.access = Access::kWrite, .statement_bound = {}, .durable = false}),
+            "1");  // NORMAL
+}
+
 TEST_F(SqliteStoreTest, UnopenableDatabaseIsAConnectionFailure) {
   Config missing_dir = config();
   missing_dir.uri = "sqlite:" + dir_.file("no/such/dir/app.db").string();

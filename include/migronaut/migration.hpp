@@ -26,6 +26,12 @@ class Logger {
   enum class Level { kDebug, kInfo, kWarn, kError };
   virtual ~Logger() = default;
   virtual void log(Level level, std::string_view message) = 0;
+  // Whether lines at `level` are kept. False spares the engine building lines nobody reads
+  // (splitting each script into statements for debug output, say). Default: all are kept.
+  virtual bool enabled(Level level) const {
+    (void)level;
+    return true;
+  }
   void debug(std::string_view message) { log(Level::kDebug, message); }
   void info(std::string_view message) { log(Level::kInfo, message); }
   void warn(std::string_view message) { log(Level::kWarn, message); }

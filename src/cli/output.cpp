@@ -77,6 +77,7 @@ class OutputLogger : public Logger {
         break;
     }
   }
+  bool enabled(Level level) const override { return level != Level::kDebug || output_.verbose(); }
 
  private:
   Output& output_;

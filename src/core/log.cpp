@@ -5,16 +5,31 @@
 #include "util/redact.hpp"
 
 namespace migronaut {
+namespace {
+
+spdlog::level::level_enum spdlog_level(Logger::Level level) {
+  switch (level) {
+    case Logger::Level::kDebug:
+      return spdlog::level::debug;
+    case Logger::Level::kInfo:
+      return spdlog::level::info;
+    case Logger::Level::kWarn:
+      return spdlog::level::warn;
+    case Logger::Level::kError:
+      break;
+  }
+  return spdlog::level::err;
+}
+
+}  // namespace
 
 SpdlogLogger::SpdlogLogger(std::shared_ptr<spdlog::logger> logger)
     : logger_(logger ? std::move(logger) : spdlog::default_logger()) {}
 
 void SpdlogLogger::log(Level level, std::string_view message) {
-  const auto spd = level == Level::kDebug  ? spdlog::level::debug
-                   : level == Level::kInfo ? spdlog::level::info
-                   : level == Level::kWarn ? spdlog::level::warn
-                                           : spdlog::level::err;
-  logger_->log(spd, "{}", redact(message));
+  logger_->log(spdlog_level(level), "{}", redact(message));
 }
+
+bool SpdlogLogger::enabled(Level level) const { return logger_->should_log(spdlog_level(level)); }
 
 }  // namespace migronaut

@@ -16,6 +16,7 @@ class SpdlogLogger : public Logger {
   // Null: spdlog's default logger.
   explicit SpdlogLogger(std::shared_ptr<spdlog::logger> logger = nullptr);
   void log(Level level, std::string_view message) override;
+  bool enabled(Level level) const override;
 
  private:
   std::shared_ptr<spdlog::logger> logger_;

@@ -59,6 +59,7 @@ class MigrationLogger : public Logger {
   void log(Level level, std::string_view message) override {
     sink_.log(level, fmt::format("[{}] {}", prefix_, message));
   }
+  bool enabled(Level level) const override { return sink_.enabled(level); }
 
  private:
   Logger& sink_;
@@ -197,6 +198,7 @@ void Runner::announce(Direction direction, const PlanEntry& entry, const HookInf
 
 // Logged once nothing can stop the body any more, so "sending" means it is on its way.
 void Runner::log_statements(const Step& step) {
+  if (!env_.logger.enabled(Logger::Level::kDebug)) return;
   const Migration& migration = step.migration;
   const bool up = step.direction == Direction::kUp;
   const Work* work = up ? &migration.up : (migration.down ? &*migration.down : nullptr);

@@ -1,5 +1,6 @@
 #include "core/runner.hpp"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
@@ -9,18 +10,28 @@
 #include "store/registry.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fault_store.hpp"
-#include "support/null_logger.hpp"
 #include "support/temp_dir.hpp"
 
 namespace migronaut {
 namespace {
 
 using std::chrono::milliseconds;
+using ::testing::Contains;
 using testing::FakeClock;
 using testing::FaultStore;
-using testing::NullLogger;
+using ::testing::HasSubstr;
 
 constexpr milliseconds kTtl{1000};  // renewals every 500 ms, the deadline at 750 ms
+
+// Keeps the lines it is given; debug lines only when asked to, as --verbose does.
+class RecordingLogger : public Logger {
+ public:
+  void log(Level, std::string_view message) override { lines.emplace_back(message); }
+  bool enabled(Level level) const override { return level != Level::kDebug || debug; }
+
+  bool debug = false;
+  std::vector<std::string> lines;
+};
 
 // The runner on a real SQLite database: migrations on one connection, the lease on another
 // (wrapped in a FaultStore), time on a FakeClock.
@@ -32,7 +43,7 @@ class RunnerTest : public ::testing::Test {
   FaultStore lock_store{open_store(config, {.statement_bound = milliseconds(50)})};
   FakeClock clock;
   RunStop stop;
-  NullLogger logger;
+  RecordingLogger logger;
   Hooks hooks;
   std::unique_ptr<Lease> lease;
 
@@ -152,6 +163,26 @@ TEST_F(RunnerTest, TransactionalMigrationsCarryTheProgressInTheirCommitWithoutAR
     EXPECT_EQ(shown[i].step, i + 1);
     EXPECT_EQ(shown[i].total, kCount);
   }
+}
+
+// --verbose's "sending" lines need each script split into statements, a parse on PostgreSQL:
+// the split happens only when debug lines are kept.
+TEST_F(RunnerTest, ScriptsAreSplitIntoStatementsOnlyWhenDebugLinesAreKept) {
+  const auto script_migration = [](std::string name, std::string text) {
+    Migration migration;
+    migration.name = std::move(name);
+    migration.checksum = "c";
+    migration.up = Script{std::move(text)};
+    return migration;
+  };
+  run({script_migration("0001-quiet", "CREATE TABLE quiet (id INTEGER);")});
+  EXPECT_EQ(store->scripts_split(), 0);
+  logger.debug = true;
+  run({script_migration("0002-verbose", "CREATE TABLE verbose (id INTEGER);")});
+  EXPECT_EQ(store->scripts_split(), 1);
+  EXPECT_THAT(logger.lines,
+              Contains(HasSubstr("sending 0002-verbose: CREATE TABLE verbose (id INTEGER)")));
+  EXPECT_EQ(status_of("0001-quiet"), RecordStatus::kApplied);
 }
 
 // A non-transactional migration has no fenced commit to carry its progress (and SQLite's single

@@ -4,6 +4,7 @@
 // heartbeat and the runner through it with a FakeClock instead of waiting out real TTLs.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
@@ -70,6 +71,12 @@ class FaultStore : public Store {
     return inner_->read_foreign_history(tool);
   }
   StoreProbe probe() override { return inner_->probe(); }
+  std::vector<std::string> statements_of(const Script& script) const override {
+    ++scripts_split_;
+    return inner_->statements_of(script);
+  }
+  // How many scripts the engine had split into statements (for --verbose's "sending" lines).
+  int scripts_split() const { return scripts_split_; }
 
  private:
   void inject(std::string_view statement);
@@ -80,6 +87,7 @@ class FaultStore : public Store {
   Fault fault_;
   int renewals_ = 0;
   std::optional<bool> claims_fence_records_progress_;
+  mutable std::atomic<int> scripts_split_ = 0;
 };
 
 }  // namespace migronaut::testing

@@ -8,6 +8,7 @@ namespace migronaut::testing {
 class NullLogger : public Logger {
  public:
   void log(Level, std::string_view) override {}
+  bool enabled(Level) const override { return false; }
 };
 
 }  // namespace migronaut::testing

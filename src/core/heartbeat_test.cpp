@@ -72,7 +72,7 @@ TEST_F(HeartbeatTest, AFailedRenewalIsRetriedBeforeTheDeadline) {
   advance(milliseconds(125));  // 625 ms: the retry
   ASSERT_TRUE(eventually([&] { return renewals == 2; }));
   advance(milliseconds(500));  // 1125 ms: past the first deadline, renewed at 625
-  std::this_thread::sleep_for(milliseconds(20));
+  ASSERT_TRUE(clock.settle(2));
   EXPECT_EQ(losses, 0);
   EXPECT_TRUE(heartbeat.held());
 }
@@ -84,12 +84,12 @@ TEST_F(HeartbeatTest, RenewWithinBringsTheNextRenewalForwardOnce) {
   heartbeat.renew_within(milliseconds(100));
   heartbeat.renew_within(milliseconds(200));  // replaces the 100 ms
   advance(milliseconds(150));
-  std::this_thread::sleep_for(milliseconds(20));
+  ASSERT_TRUE(clock.settle(2));
   EXPECT_EQ(renewals, 0);
   advance(milliseconds(50));  // 200 ms
   ASSERT_TRUE(eventually([&] { return renewals == 1; }));
   advance(milliseconds(250));  // 450 ms: nothing asked, the interval not reached
-  std::this_thread::sleep_for(milliseconds(20));
+  ASSERT_TRUE(clock.settle(2));
   EXPECT_EQ(renewals, 1);
   advance(milliseconds(250));  // 700 ms: the interval from the renewal at 200
   ASSERT_TRUE(eventually([&] { return renewals == 2; }));
@@ -124,7 +124,7 @@ TEST_F(HeartbeatTest, ARenewalThatMatchesNothingLosesTheLockAtOnce) {
   ASSERT_TRUE(eventually([&] { return losses == 1; }));
   EXPECT_EQ(lost_reason, "another run reclaimed it");
   clock.advance(milliseconds(5000));
-  std::this_thread::sleep_for(milliseconds(20));
+  ASSERT_TRUE(clock.settle(0));
   EXPECT_EQ(renewals, 1);  // the heartbeat ended
   EXPECT_EQ(losses, 1);
 }
@@ -140,7 +140,7 @@ TEST_F(HeartbeatTest, FailingRenewalsLoseTheLockAtTheDeadline) {
   advance(milliseconds(500));  // the first renewal fails: only warned about
   ASSERT_TRUE(eventually([&] { return renewals == 1; }));
   advance(milliseconds(249));
-  std::this_thread::sleep_for(milliseconds(20));
+  ASSERT_TRUE(clock.settle(2));
   EXPECT_EQ(losses, 0);
   advance(milliseconds(1));  // 750 ms = TTL − min(interval/2, 5 s)
   ASSERT_TRUE(eventually([&] { return losses == 1; }));
@@ -247,7 +247,7 @@ TEST_F(HeartbeatTest, TheDeadlineCountsFromWhenTheRenewalWasSent) {
   advance(milliseconds(300));  // 1000: the next renewal fails
   ASSERT_TRUE(eventually([&] { return calls == 2; }));
   advance(milliseconds(249));  // 1249
-  std::this_thread::sleep_for(milliseconds(20));
+  ASSERT_TRUE(clock.settle(2));
   EXPECT_EQ(losses, 0);
   advance(milliseconds(1));  // 1250 = 500 + 750
   EXPECT_TRUE(eventually([&] { return losses == 1; }));

@@ -18,9 +18,11 @@ bool FakeClock::sleep_until(TimePoint deadline, std::stop_token stop) {
     return true;
   }
   ++sleepers_;
+  const auto asleep = asleep_until_.insert(deadline);
   changed_.notify_all();
   changed_.wait(lock, stop, [&] { return now_ >= deadline; });
   --sleepers_;
+  asleep_until_.erase(asleep);
   changed_.notify_all();
   return !stop.stop_requested();
 }
@@ -34,6 +36,14 @@ void FakeClock::advance(Duration by) {
 void FakeClock::wait_for_sleepers(int count) {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return sleepers_ >= count; });
+}
+
+bool FakeClock::settle(int count) {
+  std::unique_lock lock(mutex_);
+  return changed_.wait_for(lock, std::chrono::seconds(10), [&] {
+    return static_cast<int>(asleep_until_.size()) >= count &&
+           (asleep_until_.empty() || *asleep_until_.begin() > now_);
+  });
 }
 
 std::vector<Clock::Duration> FakeClock::sleeps() const {

@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "util/clock.hpp"
@@ -22,6 +23,11 @@ class FakeClock : public Clock {
   // Blocks until `count` threads are asleep in sleep_until (or have slept that often in
   // auto-advance mode), so a test advances time only once the code under test is waiting.
   void wait_for_sleepers(int count);
+  // Blocks until `count` threads are asleep and none of them is due (woken by an advance() but
+  // not yet back): the code under test has acted on the time it was given, so a test can check
+  // that something did not happen without sleeping on it. Bounded in real time: false when that
+  // did not come about within 10 s (a thread that ended instead of sleeping again, say).
+  bool settle(int count);
   // Every sleep requested so far, as durations from the time it was requested.
   std::vector<Duration> sleeps() const;
 
@@ -31,6 +37,7 @@ class FakeClock : public Clock {
   TimePoint now_{};
   bool auto_advance_;
   int sleepers_ = 0;
+  std::multiset<TimePoint> asleep_until_;  // the deadlines of the threads asleep now
   std::vector<Duration> sleeps_;
 };
 

@@ -46,6 +46,9 @@ class Heartbeat {
   bool held();
   // Ends the heartbeat after the renewal in flight, if any, so nothing lands after release.
   void stop();
+  // The lock is lost for a reason found outside the heartbeat (a fence refused a commit):
+  // reported through on_lost like a loss of its own, once, and the heartbeat ends.
+  void lose(const std::string& reason);
 
   static std::chrono::milliseconds interval_for(std::chrono::milliseconds ttl);
   static std::chrono::milliseconds deadline_for(std::chrono::milliseconds ttl);
@@ -60,7 +63,6 @@ class Heartbeat {
   enum class Renewal { kRenewed, kFailed, kLost };
   // Tries one renewal and moves the deadline on success.
   Renewal renew_once(int& failures_in_a_row);
-  void lose(const std::string& reason);
   bool is_lost();
 
   Clock& clock_;

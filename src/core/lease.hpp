@@ -60,6 +60,9 @@ class Lease {
   void set_migration_writing(bool writing) { migration_writing_ = writing; }
   // Renews now with the progress as it is (between tries of a migration).
   void renew_now();
+  // Reports the lock lost for a reason the heartbeat cannot see — a fence found another run's
+  // lock — as it reports its own losses: once, with a warning and a lock:lost event.
+  void lose(const std::string& reason) { heartbeat_->lose(reason); }
   // Stops the heartbeat (after the renewal in flight), then deletes the record scoped to our
   // owner and nonce. Throws LockReleaseFailedError.
   void release();

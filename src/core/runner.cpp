@@ -275,6 +275,7 @@ void Runner::execute(const Step& step, const LockToken* fence) {
   } catch (const LockLostError& e) {
     // Fencing refused the commit: nothing was written, and nothing more may be.
     env_.stop.request(e);
+    if (env_.lease) env_.lease->lose(e.what());
     throw;
   } catch (const ConnectionFailedError&) {
     throw;

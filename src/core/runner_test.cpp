@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 
@@ -46,6 +47,8 @@ class RunnerTest : public ::testing::Test {
   RecordingLogger logger;
   Hooks hooks;
   std::unique_ptr<Lease> lease;
+  std::mutex events_mutex;
+  std::vector<std::string> lease_events;  // the lease's events by name, as emitted
 
   RunnerTest() {
     store->ensure_schema();
@@ -53,6 +56,10 @@ class RunnerTest : public ::testing::Test {
     options.run_id = "run-1";
     options.ttl = kTtl;
     options.clock = &clock;
+    options.emit = [this](const Event& event) {
+      std::lock_guard lock(events_mutex);
+      lease_events.push_back(event.name);
+    };
     lease = Lease::acquire(lock_store, stop, options);
   }
   ~RunnerTest() override {
@@ -258,6 +265,23 @@ TEST_F(RunnerTest, ALockLostDuringTheLastMigrationFailsTheRunOnlyIfSomethingRanU
   Migration unfenced = code_migration("0002-unfenced", [](MigrationContext&) {});
   unfenced.transactional = false;
   EXPECT_THROW(run({unfenced}), LockLostError);
+}
+
+// A fence that finds another run's lock refuses the commit and ends the run; the loss is
+// reported as the heartbeat reports its own: one lock:lost event.
+TEST_F(RunnerTest, AFenceThatFindsTheLockTakenReportsTheLossOnce) {
+  const std::string take_lock = "UPDATE " + config.lock_table + " SET owner = 'run-2'";
+  auto taken = [&](MigrationContext& context) {
+    // In the migration's own transaction: the fence, later in it, finds run-2's lock.
+    ASSERT_EQ(sqlite3_exec(context.handle.sqlite, take_lock.c_str(), nullptr, nullptr, nullptr),
+              SQLITE_OK);
+  };
+  EXPECT_THROW(run({code_migration("0001-taken", taken), code_migration("0002-never", taken)}),
+               LockLostError);
+  EXPECT_TRUE(store->read_changelog().empty());  // both rolled back or never run
+  EXPECT_FALSE(lease->held());
+  std::lock_guard lock(events_mutex);
+  EXPECT_EQ(std::count(lease_events.begin(), lease_events.end(), "lock:lost"), 1);
 }
 
 }  // namespace

@@ -572,6 +572,13 @@ std::string import_reason(const ImportedMigration& migration) {
   return "covered by the Flyway baseline at version " + migration.baseline;
 }
 
+// Where an imported record comes from: the tool, or "baseline" for one a Flyway baseline covers
+// — never run by anyone, so forward-only as Flyway has it, and `down` refuses it like migronaut's
+// own baseline.
+std::string import_origin(const ImportedMigration& migration, const std::string& tool) {
+  return migration.baseline.empty() ? tool : "baseline";
+}
+
 }  // namespace
 
 ImportResult Migrator::import_history(const ImportOptions& options) {
@@ -605,17 +612,18 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
   ImportResult result = plan_now().first;
   result.dry_run = options.dry_run;
   if (options.dry_run || result.imported.empty()) return result;
-  impl_->locked_run("import", Direction::kUp, false,
-                    [&](RunStop&, Lease*, const std::string& run_id, std::vector<RunResult>&) {
-                      auto [planned, batch] = plan_now();
-                      result = std::move(planned);
-                      for (const ImportedMigration& migration : result.imported) {
-                        impl_->writer().write_record(imported_record(
-                            {migration.name, migration.checksum, migration.description,
-                             migration.applied_at_ms, batch++, result.from},
-                            impl_->stamp(run_id, "", import_reason(migration))));
-                      }
-                    });
+  impl_->locked_run(
+      "import", Direction::kUp, false,
+      [&](RunStop&, Lease*, const std::string& run_id, std::vector<RunResult>&) {
+        auto [planned, batch] = plan_now();
+        result = std::move(planned);
+        for (const ImportedMigration& migration : result.imported) {
+          impl_->writer().write_record(imported_record(
+              {migration.name, migration.checksum, migration.description, migration.applied_at_ms,
+               batch++, import_origin(migration, result.from)},
+              impl_->stamp(run_id, "", import_reason(migration))));
+        }
+      });
   return result;
 }
 

@@ -397,12 +397,34 @@ TEST_F(AdoptTest, ImportsAFlywayBaselineAsEverythingUpToItsVersion) {
   EXPECT_EQ(project.statuses(), (Statuses{{"V1__a.sql", "applied"}, {"V2__b.sql", "applied"}}));
   EXPECT_EQ(project.open().value("SELECT group_concat(origin || ' ' || applied_at || ' ' || reason,"
                                  " '; ') FROM _migronaut_migrations"),
-            "flyway 1741064767000 covered by the Flyway baseline at version 2; "
-            "flyway 1741064767000 covered by the Flyway baseline at version 2");
+            "baseline 1741064767000 covered by the Flyway baseline at version 2; "
+            "baseline 1741064767000 covered by the Flyway baseline at version 2");
   expect({"up"}, 0);  // only V3 runs
   EXPECT_TRUE(has_table("c"));
   EXPECT_FALSE(has_table("a"));
   EXPECT_FALSE(has_table("b"));
+}
+
+// Flyway never undoes below its baseline: an undo file for a baselined version does not make
+// it revertible here either. `down` reverts what ran and then refuses the baselined one.
+TEST_F(AdoptTest, AFlywayBaselinedImportIsForwardOnlyEvenWithAnUndoFile) {
+  project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("U1__a.sql", "DROP TABLE a;\n");
+  project.write_migration("V2__b.sql", "CREATE TABLE b (id INTEGER);\n");
+  project.write_migration("U2__b.sql", "DROP TABLE b;\n");
+  { std::ofstream create(project.db_path()); }
+  project.open().exec(std::string(kFlywayHistory) +
+                      "INSERT INTO flyway_schema_history VALUES (1, '1', '<< Flyway Baseline >>',"
+                      " 'BASELINE', '<< Flyway Baseline >>', NULL, 'dba',"
+                      " '2025-03-04 05:06:07.000', 0, 1);");
+  project.open().exec("CREATE TABLE a (id INTEGER);");  // what the baseline says is there
+  expect({"import", "--from", "flyway"}, 0);
+  expect({"up"}, 0);    // V2 runs
+  expect({"down"}, 0);  // reverts V2
+  EXPECT_FALSE(has_table("b"));
+  expect({"down"}, 13);  // V1 was baselined: irreversible
+  EXPECT_TRUE(has_table("a"));
+  EXPECT_EQ(project.statuses(), (Statuses{{"V1__a.sql", "applied"}, {"V2__b.sql", "reverted"}}));
 }
 
 TEST_F(AdoptTest, ImportsKnexHistoryOntoPortedFiles) {

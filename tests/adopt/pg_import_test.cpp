@@ -109,8 +109,8 @@ TEST_F(PgImportTest, AFlywayBaselineCoversEverythingUpToItsVersion) {
   expect({"import", "--from", "flyway"}, 0);
   EXPECT_EQ(value("SELECT string_agg(name || ' ' || origin || ' ' || coalesce(reason, '-'), ', '"
                   " ORDER BY batch) FROM _migronaut_migrations"),
-            "V1__create_a.sql flyway covered by the Flyway baseline at version 1.1, "
-            "V1.1__create_b.sql flyway covered by the Flyway baseline at version 1.1, "
+            "V1__create_a.sql baseline covered by the Flyway baseline at version 1.1, "
+            "V1.1__create_b.sql baseline covered by the Flyway baseline at version 1.1, "
             "V2__create_c.sql flyway -");
   const std::string baseline_ms = value(
       "SELECT (extract(epoch from '2025-03-04 05:06:07'::timestamp::timestamptz) * 1000)::bigint");

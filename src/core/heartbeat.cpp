@@ -72,6 +72,11 @@ bool Heartbeat::held() {
   return false;
 }
 
+Heartbeat::Renewals Heartbeat::renewals() {
+  std::lock_guard lock(mutex_);
+  return {renewals_started_, renewals_finished_};
+}
+
 void Heartbeat::stop() {
   watchdog_.request_stop();
   renewer_.request_stop();

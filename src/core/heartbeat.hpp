@@ -44,6 +44,13 @@ class Heartbeat {
   bool renew_now();
   // False once the lock is lost; a passed deadline is reported as the loss here and now.
   bool held();
+  // How many renewals have been sent and how many have returned. One sent after a moment, or in
+  // flight at it, may write the lock record after anything written then.
+  struct Renewals {
+    std::uint64_t started = 0;
+    std::uint64_t finished = 0;
+  };
+  Renewals renewals();
   // Ends the heartbeat after the renewal in flight, if any, so nothing lands after release.
   void stop();
   // The lock is lost for a reason found outside the heartbeat (a fence refused a commit):

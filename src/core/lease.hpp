@@ -54,6 +54,7 @@ class Lease {
   static constexpr std::chrono::milliseconds kProgressShownWithin{1000};
   // False once the lock is lost; a deadline passed meanwhile is reported as the loss here.
   bool held() { return heartbeat_->held(); }
+  Heartbeat::Renewals renewals() { return heartbeat_->renewals(); }
   // While the run's own transactional migration holds the database's only write slot (SQLite),
   // a renewal refused as busy proves the holder alive — it is this run, and nobody can take the
   // lock without writing — and the migration's commit renews the lease in its own transaction.

@@ -129,14 +129,18 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
                  std::int64_t batch, std::vector<RunResult>& results) {
   check_scripts(env_.store, env_.config, direction, targets);
   bool all_fenced = true;  // every migration so far committed in a transaction fenced on the lock
+  const auto progress_of = [&](std::size_t i) {
+    return LockProgress{targets[i]->migration->name, static_cast<std::int64_t>(i + 1),
+                        static_cast<std::int64_t>(targets.size())};
+  };
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const Migration& migration = *targets[i]->migration;
-    const auto total = static_cast<std::int64_t>(targets.size());
     const Step step{.direction = direction,
                     .migration = migration,
                     .batch = batch,
                     .info = {env_.stamp.run_id, direction, i, targets.size()},
-                    .progress = {migration.name, static_cast<std::int64_t>(i + 1), total},
+                    .progress = progress_of(i),
+                    .announce = progress_of(i + 1 < targets.size() ? i + 1 : i),
                     .in_transaction = runs_in_transaction(env_.config, migration)};
     report_progress(step);
     // Between migrations is the only safe point: the previous one committed, the next has not
@@ -158,7 +162,9 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
 
 void Runner::report_progress(const Step& step) {
   if (!env_.lease) return;
-  if (step.in_transaction && env_.store.fence_records_progress()) {
+  const bool announced =
+      announced_ == step.progress && env_.lease->renewals().started == renewals_before_announced_;
+  if (announced || (step.in_transaction && env_.store.fence_records_progress())) {
     env_.lease->note_progress(step.progress);
     // No renewal to learn of a loss from: a loss deadline passed meanwhile stops the run here,
     // and a reclaim the deadline cannot see is refused by the fence, which rolls back.
@@ -256,6 +262,9 @@ void Runner::execute(const Step& step, const LockToken* fence) {
       .handle = {}};
   const std::optional<milliseconds> timeout = timeout_of(migration);
   bool timed_out = false;
+  announced_.reset();
+  const Heartbeat::Renewals renewals_before =
+      env_.lease ? env_.lease->renewals() : Heartbeat::Renewals{};
   try {
     Watchdog watchdog(*env_.clock, timeout, body_stop, env_.store);
     MigrationWriting writing(env_.lease, step.in_transaction);
@@ -264,7 +273,7 @@ void Runner::execute(const Step& step, const LockToken* fence) {
                   .transactional = step.in_transaction,
                   .record = &record,
                   .fence = fence,
-                  .progress = fence ? &step.progress : nullptr,
+                  .progress = fence ? &step.announce : nullptr,
                   .context = &context,
                   .lock_timeout =
                       migration.lock_timeout.value_or(milliseconds(env_.config.lock_timeout_ms)),
@@ -272,6 +281,11 @@ void Runner::execute(const Step& step, const LockToken* fence) {
                   .time_limit = timeout},
         migration.name);
     timed_out = watchdog.fired();
+    if (fence != nullptr && step.in_transaction &&
+        renewals_before.started == renewals_before.finished) {
+      announced_ = step.announce;
+      renewals_before_announced_ = renewals_before.started;
+    }
   } catch (const LockLostError& e) {
     // Fencing refused the commit: nothing was written, and nothing more may be.
     env_.stop.request(e);

@@ -59,12 +59,16 @@ class Runner {
     std::int64_t batch;
     HookInfo info;
     LockProgress progress;  // what the lock record shows while it runs
+    // What its fenced commit writes to the lock record: the migration that runs next (itself
+    // when it is the last), so the record names each migration from the moment it starts.
+    LockProgress announce;
     bool in_transaction;
   };
 
-  // Tells the lock record which migration the run is on: folded into the migration's fenced
-  // commit where the store can (no round trip; the loss deadline is checked here, locally),
-  // else by renewing the lease now.
+  // Tells the lock record which migration the run is on. Nothing to send when the previous
+  // migration's fenced commit announced it, or when the store folds it into this migration's
+  // commit (no round trip; the loss deadline is checked here, locally); else the lease is
+  // renewed now.
   void report_progress(const Step& step);
   // The progress line before a migration (and a note when it re-runs an interrupted one).
   void announce(Direction direction, const PlanEntry& entry, const HookInfo& info);
@@ -89,6 +93,11 @@ class Runner {
   [[noreturn]] void fail(const Step& step, const Error& error);
 
   RunEnvironment env_;
+  // The progress the last fenced commit wrote to the lock record, while no renewal was in flight
+  // when that migration began; and how many had been sent by then: any sent since may have
+  // written over it.
+  std::optional<LockProgress> announced_;
+  std::uint64_t renewals_before_announced_ = 0;
 };
 
 }  // namespace migronaut

@@ -53,6 +53,7 @@ struct LockProgress {
   std::string migration;
   std::int64_t step = 0;
   std::int64_t total = 0;
+  bool operator==(const LockProgress&) const = default;
 };
 
 struct AcquireResult {
@@ -144,8 +145,9 @@ struct Execution {
   // carries this owner and nonce; otherwise it rolls back and throws LockLostError.
   const LockToken* fence = nullptr;
   // With `fence`: a transactional execution's fence also renews the lock record (lockedAt,
-  // database clock) and writes this progress to it, in the same transaction, so announcing the
-  // migration costs no round trip of its own (see fence_records_progress()).
+  // database clock) and writes this progress to it, in the same transaction: the engine passes
+  // the migration that runs next, so the record names it from the moment it starts and
+  // announcing it costs no round trip of its own (see fence_records_progress()).
   const LockProgress* progress = nullptr;
   // The context handed to a C++ body; the store fills in `handle`.
   MigrationContext* context = nullptr;

@@ -431,7 +431,7 @@ class SqliteStore final : public Store {
   void interrupt() override { sqlite3_interrupt(db_.get()); }
   // The fence writes the progress too, but only at the commit: a transaction holds SQLite's only
   // write slot, so no renewal could show a long migration by name while it runs. The engine
-  // renews before each migration instead (a local write, no network round trip).
+  // renews before a migration that the previous commit did not announce instead.
   bool fence_records_progress() const override { return false; }
 
   bool writable() const override { return writable_; }

@@ -47,9 +47,10 @@ class Lease {
   // lock is lost (the loss already reported, the stop requested).
   bool set_progress(const LockProgress& progress);
   // Records the migration the run is on without a round trip, for a migration whose fenced
-  // commit writes the progress itself (Store::fence_records_progress()). The heartbeat's
-  // renewals carry it from now on, and one still running after kProgressShownWithin gets a
-  // renewal of its own, so waiters see a long migration by name.
+  // commit writes the progress itself (Store::fence_records_progress()) or that the previous
+  // fenced commit announced. The heartbeat's renewals carry it from now on, and one still
+  // running after kProgressShownWithin gets a renewal of its own, so waiters see a long
+  // migration by name where the heartbeat can write while it runs.
   void note_progress(const LockProgress& progress);
   static constexpr std::chrono::milliseconds kProgressShownWithin{1000};
   // False once the lock is lost; a deadline passed meanwhile is reported as the loss here.

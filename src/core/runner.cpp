@@ -162,17 +162,26 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
 
 void Runner::report_progress(const Step& step) {
   if (!env_.lease) return;
-  const bool announced =
-      announced_ == step.progress && env_.lease->renewals().started == renewals_before_announced_;
-  if (announced || (step.in_transaction && env_.store.fence_records_progress())) {
+  // Only a transactional migration may skip the renewal: its fence checks the lock at commit.
+  const bool folded = step.in_transaction && env_.store.fence_records_progress();
+  const bool maybe_announced = step.in_transaction && announced_ == step.progress;
+  if (folded || maybe_announced) {
     env_.lease->note_progress(step.progress);
-    // No renewal to learn of a loss from: a loss deadline passed meanwhile stops the run here,
-    // and a reclaim the deadline cannot see is refused by the fence, which rolls back.
-    env_.lease->held();
-    return;
+    // Counted after the progress is recorded: a renewal sent from here on carries it.
+    if (folded || env_.lease->renewals().started == renewals_before_announced_) {
+      // No renewal to learn of a loss from: a loss deadline passed meanwhile stops the run here,
+      // and a reclaim the deadline cannot see is refused by the fence, which rolls back.
+      env_.lease->held();
+      return;
+    }
   }
   // Renewing now also tells a lock lost meanwhile.
   env_.lease->set_progress(step.progress);
+}
+
+void Runner::lock_lost(const LockLostError& error) {
+  env_.stop.request(error);
+  if (env_.lease) env_.lease->lose(error.what());
 }
 
 void Runner::finish(bool all_fenced, const std::vector<RunResult>& results) {
@@ -220,7 +229,12 @@ RunResult Runner::run_one(const Step& step) {
   const LockToken* fence = env_.lease ? &env_.lease->token() : nullptr;
   check_stop();
   if (step.direction == Direction::kUp && !step.in_transaction) {
-    env_.store.write_record(applying_record(step.migration, step.batch, env_.stamp), fence);
+    try {
+      env_.store.write_record(applying_record(step.migration, step.batch, env_.stamp), fence);
+    } catch (const LockLostError& e) {
+      lock_lost(e);  // the fenced mark found another run's lock: the body never starts
+      throw;
+    }
   }
   log_statements(step);
   const auto started = env_.clock->now();
@@ -288,8 +302,7 @@ void Runner::execute(const Step& step, const LockToken* fence) {
     }
   } catch (const LockLostError& e) {
     // Fencing refused the commit: nothing was written, and nothing more may be.
-    env_.stop.request(e);
-    if (env_.lease) env_.lease->lose(e.what());
+    lock_lost(e);
     throw;
   } catch (const ConnectionFailedError&) {
     throw;

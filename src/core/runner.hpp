@@ -13,6 +13,7 @@
 #include "core/lease.hpp"
 #include "core/plan.hpp"
 #include "core/run_stop.hpp"
+#include "migronaut/errors.hpp"
 #include "migronaut/events.hpp"
 #include "store/store.hpp"
 
@@ -60,15 +61,16 @@ class Runner {
     HookInfo info;
     LockProgress progress;  // what the lock record shows while it runs
     // What its fenced commit writes to the lock record: the migration that runs next (itself
-    // when it is the last), so the record names each migration from the moment it starts.
+    // when it is the last), so the record names each migration from the previous one's commit
+    // on, before its beforeEach hook.
     LockProgress announce;
     bool in_transaction;
   };
 
-  // Tells the lock record which migration the run is on. Nothing to send when the previous
-  // migration's fenced commit announced it, or when the store folds it into this migration's
-  // commit (no round trip; the loss deadline is checked here, locally); else the lease is
-  // renewed now.
+  // Tells the lock record which migration the run is on. Nothing to send for a transactional
+  // migration that the previous fenced commit announced (unless a renewal may have written over
+  // that since) or whose store folds it into its own commit (no round trip; the loss deadline
+  // is checked here, locally); else the lease is renewed now, which also checks the lock.
   void report_progress(const Step& step);
   // The progress line before a migration (and a note when it re-runs an interrupted one).
   void announce(Direction direction, const PlanEntry& entry, const HookInfo& info);
@@ -87,6 +89,9 @@ class Runner {
   // again (up to lockRetries more times, the lease renewed and the stop honoured between tries).
   void execute_with_lock_retries(const Execution& execution, const std::string& name);
   void check_stop();
+  // A fence found another run's lock: the run stops, and the loss is reported as the heartbeat
+  // reports its own (Lease::lose).
+  void lock_lost(const LockLostError& error);
   // After the last migration: a lock lost during it fails the run unless everything the run
   // applied committed under the fence.
   void finish(bool all_fenced, const std::vector<RunResult>& results);

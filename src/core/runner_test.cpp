@@ -11,6 +11,7 @@
 #include "store/registry.hpp"
 #include "support/fake_clock.hpp"
 #include "support/fault_store.hpp"
+#include "support/sqlite_db.hpp"
 #include "support/temp_dir.hpp"
 
 namespace migronaut {
@@ -297,6 +298,23 @@ TEST_F(RunnerTest, AFenceThatFindsTheLockTakenReportsTheLossOnce) {
                LockLostError);
   EXPECT_TRUE(store->read_changelog().empty());  // both rolled back or never run
   EXPECT_FALSE(lease->held());
+  std::lock_guard lock(events_mutex);
+  EXPECT_EQ(std::count(lease_events.begin(), lease_events.end(), "lock:lost"), 1);
+}
+
+// A non-transactional migration's fenced "applying" mark is its fence: finding another run's
+// lock there keeps the body from starting and reports the loss the same way.
+TEST_F(RunnerTest, AnApplyingMarkThatFindsTheLockTakenReportsTheLossAndRunsNothing) {
+  bool ran = false;
+  Migration outside = code_migration("0001-outside", [&](MigrationContext&) { ran = true; });
+  outside.transactional = false;
+  hooks.before_each = [&](const std::string&, const HookInfo&) {
+    testing::SqliteDb(dir.file("app.db"))
+        .exec("UPDATE " + config.lock_table + " SET owner = 'run-2'");
+  };
+  EXPECT_THROW(run({outside}), LockLostError);
+  EXPECT_FALSE(ran);
+  EXPECT_TRUE(store->read_changelog().empty());
   std::lock_guard lock(events_mutex);
   EXPECT_EQ(std::count(lease_events.begin(), lease_events.end(), "lock:lost"), 1);
 }

@@ -48,8 +48,6 @@ bool is_inside(const fs::path& path, const fs::path& folder) {
          folder.end();
 }
 
-// An entry named like a migration must be one: a regular file, or a symlink to one inside the
-// folder. Skipping it instead would report "up to date" without the migration it was meant to be.
 // A folder entry as the listing gives it: the name and, where the file system tells, the type
 // (dirent's d_type), which spares a plain file a stat of its own on every boot check.
 struct FolderEntry {
@@ -95,14 +93,21 @@ void require_readable(const FolderEntry& entry, const fs::path& dir) {
 std::vector<FolderEntry> folder_entries(const fs::path& dir, bool optional) {
   const std::unique_ptr<DIR, int (*)(DIR*)> folder(::opendir(dir.c_str()), &::closedir);
   if (!folder) {
-    if (errno == ENOENT && optional) return {};
-    if (errno == ENOENT) folder_unusable(dir, "does not exist");
-    if (errno == ENOTDIR) folder_unusable(dir, "is not a folder");
-    folder_unusable(dir, std::string("cannot be read: ") + std::strerror(errno));
+    const int error = errno;
+    std::error_code ignored;
+    // ENOTDIR names the folder itself only when it exists; a file on its path means it is absent.
+    if (error == ENOTDIR && fs::exists(dir, ignored)) folder_unusable(dir, "is not a folder");
+    if (error == ENOENT || error == ENOTDIR) {
+      if (optional) return {};
+      folder_unusable(dir, "does not exist");
+    }
+    folder_unusable(dir, std::string("cannot be read: ") + std::strerror(error));
   }
   std::vector<FolderEntry> entries;
-  errno = 0;
-  while (const dirent* entry = ::readdir(folder.get())) {
+  for (;;) {
+    errno = 0;  // readdir tells an error from the end only by errno
+    const dirent* entry = ::readdir(folder.get());
+    if (entry == nullptr) break;
     const std::string_view name = entry->d_name;
     if (name != "." && name != "..") entries.push_back({std::string(name), entry->d_type});
   }

@@ -253,8 +253,9 @@ class Store {
   virtual void interrupt() {}
   // Whether the engine may leave the progress to a transactional execute()'s fence: true where
   // the fence writes Execution::progress and the heartbeat can still show a long migration by
-  // name while it runs. When false, the engine renews the lease with the progress before each
-  // migration (a round trip).
+  // name while it runs. When false (SQLite, whose single writer keeps the heartbeat out while a
+  // migration runs), the engine renews the lease with the progress before a migration that the
+  // previous commit did not announce.
   virtual bool fence_records_progress() const { return false; }
 
   // The database's current time in ms since the epoch (status output, tests).
@@ -297,9 +298,11 @@ enum class Access { kRead, kWrite };
 //
 // `durable` false lets a commit return before it is on disk (SQLite's synchronous=NORMAL,
 // PostgreSQL's synchronous_commit=off): for the lock's connection, whose writes are a lease that
-// a crash ends anyway. Its commits are seen by everyone at once; a power cut may only undo the
-// last renewals, and the next durable commit (a migration's, with its fence) flushes them too.
-// On SQLite this spares every migration the fsync of its renewal.
+// a crash ends anyway. Its commits are seen by everyone at once, and the next durable commit
+// (a migration's, with its fence) flushes them too. A power cut may undo the last of them: a
+// renewal, or the release at the end of a run, whose row then reappears and is reclaimed as
+// stale once its TTL passes, as after any holder that died. On SQLite this spares renewals
+// their fsync.
 struct ConnectionOptions {
   Access access = Access::kWrite;
   std::optional<std::chrono::milliseconds> statement_bound;

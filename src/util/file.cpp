@@ -26,8 +26,8 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
   if (file.fd < 0) return std::nullopt;
   struct stat info {};
   if (::fstat(file.fd, &info) != 0) return std::nullopt;
-  // One byte more than the size, so a file read whole ends in a short read; a file that grew
-  // meanwhile is read on to its end.
+  // Sized by fstat, read until read() says the end: a short read is no end (network file
+  // systems, reads over 2 GiB), and a file that grew meanwhile is read on.
   std::string content(static_cast<std::size_t>(info.st_size) + 1, '\0');
   std::size_t used = 0;
   for (;;) {
@@ -35,8 +35,8 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
     const ssize_t got = ::read(file.fd, content.data() + used, content.size() - used);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return std::nullopt;
+    if (got == 0) break;
     used += static_cast<std::size_t>(got);
-    if (got == 0 || (used < content.size() && S_ISREG(info.st_mode))) break;
   }
   content.resize(used);
   return content;

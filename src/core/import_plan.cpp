@@ -140,15 +140,6 @@ std::vector<Applied> applied_in(ForeignTool tool, const std::vector<ForeignRecor
   return applied;
 }
 
-bool valid_record_name(const std::string& name) {
-  try {
-    validate_record_name(name);
-    return true;
-  } catch (const MigrationInvalidNameError&) {
-    return false;
-  }
-}
-
 // `applied` matched to its file, or to the tool's own name; nullopt (noted) when neither works.
 std::optional<ImportedMigration> match(const Applied& applied,
                                        const std::vector<Migration>& migrations, bool trust_hash,
@@ -172,7 +163,7 @@ std::optional<ImportedMigration> match(const Applied& applied,
     result.not_imported.emplace_back(label, "no migration file has this version");
     return std::nullopt;
   }
-  if (!valid_record_name(applied.name)) {
+  if (!is_valid_record_name(applied.name)) {
     result.not_imported.emplace_back(label, "not a valid migration name, and no file matches it");
     return std::nullopt;
   }

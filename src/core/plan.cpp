@@ -29,15 +29,6 @@ MigrationState state_of(const ChangelogRecord& record) {
   return MigrationState::kPending;
 }
 
-bool is_valid_record_name(const std::string& name) {
-  try {
-    validate_record_name(name);
-    return true;
-  } catch (const MigrationInvalidNameError&) {
-    return false;
-  }
-}
-
 const PlanEntry* find_entry(const Plan& plan, const std::string& name) {
   auto it = std::find_if(plan.entries.begin(), plan.entries.end(),
                          [&](const PlanEntry& entry) { return entry.name == name; });

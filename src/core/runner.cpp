@@ -129,6 +129,7 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
                  std::int64_t batch, std::vector<RunResult>& results) {
   check_scripts(env_.store, env_.config, direction, targets);
   bool all_fenced = true;  // every migration so far committed in a transaction fenced on the lock
+  announced_after_renewals_.reset();
   const auto progress_of = [&](std::size_t i) {
     return LockProgress{targets[i]->migration->name, static_cast<std::int64_t>(i + 1),
                         static_cast<std::int64_t>(targets.size())};
@@ -140,7 +141,7 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
                     .batch = batch,
                     .info = {env_.stamp.run_id, direction, i, targets.size()},
                     .progress = progress_of(i),
-                    .announce = progress_of(i + 1 < targets.size() ? i + 1 : i),
+                    .commit_progress = progress_of(i + 1 < targets.size() ? i + 1 : i),
                     .in_transaction = runs_in_transaction(env_.config, migration)};
     report_progress(step);
     // Between migrations is the only safe point: the previous one committed, the next has not
@@ -164,11 +165,11 @@ void Runner::report_progress(const Step& step) {
   if (!env_.lease) return;
   // Only a transactional migration may skip the renewal: its fence checks the lock at commit.
   const bool folded = step.in_transaction && env_.store.fence_records_progress();
-  const bool maybe_announced = step.in_transaction && announced_ == step.progress;
+  const bool maybe_announced = step.in_transaction && announced_after_renewals_;
   if (folded || maybe_announced) {
     env_.lease->note_progress(step.progress);
     // Counted after the progress is recorded: a renewal sent from here on carries it.
-    if (folded || env_.lease->renewals().started == renewals_before_announced_) {
+    if (folded || env_.lease->renewals().started == *announced_after_renewals_) {
       // No renewal to learn of a loss from: a loss deadline passed meanwhile stops the run here,
       // and a reclaim the deadline cannot see is refused by the fence, which rolls back.
       env_.lease->held();
@@ -276,7 +277,7 @@ void Runner::execute(const Step& step, const LockToken* fence) {
       .handle = {}};
   const std::optional<milliseconds> timeout = timeout_of(migration);
   bool timed_out = false;
-  announced_.reset();
+  announced_after_renewals_.reset();
   const Heartbeat::Renewals renewals_before =
       env_.lease ? env_.lease->renewals() : Heartbeat::Renewals{};
   try {
@@ -287,7 +288,7 @@ void Runner::execute(const Step& step, const LockToken* fence) {
                   .transactional = step.in_transaction,
                   .record = &record,
                   .fence = fence,
-                  .progress = fence ? &step.announce : nullptr,
+                  .progress = fence ? &step.commit_progress : nullptr,
                   .context = &context,
                   .lock_timeout =
                       migration.lock_timeout.value_or(milliseconds(env_.config.lock_timeout_ms)),
@@ -297,8 +298,7 @@ void Runner::execute(const Step& step, const LockToken* fence) {
     timed_out = watchdog.fired();
     if (fence != nullptr && step.in_transaction &&
         renewals_before.started == renewals_before.finished) {
-      announced_ = step.announce;
-      renewals_before_announced_ = renewals_before.started;
+      announced_after_renewals_ = renewals_before.started;
     }
   } catch (const LockLostError& e) {
     // Fencing refused the commit: nothing was written, and nothing more may be.

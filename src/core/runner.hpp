@@ -63,7 +63,7 @@ class Runner {
     // What its fenced commit writes to the lock record: the migration that runs next (itself
     // when it is the last), so the record names each migration from the previous one's commit
     // on, before its beforeEach hook.
-    LockProgress announce;
+    LockProgress commit_progress;
     bool in_transaction;
   };
 
@@ -98,11 +98,10 @@ class Runner {
   [[noreturn]] void fail(const Step& step, const Error& error);
 
   RunEnvironment env_;
-  // The progress the last fenced commit wrote to the lock record, while no renewal was in flight
-  // when that migration began; and how many had been sent by then: any sent since may have
-  // written over it.
-  std::optional<LockProgress> announced_;
-  std::uint64_t renewals_before_announced_ = 0;
+  // Set when the previous migration's fenced commit announced this one with no renewal in
+  // flight as it began: how many renewals had been sent by then (any sent since may have
+  // written over the announcement). Cleared at the start of each run and of each migration.
+  std::optional<std::uint64_t> announced_after_renewals_;
 };
 
 }  // namespace migronaut

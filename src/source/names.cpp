@@ -167,6 +167,10 @@ void validate_record_name(std::string_view name) {
   if (!problem.empty()) reject("migration name in the changelog", name, problem);
 }
 
+bool is_valid_record_name(std::string_view name) {
+  return bare_name_problem(name).empty() && parse_record_name(name).has_value();
+}
+
 std::string version_of(std::string_view name) {
   return std::string(name.substr(0, name.find('-')));
 }

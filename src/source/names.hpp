@@ -23,6 +23,8 @@ FileName classify_file_name(std::string_view name, std::string_view extension);
 // folder: a record can never point outside it. Any naming of source/naming.hpp is accepted,
 // whatever the extension (imported records name other tools' files).
 void validate_record_name(std::string_view name);
+// The same check as a yes or no.
+bool is_valid_record_name(std::string_view name);
 
 // The version prefix of a valid name: the digits before the first '-'.
 std::string version_of(std::string_view name);

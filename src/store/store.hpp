@@ -53,7 +53,6 @@ struct LockProgress {
   std::string migration;
   std::int64_t step = 0;
   std::int64_t total = 0;
-  bool operator==(const LockProgress&) const = default;
 };
 
 struct AcquireResult {

@@ -589,12 +589,10 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionO
                        static_cast<int>(options.statement_bound.value_or(kBusyTimeout).count()));
   if (!read_only) {
     // WAL lets readers (status, waiters reading the holder) work while another process writes.
-    const int wal = sqlite3_exec(raw, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
-    if (wal != SQLITE_OK) throw_sqlite_error(raw, wal, "open " + path);
-    if (!options.durable) {
-      const int sync = sqlite3_exec(raw, "PRAGMA synchronous=NORMAL", nullptr, nullptr, nullptr);
-      if (sync != SQLITE_OK) throw_sqlite_error(raw, sync, "open " + path);
-    }
+    const std::string pragmas = std::string("PRAGMA journal_mode=WAL") +
+                                (options.durable ? "" : "; PRAGMA synchronous=NORMAL");
+    const int rc = sqlite3_exec(raw, pragmas.c_str(), nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) throw_sqlite_error(raw, rc, "open " + path);
   }
   return std::make_unique<SqliteStore>(std::move(db), config, !read_only, std::move(missing));
 }

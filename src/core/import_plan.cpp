@@ -22,6 +22,11 @@ struct Applied {
   std::string baseline;  // the Flyway baseline version this migration is at or below
 };
 
+// Whether an applied entry is at `version` (an entry without one, a repeatable, never is).
+bool at_version(const Applied& applied, std::string_view version) {
+  return !applied.version.empty() && compare_versions(applied.version, version) == 0;
+}
+
 const Migration* by_version(const std::vector<Migration>& migrations, std::string_view version) {
   if (version.empty()) return nullptr;
   auto it = std::find_if(migrations.begin(), migrations.end(), [&](const Migration& m) {
@@ -76,9 +81,8 @@ void add_baselined(const ForeignRecord& baseline, const std::vector<Migration>& 
                    std::vector<Applied>& applied, ImportResult& result) {
   std::vector<Applied> below = up_to(migrations, baseline.version);
   std::erase_if(below, [&](const Applied& b) {
-    return std::any_of(applied.begin(), applied.end(), [&](const Applied& a) {
-      return !a.version.empty() && compare_versions(a.version, b.version) == 0;
-    });
+    return std::any_of(applied.begin(), applied.end(),
+                       [&](const Applied& a) { return at_version(a, b.version); });
   });
   if (below.empty()) {
     result.not_imported.emplace_back(
@@ -95,9 +99,7 @@ void add_baselined(const ForeignRecord& baseline, const std::vector<Migration>& 
 // replaces its earlier one.
 void add_flyway_row(const ForeignRecord& row, std::vector<Applied>& applied) {
   if (row.type.starts_with("UNDO")) {
-    std::erase_if(applied, [&](const Applied& a) {
-      return !a.version.empty() && compare_versions(a.version, row.version) == 0;
-    });
+    std::erase_if(applied, [&](const Applied& a) { return at_version(a, row.version); });
     return;
   }
   std::erase_if(applied,

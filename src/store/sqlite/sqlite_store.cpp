@@ -223,7 +223,8 @@ class SqliteStore final : public Store {
     // for the write slot: a waiter booting beside a long transactional migration would sit out
     // the whole busy timeout here, silent, instead of polling the lock. The read refreshes the
     // cache; nothing is written when everything is there.
-    if (schema_complete()) {
+    if (const ExistingTables found = existing_tables();
+        found.changelog && found.lock && found.status_index) {
       schema_ready_ = true;
       return;
     }
@@ -319,9 +320,9 @@ class SqliteStore final : public Store {
   std::vector<ChangelogRecord> read_changelog() override {
     std::vector<ChangelogRecord> records;
     if (!schema_ready_) {
-      const auto [changelog, lock] = existing_tables();
-      if (!changelog) return records;
-      schema_ready_ = lock;
+      const ExistingTables found = existing_tables();
+      if (!found.changelog) return records;
+      schema_ready_ = found.lock;
     }
     Statement select(db_.get(),
                      "SELECT name" + field_list() + " FROM " + changelog_table_ + " ORDER BY name",
@@ -509,17 +510,24 @@ class SqliteStore final : public Store {
   struct ExistingTables {
     bool changelog = false;
     bool lock = false;
+    bool status_index = false;
   };
-  // Which of the two tables exist. Something else under their names (a view) is refused: the
-  // changelog would read as absent and every migration would run again.
+  // Which of the two tables (and the changelog's index) exist. Something else under a table's
+  // name (a view) is refused: the changelog would read as absent and every migration would run
+  // again.
   ExistingTables existing_tables() {
-    Statement select(db_.get(), "SELECT name, type FROM sqlite_master WHERE name IN (?, ?)",
+    Statement select(db_.get(), "SELECT name, type FROM sqlite_master WHERE name IN (?, ?, ?)",
                      "inspect schema");
-    select.bind(changelog_table_name_).bind(lock_table_name_);
+    const std::string index = status_index();
+    select.bind(changelog_table_name_).bind(lock_table_name_).bind(index);
     ExistingTables found;
     while (select.step()) {
       const std::string name = select.text(0);
       const std::string type = select.text(1);
+      if (name == index) {
+        found.status_index = type == "index";
+        continue;
+      }
       if (type != "table") {
         throw SchemaInvalidError(
             "sqlite: " + name + " is a " + type +
@@ -531,16 +539,6 @@ class SqliteStore final : public Store {
       if (name == lock_table_name_) found.lock = true;
     }
     return found;
-  }
-
-  // Both tables and the status index exist.
-  bool schema_complete() {
-    Statement select(db_.get(),
-                     "SELECT count(*) FROM sqlite_master WHERE (type = 'table' AND name IN (?, ?))"
-                     " OR (type = 'index' AND name = ?)",
-                     "inspect schema");
-    select.bind(changelog_table_name_).bind(lock_table_name_).bind(status_index());
-    return select.step() && select.integer(0) == 3;
   }
 
   // Read-only lock commands on a database that never had a lock read as "nothing held" and

@@ -44,9 +44,11 @@ struct Migrator::Impl {
   bool wait_for_database = false;
   bool database_reached = false;
 
-  // The connection for reading: it creates nothing, not even a missing SQLite file.
+  // The connection for reading: it creates nothing, not even a missing SQLite file. A waiter
+  // reads through the lock's connection (see sleep_until_release).
   Store& reader() {
     if (store) return *store;
+    if (lock_store) return *lock_store;
     store = open_store(config, {.access = Access::kRead, .statement_bound = std::nullopt});
     const auto missing = store->missing_database();
     database_reached = !missing;  // a stand-in for a missing SQLite file reached nothing
@@ -504,7 +506,7 @@ AuditReport Migrator::audit() {
       checks.push_back({"connection", "fail", "the database " + *missing + " does not exist"});
       return audit_report(std::move(checks));
     }
-    checks.push_back({"connection", "pass", std::string(impl_->store->kind())});
+    checks.push_back({"connection", "pass", std::string(impl_->reader().kind())});
   } catch (const Error& error) {
     checks.push_back({"connection", "fail", redact(error.what())});
     return audit_report(std::move(checks));
@@ -512,7 +514,7 @@ AuditReport Migrator::audit() {
   try {
     const std::vector<Migration> migrations = impl_->load();
     const Plan plan = impl_->read_plan(migrations);
-    for (AuditCheck& check : audit_database(*impl_->store, impl_->config, plan)) {
+    for (AuditCheck& check : audit_database(impl_->reader(), impl_->config, plan)) {
       checks.push_back(std::move(check));
     }
   } catch (const Error& error) {
@@ -668,6 +670,10 @@ LockWaitOptions Migrator::Impl::lock_wait_options(const RunMigrationsOptions& op
 // slept on.
 void Migrator::Impl::sleep_until_release(milliseconds delay, std::stop_token stop) {
   const auto until = Clock::real().now() + delay;
+  // A waiter keeps one connection, the lock's, idle between its attempts: it reads through it
+  // until it needs to write. A fleet waiting out one run then holds one connection per instance
+  // (not two), and half as many server processes end when the holder's release wakes them.
+  if (lock_store) store.reset();
   try {
     Store& lock = lock_connection();
     if (lock.can_push_release()) {

@@ -160,6 +160,34 @@ TEST_F(PgFaultTest, ThirtyConcurrentWaitingRunsApplyEachMigrationOnce) {
   EXPECT_FALSE(lock_row_exists());
 }
 
+// A fleet waiting out one run must not cost the server two connections per instance: the
+// waiter reads and listens through its lock connection alone, and still finishes the work.
+TEST_F(PgFaultTest, AWaiterHoldsOneConnectionWhileItWaits) {
+  write_gated_set();
+  auto holder = start_up(/*wait=*/false);
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
+
+  const std::string name = "waiter_" + value("SELECT current_schema()");
+  std::vector<std::string> argv{
+      migronaut_binary(),   "--no-env", "--uri", uri_ + "&application_name=" + name, "--dir",
+      dir_.path().string(), "up",       "--wait"};
+  Process waiter(std::move(argv), env());
+  const std::string of_waiter = "FROM pg_stat_activity WHERE application_name = '" + name + "'";
+  ASSERT_TRUE(eventually([&] {
+    return count("SELECT count(*) " + of_waiter + " AND query LIKE 'LISTEN%'") == 1;
+  })) << waiter.err_so_far();
+  EXPECT_TRUE(eventually([&] { return count("SELECT count(*) " + of_waiter) == 1; }))
+      << count("SELECT count(*) " + of_waiter) << " connections";
+  EXPECT_TRUE(holder_is_in(kGatedName));  // still waiting, not done
+
+  open_gate();
+  const ProcessResult held = holder->wait();
+  EXPECT_EQ(held.exit_code, 0) << held.err;
+  const ProcessResult waited = waiter.wait();
+  EXPECT_EQ(waited.exit_code, 0) << waited.err;
+  expect_gated_set_applied_once();
+}
+
 TEST_F(PgFaultTest, KilledHolderRollsBackAndALaterRunReclaimsAfterTheTtl) {
   write_gated_set();
   auto holder = start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "2"}});

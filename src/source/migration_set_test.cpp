@@ -1,5 +1,6 @@
 #include "source/migration_set.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -99,6 +100,23 @@ TEST_F(LoadMigrationsTest, LoadsTopLevelFilesOfTheExtensionSortedByName) {
             (std::vector<std::string>{"0001-a.sql", "0002-b.sql"}));
   EXPECT_EQ(names_of(load_migrations(dir_.path(), ".json")),
             (std::vector<std::string>{"0003-c.json"}));
+}
+
+// A large folder is read on several threads: every file still lands with its own text, in
+// name order.
+TEST_F(LoadMigrationsTest, ALargeFolderLoadsEveryFileWithItsOwnText) {
+  constexpr int kFiles = 1500;
+  const auto text_of = [](int i) {
+    return fmt::format("-- migrate:up\nCREATE TABLE t{} ();\n", i);
+  };
+  for (int i = 1; i <= kFiles; ++i) dir_.write(fmt::format("{:05}-t{}.sql", i, i), text_of(i));
+  const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql");
+  ASSERT_EQ(migrations.size(), static_cast<std::size_t>(kFiles));
+  for (int i = 1; i <= kFiles; ++i) {
+    const Migration& migration = migrations[static_cast<std::size_t>(i - 1)];
+    ASSERT_EQ(migration.name, fmt::format("{:05}-t{}.sql", i, i));
+    ASSERT_EQ(migration.checksum, checksum_hex(text_of(i))) << migration.name;
+  }
 }
 
 TEST_F(LoadMigrationsTest, ChecksumsTheRawFile) {

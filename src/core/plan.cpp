@@ -93,7 +93,7 @@ std::set<std::size_t> match_renames(std::vector<PlanEntry>& entries) {
   for (std::size_t position : formers) {
     const PlanEntry& former = entries[position];
     for (PlanEntry& entry : entries) {
-      const bool unrecorded = !entry.record.has_value();
+      const bool unrecorded = entry.record == nullptr;
       if (!same_migration(former, entry)) continue;
       if (!unrecorded && entry.state != MigrationState::kApplied) continue;
       if (unrecorded) {
@@ -110,7 +110,7 @@ std::set<std::size_t> match_renames(std::vector<PlanEntry>& entries) {
 
 // Every migration and every record, one entry per name, each record matched to its migration.
 std::vector<PlanEntry> match_records(const std::vector<Migration>& migrations,
-                                     std::vector<ChangelogRecord>& records,
+                                     const std::vector<ChangelogRecord>& records,
                                      std::int64_t& highest_batch) {
   std::vector<PlanEntry> entries;
   // Reserved whole: the index's keys view the entries' names, which must not move.
@@ -127,7 +127,7 @@ std::vector<PlanEntry> match_records(const std::vector<Migration>& migrations,
     return entry;
   };
   for (const Migration& migration : migrations) entry_named(migration.name).migration = &migration;
-  for (ChangelogRecord& record : records) {
+  for (const ChangelogRecord& record : records) {
     highest_batch = std::max(highest_batch, record.batch);
     PlanEntry& entry = entry_named(record.name);
     entry.state = state_of(record);
@@ -140,7 +140,7 @@ std::vector<PlanEntry> match_records(const std::vector<Migration>& migrations,
     // A repeatable migration that changed is due again; any other change is drift.
     if (changed && entry.migration->repeatable) entry.state = MigrationState::kPending;
     entry.drifted = changed && !entry.migration->repeatable;
-    entry.record = std::move(record);
+    entry.record = &record;
   }
   return entries;
 }
@@ -160,7 +160,8 @@ std::int64_t Plan::next_batch() const {
 
 Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRecord> records) {
   Plan plan;
-  std::vector<PlanEntry> entries = match_records(migrations, records, plan.highest_batch);
+  plan.records = std::move(records);
+  std::vector<PlanEntry> entries = match_records(migrations, plan.records, plan.highest_batch);
   const std::set<std::size_t> renamed = match_renames(entries);
   std::vector<std::size_t> kept;
   std::vector<RunOrder> orders;
@@ -208,7 +209,7 @@ StatusRow status_row(const PlanEntry& entry) {
     row.description = entry.record->description;
   }
   row.renamed_from = entry.renamed_from;
-  row.record = entry.record;
+  if (entry.record) row.record = *entry.record;
   return row;
 }
 

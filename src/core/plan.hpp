@@ -16,8 +16,8 @@ namespace migronaut {
 
 struct PlanEntry {
   std::string name;
-  const Migration* migration = nullptr;  // null for a record whose migration is gone
-  std::optional<ChangelogRecord> record;
+  const Migration* migration = nullptr;     // null for a record whose migration is gone
+  const ChangelogRecord* record = nullptr;  // in Plan::records; null for a migration never run
   MigrationState state = MigrationState::kPending;
   bool drifted = false;       // applied, but the migration's checksum changed since
   bool out_of_order = false;  // pending, sorting before the newest applied migration
@@ -30,8 +30,16 @@ struct PlanEntry {
 };
 
 struct Plan {
-  std::vector<PlanEntry> entries;  // in execution order (source/migration_set.hpp RunOrder)
-  std::int64_t highest_batch = 0;  // rolled-back numbers stay used
+  Plan() = default;
+  // Move-only: the entries point into `records`, whose storage a move keeps and a copy would not.
+  Plan(Plan&&) = default;
+  Plan& operator=(Plan&&) = default;
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+
+  std::vector<ChangelogRecord> records;  // the changelog as read
+  std::vector<PlanEntry> entries;        // in execution order (source/migration_set.hpp RunOrder)
+  std::int64_t highest_batch = 0;        // rolled-back numbers stay used
   // highest_batch + 1; throws ChangelogInvalidError when the changelog already holds the
   // largest batch number there is, rather than wrapping around.
   std::int64_t next_batch() const;

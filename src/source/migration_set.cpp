@@ -207,6 +207,7 @@ std::vector<File> read_files(const fs::path& dir, std::string_view extension, bo
 std::vector<Migration> load_files(const fs::path& dir, std::string_view extension, bool optional) {
   const std::vector<File> files = read_files(dir, extension, optional);
   std::vector<Migration> migrations;
+  migrations.reserve(files.size());
   std::vector<const File*> downs;
   for (const File& file : files) {
     if (file.naming.role == FileRole::kDown) {

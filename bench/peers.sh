@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # migronaut beside its peers, in one run, on one throwaway PostgreSQL cluster and on SQLite:
 # dbmate (its Go binary from npm), sql-migrate (Debian), node-pg-migrate (npm) and the C client
-# floors (`psql -c 'SELECT 1'`, `sqlite3 db 'SELECT 1'`). Prints markdown tables of medians,
-# peak RSS and ratios (bench/lib/measure.py), then the scale slope and a 100-process storm.
+# floors (`psql -c 'SELECT 1'`, `sqlite3 db 'SELECT 1'` and a sqlite3 read of one table, which
+# parses the schema as every real query does). Prints markdown tables of medians, peak RSS and
+# ratios (bench/lib/measure.py), then the scale slope beside the floor of reading the files
+# (bench/lib/read_files.c), and a 100-process storm beside the floor of 100 psql clients freed by one COMMIT.
 # Installs its npm peers into bench/.peers (git-ignored). Never run by ctest.
 #
 # Usage: bench/peers.sh [path/to/migronaut]     (default: build/src/cli/migronaut)
@@ -99,6 +101,7 @@ if [[ " $skip " != *" boot "* ]]; then
   "$dbmate" --url "sqlite:$work/boot-dbmate.db" --migrations-dir "$dbmate_dir" --no-dump-schema up >/dev/null
   "${measure[@]}" --runs "$runs" --title "SQLite boot check: 100 applied, nothing pending" -- \
     "sqlite3 db 'SELECT 1'" "sqlite3 $work/boot.db 'SELECT 1'" \
+    "sqlite3 db, count the changelog" "sqlite3 $work/boot.db 'SELECT count(*) FROM _migronaut_migrations'" \
     "migronaut up" "$bin --no-env --uri sqlite:$work/boot.db --dir $sqlite_dir up $no_wait" \
     "migronaut up --wait" "$bin --no-env --uri sqlite:$work/boot.db --dir $sqlite_dir up --wait" \
     "dbmate up" "$dbmate --url sqlite:$work/boot-dbmate.db --migrations-dir $dbmate_dir --no-dump-schema up"
@@ -124,6 +127,7 @@ if [[ " $skip " != *" apply "* ]]; then
 fi
 
 if [[ " $skip " != *" scale "* ]]; then
+  cc -O2 -o "$work/read_files" "$here/lib/read_files.c"
   for n in $scale; do
     dir=$(make_folder migronaut "$n")
     db="scale_$n"
@@ -131,6 +135,7 @@ if [[ " $skip " != *" scale "* ]]; then
     "$bin" --no-env --uri "$(pg_uri "$db")" --dir "$dir" baseline --yes >/dev/null 2>&1
     "$bin" --no-env --uri "sqlite:$work/$db.db" --dir "$dir" baseline --yes >/dev/null 2>&1
     "${measure[@]}" --runs 5 --warmup 1 --title "Scale: $n applied, nothing pending" -- \
+      "floor: read every file (C)" "$work/read_files $dir" \
       "PostgreSQL up" "$bin --no-env --uri $(pg_uri "$db") --dir $dir up $no_wait" \
       "PostgreSQL status" "$bin --no-env --uri $(pg_uri "$db") --dir $dir status" \
       "SQLite up" "$bin --no-env --uri sqlite:$work/$db.db --dir $dir up $no_wait" \
@@ -145,27 +150,59 @@ if [[ " $skip " != *" storm "* ]]; then
     >"$dir/20260101000001-storm.sql"
   pg_psql postgres "CREATE DATABASE storm"
   python3 - "$bin" "$(pg_uri storm)" "$dir" "$storm" "$pg_bin/psql" "$pg_port" <<'PY'
-import subprocess, sys, time
+import os, subprocess, sys, time
 binary, uri, folder, count, psql, port = sys.argv[1:7]
+count = int(count)
+psql_on = [psql, "-X", "-q", "-At", "-F", " ", "-h", "127.0.0.1", "-p", port, "-U", "postgres",
+           "-d", "storm", "-c"]
+
+def query(sql):
+    return subprocess.run(psql_on + [sql], capture_output=True, text=True, check=True).stdout.split()
+
+def exits(procs):
+    """Exit codes and times, taken as each process ends (whichever ends first is reaped first)."""
+    pending, codes, ends = {proc.pid for proc in procs}, [], []
+    deadline = time.time() + 120
+    while pending and time.time() < deadline:
+        pid, status = os.waitpid(-1, 0)
+        if pid in pending:
+            pending.discard(pid)
+            codes.append(os.waitstatus_to_exitcode(status))
+            ends.append(time.time())
+    return codes, sorted(ends)
+
+def commit_of(table):
+    return float(query(f"SELECT extract(epoch FROM pg_xact_commit_timestamp(xmin)) FROM {table}")[0])
+
 procs = [subprocess.Popen([binary, "--no-env", "--uri", uri, "--dir", folder, "up", "--wait"],
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-         for _ in range(int(count))]
-ends, codes = [], []
-for proc in procs:
-    codes.append(proc.wait(timeout=120))
-    ends.append(time.time())
-# Exit times are taken as each process is reaped in order, so poll all for the true last exit.
-query = ("SELECT extract(epoch FROM pg_xact_commit_timestamp(xmin)), "
-         "(SELECT count(*) FROM _migronaut_migrations), "
-         "(SELECT count(*) FROM _migronaut_locks) FROM _migronaut_migrations")
-out = subprocess.run([psql, "-X", "-At", "-F", " ", "-h", "127.0.0.1", "-p", port, "-U",
-                      "postgres", "-d", "storm", "-c", query], capture_output=True, text=True,
-                     check=True).stdout.split()
-commit, records, locks = float(out[0]), int(out[1]), int(out[2])
+         for _ in range(count)]
+codes, ends = exits(procs)
+commit = commit_of("_migronaut_migrations")
+records, locks = (int(n) for n in query("SELECT (SELECT count(*) FROM _migronaut_migrations), "
+                                        "(SELECT count(*) FROM _migronaut_locks)"))
+last = 1000 * (ends[-1] - commit)
+
+# The floor: as many C clients (psql, one connection each) blocked on one transaction, all freed
+# by its COMMIT and exiting at once — what the server and the machine allow a crowd to take.
+query("CREATE TABLE floor_gate (id int)")
+holder = subprocess.Popen(psql_on + ["BEGIN; INSERT INTO floor_gate VALUES (1); "
+                                     "SELECT pg_advisory_xact_lock(7); SELECT pg_sleep(2); COMMIT"],
+                          stdout=subprocess.DEVNULL)
+while query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted") == ["0"]:
+    time.sleep(0.01)
+crowd = [subprocess.Popen(psql_on + ["SELECT pg_advisory_xact_lock_shared(7)"],
+                          stdout=subprocess.DEVNULL) for _ in range(count)]
+holder.wait(timeout=60)
+floor_codes, floor_ends = exits(crowd)
+floor_last = 1000 * (floor_ends[-1] - commit_of("floor_gate"))
+
 print(f"\n### Storm: {count} processes `up --wait`, one pending 2 s migration\n")
 print(f"- exit codes: {sorted(set(codes))} (all {count} exit 0: {all(c == 0 for c in codes)})")
 print(f"- changelog records: {records} (applied once: {records == 1}); lock rows left: {locks}")
-print(f"- last exit {1000 * (max(ends) - commit):.0f} ms after the holder's commit "
-      "(server commit timestamp; reaping order makes this an upper bound)")
+print(f"- after the holder's commit: half exited at {1000 * (ends[len(ends) // 2] - commit):.0f} ms, "
+      f"the last at {last:.0f} ms (server commit timestamp)")
+print(f"- floor, {count} psql clients freed by one COMMIT: the last exits at {floor_last:.0f} ms "
+      f"(exit codes {sorted(set(floor_codes))}); migronaut {last / floor_last:.2f}x the floor")
 PY
 fi

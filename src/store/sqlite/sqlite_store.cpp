@@ -117,11 +117,14 @@ class Statement {
 
   bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
   std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
-  std::string text(int column) const {
+  std::string text(int column) const { return text_or_null(column).value_or(""); }
+  // One call tells NULL from text: sqlite3_column_text returns no pointer for NULL (an empty
+  // string or blob still gets one).
+  std::optional<std::string> text_or_null(int column) const {
     const auto* data = sqlite3_column_text(stmt_, column);
-    if (data == nullptr) return {};
-    return {reinterpret_cast<const char*>(data),
-            static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column))};
+    if (data == nullptr) return std::nullopt;
+    return std::string(reinterpret_cast<const char*>(data),
+                       static_cast<std::size_t>(sqlite3_column_bytes(stmt_, column)));
   }
 
  private:
@@ -183,10 +186,7 @@ RowReader<Key> columns_of(const Statement& row, const Key (&keys)[N], int first)
             if (row.is_null(column(key))) return std::nullopt;
             return row.integer(column(key));
           },
-          [&row, column](Key key) -> std::optional<std::string> {
-            if (row.is_null(column(key))) return std::nullopt;
-            return row.text(column(key));
-          }};
+          [&row, column](Key key) { return row.text_or_null(column(key)); }};
 }
 
 LockInfo lock_info(const Statement& row) {

@@ -1,5 +1,6 @@
 #include "migronaut/migrator.hpp"
 
+#include <future>
 #include <mutex>
 
 #include "core/audit.hpp"
@@ -97,6 +98,16 @@ struct Migrator::Impl {
 
   Plan read_plan(const std::vector<Migration>& migrations) {
     return make_plan(migrations, reader().read_changelog());
+  }
+  // load() into `migrations`, and read_plan() of them, side by side: the files are read here
+  // while another thread connects and reads the changelog, so the database's round trips and
+  // the files' system calls overlap. A file load() refuses is still the error reported, as
+  // when the load came first (that waits for the read to end, though).
+  Plan load_and_plan(std::vector<Migration>& migrations) {
+    std::future<std::vector<ChangelogRecord>> changelog =
+        std::async(std::launch::async, [this] { return reader().read_changelog(); });
+    migrations = load();
+    return make_plan(migrations, changelog.get());
   }
 
   // Records each renamed migration under its new name (the next locked run's job), so the
@@ -362,9 +373,8 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
   std::vector<Migration> migrations;
   bool pending = false;
   impl_->before_lock([&] {
-    migrations = impl_->load();
     // The boot check: one read, and no lock when nothing is pending.
-    const Plan plan = impl_->read_plan(migrations);
+    const Plan plan = impl_->load_and_plan(migrations);
     const UpSelection selection = select_up(plan, options, impl_->config);
     pending = !selection.targets.empty();
     if (!pending) {
@@ -435,8 +445,8 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
 }
 
 std::vector<StatusRow> Migrator::status() {
-  const std::vector<Migration> migrations = impl_->load();
-  const Plan plan = impl_->read_plan(migrations);
+  std::vector<Migration> migrations;
+  const Plan plan = impl_->load_and_plan(migrations);
   std::vector<StatusRow> rows;
   rows.reserve(plan.entries.size());
   for (const PlanEntry& entry : plan.entries) rows.push_back(status_row(entry));

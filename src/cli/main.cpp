@@ -1,6 +1,11 @@
 // migronaut: the command-line tool over the engine. Parses the flags, runs one command and
 // maps its outcome to an exit status an orchestrator can act on.
+#include <algorithm>
 #include <cstdio>
+#include <iterator>
+#include <optional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "cli/cli.hpp"
@@ -36,6 +41,32 @@ void add_global_flags(CLI::App& app, GlobalFlags& flags) {
   app.add_flag("--quiet", flags.quiet, "No progress lines, only errors (reports still print)");
   app.add_flag("--no-color", flags.no_color, "No colors");
   app.add_flag("--json", flags.json, "One JSON document on stdout (docs/JSON.md)");
+}
+
+// Every command, by the name it registers under.
+constexpr std::pair<std::string_view, Command (*)(CLI::App&)> kCommands[] = {
+    {"init", add_init},   {"create", add_create},   {"up", add_up},
+    {"down", add_down},   {"redo", add_redo},       {"status", add_status},
+    {"list", add_list},   {"dry-run", add_dry_run}, {"baseline", add_baseline},
+    {"lock", add_lock},   {"unlock", add_unlock},   {"wait", add_wait},
+    {"audit", add_audit}, {"repair", add_repair},   {"import", add_import},
+    {"lint", add_lint}};
+
+// The command `argv` names, read before any is built: building all sixteen with their flags
+// costs a boot check more than checksumming its migrations, so only the named one is. It is the
+// first word that is neither a flag nor a global flag's value; none when a flag is unknown here
+// (it might take a value), and then every command is built and CLI11 judges as usual.
+std::optional<std::string_view> named_command(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (!arg.starts_with('-')) return arg;
+    if (arg == "--") return std::nullopt;
+    if (arg.find('=') != std::string_view::npos) continue;
+    const CLI::Option* option = app.get_option_no_throw(std::string(arg));
+    if (option == nullptr) return std::nullopt;
+    if (option->get_expected_min() > 0) ++i;  // its value
+  }
+  return std::nullopt;
 }
 
 // The way out of a held lock: when it expires, how to wait, how to look and how to release.
@@ -117,11 +148,13 @@ int main(int argc, char** argv) {
   app.footer(kFooter);
   add_global_flags(app, flags);
 
-  const std::vector<Command> commands = {
-      add_init(app),     add_create(app), add_up(app),     add_down(app),
-      add_redo(app),     add_status(app), add_list(app),   add_dry_run(app),
-      add_baseline(app), add_lock(app),   add_unlock(app), add_wait(app),
-      add_audit(app),    add_repair(app), add_import(app), add_lint(app)};
+  std::vector<Command> commands;
+  const std::optional<std::string_view> named = named_command(app, argc, argv);
+  const auto is_named = [&](const auto& entry) { return named == entry.first; };
+  const bool build_all = std::none_of(std::begin(kCommands), std::end(kCommands), is_named);
+  for (const auto& entry : kCommands) {
+    if (build_all || is_named(entry)) commands.push_back(entry.second(app));
+  }
   auto* help = app.add_subcommand("help", "Show the help of migronaut or of one command");
   std::string help_topic;
   help->add_option("command", help_topic, "The command")->type_name("COMMAND");

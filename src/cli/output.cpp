@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "core/log.hpp"
 #include "fmt/format.h"
 #include "util/redact.hpp"
 
@@ -188,3 +189,15 @@ void Output::document(const nlohmann::json& value) {
 std::shared_ptr<Logger> Output::logger() { return std::make_shared<OutputLogger>(*this); }
 
 }  // namespace migronaut::cli
+
+namespace migronaut {
+
+// The library's default Logger in this binary, in place of spdlog's (core/log.hpp), so the CLI
+// neither loads libspdlog nor builds its registry at start-up. Every command passes its own
+// Output's logger (Context::migrator_options); a Migrator given none writes here, on stderr.
+std::shared_ptr<Logger> default_logger() {
+  static cli::Output output(false, false, false, false);
+  return output.logger();
+}
+
+}  // namespace migronaut

@@ -32,4 +32,6 @@ void SpdlogLogger::log(Level level, std::string_view message) {
 
 bool SpdlogLogger::enabled(Level level) const { return logger_->should_log(spdlog_level(level)); }
 
+std::shared_ptr<Logger> default_logger() { return std::make_shared<SpdlogLogger>(); }
+
 }  // namespace migronaut

@@ -22,4 +22,9 @@ class SpdlogLogger : public Logger {
   std::shared_ptr<spdlog::logger> logger_;
 };
 
+// The Logger of a Migrator given none: a SpdlogLogger on spdlog's default logger. Defined in
+// log.cpp, its own layer, so that a program that always passes a Logger (the CLI) can define
+// this instead and leave spdlog out of its process.
+std::shared_ptr<Logger> default_logger();
+
 }  // namespace migronaut

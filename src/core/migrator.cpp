@@ -36,7 +36,7 @@ struct Migrator::Impl {
   Impl(Config c, MigratorOptions o)
       : config(std::move(c)),
         options(std::move(o)),
-        logger(options.logger ? options.logger : std::make_shared<SpdlogLogger>()) {}
+        logger(options.logger ? options.logger : default_logger()) {}
 
   bool empty_reported = false;
   // A connection failure before the lock is waited out (see before_lock) when the caller asked

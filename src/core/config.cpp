@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/env_file.hpp"
+#include "fmt/format.h"
 #include "migronaut/errors.hpp"
 #include "store/registry.hpp"
 #include "util/file.hpp"
@@ -390,7 +391,7 @@ Origin variable_origin(const KeySpec& key, const std::string& text) {
 }
 
 Origin key_origin(std::string_view key, const std::string& layer) {
-  return {"\"" + std::string(key) + "\" in " + layer, {{"key", key}, {"source", layer}}};
+  return {fmt::format("\"{}\" in {}", key, layer), {{"key", key}, {"source", layer}}};
 }
 
 // The known key `name` is most likely a misspelling of: at most two edits away, case aside.

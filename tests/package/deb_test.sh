@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The CLI's .deb from this build tree, as a user gets it: built by CPack, installed with
-# dpkg -i, `migronaut --version` run from /usr/bin, the binary under 5 MB, its runtime
-# dependencies declared, the man page and completions in place, then removed again.
+# dpkg -i, `migronaut --version` run from /usr/bin, the binary under 5 MB and loading no
+# database client or logger itself, its runtime dependencies declared, the man page and
+# completions in place, then removed again.
 # Needs root (dpkg); anyone else skips (exit 77).
 # Usage: deb_test.sh <build dir> <expected version>
 set -euo pipefail
@@ -49,6 +50,14 @@ for file in /usr/share/man/man1/migronaut.1 /usr/share/bash-completion/completio
   [ -f "$file" ] || [ -f "$file.gz" ] || { echo "missing $file"; exit 1; }
 done
 /usr/bin/migronaut help up | grep -q "Usage: migronaut up"
+# Start-up is every boot's price: the binary itself loads no database client nor the library's
+# default logger (spdlog); a store module brings its client when a URI asks for it.
+needed=$(objdump -p /usr/bin/migronaut | awk '/NEEDED/ {print $2}')
+for library in libpq libmongoc libspdlog; do
+  case "$needed" in
+    *"$library"*) echo "the CLI itself links $library: $needed"; exit 1 ;;
+  esac
+done
 # The store modules load from where the package put them: an unreachable server is exit 5
 # (connection failed), not a missing module.
 status=0

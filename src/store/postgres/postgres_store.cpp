@@ -314,14 +314,9 @@ class PostgresStore final : public Store {
   }
 
   bool renew(const LockToken& token, const LockProgress& progress) override {
-    const Result result =
-        run("renew the lock",
-            "UPDATE " + lock_table_ +
-                " SET locked_at = clock_timestamp(), migration = $4, step = $5, total = $6"
-                " WHERE id = $1 AND owner = $2 AND nonce = $3",
-            {std::string(kLockId), token.owner, token.nonce, progress.migration,
-             std::to_string(progress.step), std::to_string(progress.total)},
-            MissingTable::kIsEmpty);
+    SqlValues values;
+    const std::string sql = renewal_sql(token, &progress, values);
+    const Result result = run("renew the lock", sql, values.params(), MissingTable::kIsEmpty);
     return std::string_view(PQcmdTuples(result.get())) == "1";
   }
 
@@ -699,17 +694,23 @@ class PostgresStore final : public Store {
   // when no record matched, the marker fails its cast to int.
   std::string fence_sql(const LockToken& token, const LockProgress* progress) const {
     SqlValues literals(conn_);
-    std::string renewal = "locked_at = clock_timestamp()";
-    if (progress) {
-      renewal += ", migration = " + literals.add(progress->migration) +
-                 ", step = " + std::to_string(progress->step) +
-                 ", total = " + std::to_string(progress->total);
-    }
-    return "WITH fence AS (UPDATE " + lock_table_ + " SET " + renewal + " WHERE id = '" +
-           std::string(kLockId) + "' AND owner = " + literals.add(token.owner) +
-           " AND nonce = " + literals.add(token.nonce) +
+    return "WITH fence AS (" + renewal_sql(token, progress, literals) +
            " RETURNING 1) SELECT (CASE WHEN count(*) = 1 THEN '1' ELSE '" +
            std::string(kFenceMarker) + "' END)::int FROM fence";
+  }
+
+  // The UPDATE that renews our lock record (and records the progress, when given), matching
+  // nothing once the record is another run's: the heartbeat's renewal, and the fence's core.
+  std::string renewal_sql(const LockToken& token, const LockProgress* progress,
+                          SqlValues& values) const {
+    std::string sql = "UPDATE " + lock_table_ + " SET locked_at = clock_timestamp()";
+    if (progress) {
+      sql += ", migration = " + values.add(progress->migration) +
+             ", step = " + std::to_string(progress->step) +
+             ", total = " + std::to_string(progress->total);
+    }
+    return sql + " WHERE id = " + values.add(kLockId) + " AND owner = " + values.add(token.owner) +
+           " AND nonce = " + values.add(token.nonce);
   }
 
   // Whether `result` is the fencing check's failure: the marker's failed cast.

@@ -42,12 +42,6 @@ Heartbeat::Heartbeat(Clock& clock, milliseconds ttl, std::function<bool()> renew
 
 Heartbeat::~Heartbeat() { stop(); }
 
-void Heartbeat::nudge() {
-  std::lock_guard lock(mutex_);
-  nudged_ = true;
-  wake_.request_stop();
-}
-
 void Heartbeat::renew_within(milliseconds delay) {
   std::lock_guard lock(mutex_);
   renew_by_ = clock_.now() + delay;
@@ -59,7 +53,7 @@ bool Heartbeat::renew_now() {
     std::unique_lock lock(mutex_);
     // The renewal in flight, if any, may carry the old progress: wait for the next one.
     const std::uint64_t target = renewals_started_ + 1;
-    nudged_ = true;
+    renew_by_ = clock_.now();
     wake_.request_stop();
     renewal_done_.wait(lock, [&] { return ended_ || lost_ || renewals_finished_ >= target; });
   }
@@ -137,25 +131,22 @@ void Heartbeat::renew_loop(std::stop_token stop) {
   const auto due_at = [&] { return renew_by_ ? std::min(next_renewal, *renew_by_) : next_renewal; };
   while (!stop.stop_requested()) {
     std::stop_token wake;
-    bool nudged = false;
     Clock::TimePoint due;
     {
       std::lock_guard lock(mutex_);
       if (wake_.stop_requested()) wake_ = std::stop_source();
       wake = wake_.get_token();
-      nudged = std::exchange(nudged_, false);
       due = due_at();
     }
-    if (!nudged) {
-      clock_.sleep_until(due, wake);
-      if (stop.stop_requested()) return;
+    clock_.sleep_until(due, wake);
+    if (stop.stop_requested()) return;
+    {
       std::lock_guard lock(mutex_);
-      nudged = std::exchange(nudged_, false);
-      due = due_at();
+      due = due_at();  // renew_within() may have moved it while we slept
     }
     if (!held()) return;
     const auto now = clock_.now();
-    if (!nudged && now < due) continue;
+    if (now < due) continue;
     const Renewal renewal = renew_once(failures_in_a_row);
     if (renewal == Renewal::kLost) return;
     next_renewal = now + (renewal == Renewal::kRenewed ? interval_ : retry_);

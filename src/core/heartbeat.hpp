@@ -32,15 +32,13 @@ class Heartbeat {
   Heartbeat(const Heartbeat&) = delete;
   Heartbeat& operator=(const Heartbeat&) = delete;
 
-  // Renew now (the holder moved to its next migration: waiters see the progress at once).
-  void nudge();
-  // Renew within `delay` unless a renewal happens first; a later call replaces the time. For
-  // progress that a migration's commit writes anyway: only one still running by then costs a
-  // renewal of its own.
+  // Renew within `delay` (0: now) unless a renewal happens first; a later call replaces the
+  // time. For progress that a migration's commit writes anyway: only one still running by then
+  // costs a renewal of its own.
   void renew_within(std::chrono::milliseconds delay);
-  // nudge(), then wait until that renewal has been tried (or the heartbeat ended): the caller
-  // is about to start work that may keep the database busy, so the progress must be written
-  // first. False when the lock is lost, the loss already reported.
+  // renew_within(0), then wait until that renewal has been tried (or the heartbeat ended): the
+  // caller is about to start work that may keep the database busy, so the progress must be
+  // written first. False when the lock is lost, the loss already reported.
   bool renew_now();
   // False once the lock is lost; a passed deadline is reported as the loss here and now.
   bool held();
@@ -81,8 +79,7 @@ class Heartbeat {
   Logger* logger_;
 
   std::mutex mutex_;
-  std::stop_source wake_;  // requested by nudge() or stop() to end the current sleep early
-  bool nudged_ = false;
+  std::stop_source wake_;  // requested to end the current sleep early (renew_by_ moved, stop)
   std::optional<Clock::TimePoint> renew_by_;  // set by renew_within(), cleared by any renewal
   Clock::TimePoint lost_at_;  // when the last successful renewal was sent, plus the deadline
   bool lost_ = false;

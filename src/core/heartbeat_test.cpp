@@ -150,9 +150,9 @@ TEST_F(HeartbeatTest, FailingRenewalsLoseTheLockAtTheDeadline) {
 TEST_F(HeartbeatTest, NudgeRenewsWithoutWaitingForTheInterval) {
   Heartbeat heartbeat(clock, milliseconds(60'000), counting_renewal(), on_lost(), nullptr);
   clock.wait_for_sleepers(2);
-  heartbeat.nudge();
+  heartbeat.renew_within(milliseconds(0));
   ASSERT_TRUE(eventually([&] { return renewals == 1; }));
-  heartbeat.nudge();
+  heartbeat.renew_within(milliseconds(0));
   ASSERT_TRUE(eventually([&] { return renewals == 2; }));
 }
 
@@ -174,7 +174,7 @@ TEST_F(HeartbeatTest, RenewNowReturnsOnceItsRenewalIsDone) {
 TEST_F(HeartbeatTest, RenewNowReturnsWhenTheHeartbeatHasEnded) {
   Heartbeat heartbeat(
       clock, milliseconds(1000), [] { return false; }, on_lost(), nullptr);
-  heartbeat.nudge();
+  heartbeat.renew_within(milliseconds(0));
   ASSERT_TRUE(eventually([&] { return losses == 1; }));
   heartbeat.renew_now();  // the lost heartbeat renews no more: this must not block
   EXPECT_EQ(losses, 1);
@@ -194,7 +194,7 @@ TEST_F(HeartbeatTest, StopWaitsForTheRenewalInFlight) {
         return true;
       },
       on_lost(), nullptr);
-  heartbeat.nudge();
+  heartbeat.renew_within(milliseconds(0));
   renewing.wait();
   auto stopped = std::async(std::launch::async, [&] { heartbeat.stop(); });
   EXPECT_EQ(stopped.wait_for(milliseconds(50)), std::future_status::timeout);

@@ -4,7 +4,8 @@
 # floors (`psql -c 'SELECT 1'`, `sqlite3 db 'SELECT 1'` and a sqlite3 read of one table, which
 # parses the schema as every real query does). Prints markdown tables of medians, peak RSS and
 # ratios (bench/lib/measure.py), then the scale slope beside the floor of reading the files
-# (bench/lib/read_files.c), and a 100-process storm beside the floor of 100 psql clients freed by one COMMIT.
+# (bench/lib/read_files.c), and a 100-process storm beside the floor of 100 psql clients freed
+# by one COMMIT.
 # Installs its npm peers into bench/.peers (git-ignored). Never run by ctest.
 #
 # Usage: bench/peers.sh [path/to/migronaut]     (default: build/src/cli/migronaut)
@@ -157,22 +158,39 @@ psql_on = [psql, "-X", "-q", "-At", "-F", " ", "-h", "127.0.0.1", "-p", port, "-
            "-d", "storm", "-c"]
 
 def query(sql):
-    return subprocess.run(psql_on + [sql], capture_output=True, text=True, check=True).stdout.split()
+    done = subprocess.run(psql_on + [sql], capture_output=True, text=True, check=True)
+    return done.stdout.split()
 
-def exits(procs):
-    """Exit codes and times, taken as each process ends (whichever ends first is reaped first)."""
+def exits(procs, timeout=120):
+    """Exit codes and times, taken as each process ends (polled, so whichever ends first)."""
     pending, codes, ends = {proc.pid for proc in procs}, [], []
-    deadline = time.time() + 120
-    while pending and time.time() < deadline:
-        pid, status = os.waitpid(-1, 0)
-        if pid in pending:
+    deadline = time.time() + timeout
+    while pending:
+        if time.time() > deadline:
+            sys.exit(f"storm: {len(pending)} processes still running after {timeout} s")
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid == 0:
+            time.sleep(0.001)
+        elif pid in pending:
             pending.discard(pid)
             codes.append(os.waitstatus_to_exitcode(status))
             ends.append(time.time())
     return codes, sorted(ends)
 
 def commit_of(table):
-    return float(query(f"SELECT extract(epoch FROM pg_xact_commit_timestamp(xmin)) FROM {table}")[0])
+    epoch = "extract(epoch FROM pg_xact_commit_timestamp(xmin))"
+    return float(query(f"SELECT {epoch} FROM {table}")[0])
+
+def advisory_locks(granted):
+    return int(query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
+                     + ("" if granted else "NOT ") + "granted")[0])
+
+def until(condition):
+    deadline = time.time() + 60
+    while not condition():
+        if time.time() > deadline:
+            sys.exit("storm: the floor's clients never all queued")
+        time.sleep(0.01)
 
 procs = [subprocess.Popen([binary, "--no-env", "--uri", uri, "--dir", folder, "up", "--wait"],
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -184,15 +202,19 @@ records, locks = (int(n) for n in query("SELECT (SELECT count(*) FROM _migronaut
 last = 1000 * (ends[-1] - commit)
 
 # The floor: as many C clients (psql, one connection each) blocked on one transaction, all freed
-# by its COMMIT and exiting at once — what the server and the machine allow a crowd to take.
+# by its COMMIT once every one of them is queued, and exiting at once — what the server and the
+# machine allow a crowd to take.
 query("CREATE TABLE floor_gate (id int)")
-holder = subprocess.Popen(psql_on + ["BEGIN; INSERT INTO floor_gate VALUES (1); "
-                                     "SELECT pg_advisory_xact_lock(7); SELECT pg_sleep(2); COMMIT"],
-                          stdout=subprocess.DEVNULL)
-while query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted") == ["0"]:
-    time.sleep(0.01)
+holder = subprocess.Popen(psql_on[:-1], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                          text=True)
+holder.stdin.write("BEGIN; INSERT INTO floor_gate VALUES (1); SELECT pg_advisory_xact_lock(7);\n")
+holder.stdin.flush()
+until(lambda: advisory_locks(granted=True) == 1)
 crowd = [subprocess.Popen(psql_on + ["SELECT pg_advisory_xact_lock_shared(7)"],
                           stdout=subprocess.DEVNULL) for _ in range(count)]
+until(lambda: advisory_locks(granted=False) == count)
+holder.stdin.write("COMMIT;\n")
+holder.stdin.close()
 holder.wait(timeout=60)
 floor_codes, floor_ends = exits(crowd)
 floor_last = 1000 * (floor_ends[-1] - commit_of("floor_gate"))
@@ -200,8 +222,9 @@ floor_last = 1000 * (floor_ends[-1] - commit_of("floor_gate"))
 print(f"\n### Storm: {count} processes `up --wait`, one pending 2 s migration\n")
 print(f"- exit codes: {sorted(set(codes))} (all {count} exit 0: {all(c == 0 for c in codes)})")
 print(f"- changelog records: {records} (applied once: {records == 1}); lock rows left: {locks}")
-print(f"- after the holder's commit: half exited at {1000 * (ends[len(ends) // 2] - commit):.0f} ms, "
-      f"the last at {last:.0f} ms (server commit timestamp)")
+half = 1000 * (ends[len(ends) // 2] - commit)
+print(f"- after the holder's commit: half exited at {half:.0f} ms, the last at {last:.0f} ms "
+      "(server commit timestamp)")
 print(f"- floor, {count} psql clients freed by one COMMIT: the last exits at {floor_last:.0f} ms "
       f"(exit codes {sorted(set(floor_codes))}); migronaut {last / floor_last:.2f}x the floor")
 PY

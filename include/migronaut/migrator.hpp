@@ -136,7 +136,9 @@ struct MigratorOptions {
   std::vector<CodeMigration> migrations;  // mixed with the files into one ordered plan
   Hooks hooks;
   std::vector<EventListener> listeners;
-  // Where log lines go; null: spdlog's default logger on stderr.
+  // Where log lines go; null: spdlog's default logger on stderr. Called from more than one
+  // thread (the lock's heartbeat, the changelog read beside the file load): it must be
+  // thread-safe.
   std::shared_ptr<Logger> logger;
 };
 

@@ -61,10 +61,10 @@ std::optional<std::string_view> named_command(const CLI::App& app, int argc, cha
     const std::string_view arg = argv[i];
     if (!arg.starts_with('-')) return arg;
     if (arg == "--") return std::nullopt;
-    if (arg.find('=') != std::string_view::npos) continue;
-    const CLI::Option* option = app.get_option_no_throw(std::string(arg));
+    const std::size_t equals = arg.find('=');
+    const CLI::Option* option = app.get_option_no_throw(std::string(arg.substr(0, equals)));
     if (option == nullptr) return std::nullopt;
-    if (option->get_expected_min() > 0) ++i;  // its value
+    if (equals == std::string_view::npos && option->get_expected_min() > 0) ++i;  // its value
   }
   return std::nullopt;
 }

@@ -147,7 +147,7 @@ TEST_F(HeartbeatTest, FailingRenewalsLoseTheLockAtTheDeadline) {
   EXPECT_EQ(lost_reason, "no successful renewal within the TTL");
 }
 
-TEST_F(HeartbeatTest, NudgeRenewsWithoutWaitingForTheInterval) {
+TEST_F(HeartbeatTest, RenewWithinZeroRenewsWithoutWaitingForTheInterval) {
   Heartbeat heartbeat(clock, milliseconds(60'000), counting_renewal(), on_lost(), nullptr);
   clock.wait_for_sleepers(2);
   heartbeat.renew_within(milliseconds(0));

@@ -26,7 +26,8 @@ struct Migrator::Impl {
   MigratorOptions options;
   std::shared_ptr<Logger> logger;
   std::unique_ptr<Store> store;
-  // The lock's own connection: the heartbeat renews on it while a migration runs on `store`.
+  // The lock's own connection: the heartbeat renews on it while a migration runs on `store`; a
+  // waiter, having closed `store`, also reads the changelog through it.
   std::unique_ptr<Store> lock_store;
 
   std::mutex stop_mutex;
@@ -45,11 +46,9 @@ struct Migrator::Impl {
   bool wait_for_database = false;
   bool database_reached = false;
 
-  // The connection for reading: it creates nothing, not even a missing SQLite file. A waiter
-  // reads through the lock's connection (see sleep_until_release).
+  // The connection for reading: it creates nothing, not even a missing SQLite file.
   Store& reader() {
     if (store) return *store;
-    if (lock_store) return *lock_store;
     store = open_store(config, {.access = Access::kRead, .statement_bound = std::nullopt});
     const auto missing = store->missing_database();
     database_reached = !missing;  // a stand-in for a missing SQLite file reached nothing
@@ -96,8 +95,20 @@ struct Migrator::Impl {
     return migrations;
   }
 
+  // The changelog. A waiter (no main connection, see sleep_until_release) reads it through the
+  // lock's, idle between attempts; should that connection's tight bounds cut the read short, a
+  // main connection reads it again (and reports a failure that recurs).
+  std::vector<ChangelogRecord> read_changelog() {
+    if (!store && lock_store) {
+      try {
+        return lock_store->read_changelog();
+      } catch (const Error&) {
+      }
+    }
+    return reader().read_changelog();
+  }
   Plan read_plan(const std::vector<Migration>& migrations) {
-    return make_plan(migrations, reader().read_changelog());
+    return make_plan(migrations, read_changelog());
   }
   // load() into `migrations`, and read_plan() of them, side by side: the files are read here
   // while another thread connects and reads the changelog, so the database's round trips and
@@ -105,7 +116,7 @@ struct Migrator::Impl {
   // when the load came first (that waits for the read to end, though).
   Plan load_and_plan(std::vector<Migration>& migrations) {
     std::future<std::vector<ChangelogRecord>> changelog =
-        std::async(std::launch::async, [this] { return reader().read_changelog(); });
+        std::async(std::launch::async, [this] { return read_changelog(); });
     migrations = load();
     return make_plan(migrations, changelog.get());
   }
@@ -680,9 +691,10 @@ LockWaitOptions Migrator::Impl::lock_wait_options(const RunMigrationsOptions& op
 // slept on.
 void Migrator::Impl::sleep_until_release(milliseconds delay, std::stop_token stop) {
   const auto until = Clock::real().now() + delay;
-  // A waiter keeps one connection, the lock's, idle between its attempts: it reads through it
-  // until it needs to write. A fleet waiting out one run then holds one connection per instance
-  // (not two), and half as many server processes end when the holder's release wakes them.
+  // A waiter keeps one connection, the lock's, idle between its attempts: it reads the changelog
+  // through it (read_changelog) until it needs to write. A fleet waiting out one run then holds
+  // one connection per instance, not two, and half as many server processes end when the
+  // holder's release wakes them. No lease lives here: writer() reopens `store` before a claim.
   if (lock_store) store.reset();
   try {
     Store& lock = lock_connection();

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 #include "migronaut/errors.hpp"
@@ -42,27 +44,40 @@ constexpr std::size_t kFilesPerThread = 256;
 constexpr std::size_t kMaxReadThreads = 8;
 
 // The texts of `names` in `dir`. Each file costs a few system calls, which run side by side on
-// several cores: a large folder is read by up to one thread per core. The first unreadable file
-// in name order is the one reported, however the work was split.
+// several cores: a large folder is read in chunks, by up to one thread per core. The first
+// unreadable file in name order is the one reported, however the work was split.
 std::vector<std::string> read_texts(const fs::path& dir, const std::vector<NamedFile>& names) {
   std::vector<std::optional<std::string>> texts(names.size());
   std::vector<int> errors(names.size(), 0);
-  const auto read_range = [&](std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) {
-      texts[i] = read_whole_file(dir / names[i].name);
-      if (!texts[i]) errors[i] = errno;
-    }
-  };
-  const std::size_t threads = std::clamp<std::size_t>(
+  const std::size_t chunks = std::clamp<std::size_t>(
       std::min<std::size_t>(std::thread::hardware_concurrency(), names.size() / kFilesPerThread), 1,
       kMaxReadThreads);
-  const std::size_t share = (names.size() + threads - 1) / threads;
+  const std::size_t share = (names.size() + chunks - 1) / chunks;
+  // Any other failure (out of memory) is kept by its chunk and thrown from here.
+  std::vector<std::exception_ptr> failures(chunks);
+  const auto read_chunk = [&](std::size_t chunk) {
+    try {
+      for (std::size_t i = chunk * share; i < std::min(names.size(), (chunk + 1) * share); ++i) {
+        texts[i] = read_whole_file(dir / names[i].name);
+        if (!texts[i]) errors[i] = errno;
+      }
+    } catch (...) {
+      failures[chunk] = std::current_exception();
+    }
+  };
   {
     std::vector<std::jthread> helpers;
-    for (std::size_t t = 1; t < threads; ++t) {
-      helpers.emplace_back(read_range, t * share, std::min(names.size(), (t + 1) * share));
+    for (std::size_t chunk = 1; chunk < chunks; ++chunk) {
+      try {
+        helpers.emplace_back(read_chunk, chunk);
+      } catch (const std::system_error&) {
+        read_chunk(chunk);  // no thread to be had: this one reads it
+      }
     }
-    read_range(0, std::min(names.size(), share));
+    read_chunk(0);
+  }
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
   }
   std::vector<std::string> read;
   read.reserve(names.size());

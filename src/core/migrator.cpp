@@ -95,11 +95,15 @@ struct Migrator::Impl {
     return migrations;
   }
 
-  // The changelog. A waiter (no main connection, see sleep_until_release) reads it through the
-  // lock's, idle between attempts; should that connection's tight bounds cut the read short, a
-  // main connection reads it again (and reports a failure that recurs).
+  // A waiter, between its attempts, keeps only the lock's connection (see sleep_until_release):
+  // until it holds the lock it reads, checks scripts and makes sure of the tables through it.
+  bool waiting() const { return !store && lock_store; }
+  Store& reader_or_waiters() { return waiting() ? *lock_store : reader(); }
+
+  // The changelog. Should the lock connection's tight bounds cut a waiter's read short, a main
+  // connection reads it again (and reports a failure that recurs).
   std::vector<ChangelogRecord> read_changelog() {
-    if (!store && lock_store) {
+    if (waiting()) {
       try {
         return lock_store->read_changelog();
       } catch (const Error&) {
@@ -258,7 +262,7 @@ std::unique_ptr<Lease> Migrator::Impl::take_lock(RunStop& stop, const std::strin
                                                  bool no_lock) {
   std::unique_ptr<Lease> lease;
   before_lock([&] {
-    writer().ensure_schema();
+    (waiting() ? *lock_store : writer()).ensure_schema();  // main again once the lock is ours
     if (no_lock) {
       logger->warn("Running WITHOUT the migration lock (--no-lock): for development only");
       emit({"lock:acquired", {{"owner", run_id}, {"skipped", true}}});
@@ -392,7 +396,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
       impl_->warn_about(selection);
       return;
     }
-    check_scripts(impl_->reader(), impl_->config, Direction::kUp, selection.targets);
+    check_scripts(impl_->reader_or_waiters(), impl_->config, Direction::kUp, selection.targets);
     plan.next_batch();  // an exhausted batch counter is refused before the lock is taken
   });
   if (!pending) return {};

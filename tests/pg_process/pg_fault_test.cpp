@@ -42,16 +42,24 @@ class PgSession {
       throw std::runtime_error(std::string("PgSession: ") + PQerrorMessage(conn_.get()));
     }
   }
-  void exec(const std::string& sql) {
+  void exec(const std::string& sql) { run(sql); }
+  // The first column of the first row ("" when there is none).
+  std::string value(const std::string& sql) {
+    const auto result = run(sql);
+    return PQntuples(result.get()) > 0 ? PQgetvalue(result.get(), 0, 0) : "";
+  }
+
+ private:
+  std::unique_ptr<PGresult, decltype(&PQclear)> run(const std::string& sql) {
     std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn_.get(), sql.c_str()),
                                                          &PQclear);
     const ExecStatusType status = PQresultStatus(result.get());
     if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
       throw std::runtime_error(sql + ": " + PQerrorMessage(conn_.get()));
     }
+    return result;
   }
 
- private:
   std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
 };
 
@@ -161,23 +169,42 @@ TEST_F(PgFaultTest, ThirtyConcurrentWaitingRunsApplyEachMigrationOnce) {
 }
 
 // A fleet waiting out one run must not cost the server two connections per instance: the
-// waiter reads and listens through its lock connection alone, and still finishes the work.
+// waiter reads, checks and polls through its lock connection alone — no poll opens another —
+// and still finishes the work.
 TEST_F(PgFaultTest, AWaiterHoldsOneConnectionWhileItWaits) {
+  // A database of its own: its session count sees this test's connections only.
+  uri_ = PgCluster::shared().fresh_schema_uri("waiter_sessions", "one_connection");
   write_gated_set();
   auto holder = start_up(/*wait=*/false);
   ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
 
-  const std::string name = "waiter_" + value("SELECT current_schema()");
+  const std::string name = "waiter_one_connection";
   std::vector<std::string> argv{
       migronaut_binary(),   "--no-env", "--uri", uri_ + "&application_name=" + name, "--dir",
       dir_.path().string(), "up",       "--wait"};
   Process waiter(std::move(argv), env());
-  const std::string of_waiter = "FROM pg_stat_activity WHERE application_name = '" + name + "'";
   ASSERT_TRUE(eventually([&] {
-    return count("SELECT count(*) " + of_waiter + " AND query LIKE 'LISTEN%'") == 1;
+    return waiter.err_so_far().find("waiting for the lock") != std::string::npos;
   })) << waiter.err_so_far();
+  const std::string of_waiter = "FROM pg_stat_activity WHERE application_name = '" + name + "'";
   EXPECT_TRUE(eventually([&] { return count("SELECT count(*) " + of_waiter) == 1; }))
       << count("SELECT count(*) " + of_waiter) << " connections";
+
+  // Three polls later the database has seen no new session: the observer's own is counted
+  // before the first look (a backend reports its session when it first goes idle).
+  PgSession observer(uri_);
+  observer.exec("SELECT 1");
+  const std::string sessions =
+      "SELECT sessions FROM pg_stat_database WHERE datname = current_database()";
+  const std::string before = observer.value(sessions);
+  std::string last_query = observer.value("SELECT query_start " + of_waiter);
+  for (int poll = 0; poll < 3; ++poll) {
+    ASSERT_TRUE(eventually([&] {
+      const std::string query_start = observer.value("SELECT query_start " + of_waiter);
+      return query_start != last_query && (last_query = query_start, true);
+    })) << waiter.err_so_far();
+  }
+  EXPECT_EQ(observer.value(sessions), before) << "a poll opened a connection";
   EXPECT_TRUE(holder_is_in(kGatedName));  // still waiting, not done
 
   open_gate();

@@ -352,6 +352,15 @@ constexpr const char* kFlywayHistory =
     " installed_on TEXT NOT NULL DEFAULT (strftime('%Y-%m-%d %H:%M:%f','now')),"
     " execution_time INT NOT NULL, success BOOLEAN NOT NULL);";
 
+// A database whose Flyway history holds only `flyway baseline -baselineVersion=<version>`.
+void write_flyway_baseline(const SqliteProject& project, const std::string& version) {
+  { std::ofstream create(project.db_path()); }
+  project.open().exec(std::string(kFlywayHistory) +
+                      "INSERT INTO flyway_schema_history VALUES (1, '" + version +
+                      "', '<< Flyway Baseline >>', 'BASELINE', '<< Flyway Baseline >>', NULL,"
+                      " 'dba', '2025-03-04 05:06:07.000', 0, 1);");
+}
+
 TEST_F(AdoptTest, ImportsFlywayHistoryWithItsTimesSkippingFailedRows) {
   project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
   project.write_migration("V1.1__b.sql", "CREATE TABLE b (id INTEGER);\n");
@@ -385,11 +394,7 @@ TEST_F(AdoptTest, ImportsAFlywayBaselineAsEverythingUpToItsVersion) {
   project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
   project.write_migration("V2__b.sql", "CREATE TABLE b (id INTEGER);\n");
   project.write_migration("V3__c.sql", "CREATE TABLE c (id INTEGER);\n");
-  { std::ofstream create(project.db_path()); }
-  project.open().exec(std::string(kFlywayHistory) +
-                      "INSERT INTO flyway_schema_history VALUES (1, '2', '<< Flyway Baseline >>',"
-                      " 'BASELINE', '<< Flyway Baseline >>', NULL, 'dba',"
-                      " '2025-03-04 05:06:07.000', 0, 1);");
+  write_flyway_baseline(project, "2");
   const nlohmann::json imported =
       json_of(expect({"--json", "import", "--from", "flyway"}, 0))["imported"];
   ASSERT_EQ(imported.size(), 2u) << imported.dump();
@@ -412,11 +417,7 @@ TEST_F(AdoptTest, AFlywayBaselinedImportIsForwardOnlyEvenWithAnUndoFile) {
   project.write_migration("U1__a.sql", "DROP TABLE a;\n");
   project.write_migration("V2__b.sql", "CREATE TABLE b (id INTEGER);\n");
   project.write_migration("U2__b.sql", "DROP TABLE b;\n");
-  { std::ofstream create(project.db_path()); }
-  project.open().exec(std::string(kFlywayHistory) +
-                      "INSERT INTO flyway_schema_history VALUES (1, '1', '<< Flyway Baseline >>',"
-                      " 'BASELINE', '<< Flyway Baseline >>', NULL, 'dba',"
-                      " '2025-03-04 05:06:07.000', 0, 1);");
+  write_flyway_baseline(project, "1");
   project.open().exec("CREATE TABLE a (id INTEGER);");  // what the baseline says is there
   expect({"import", "--from", "flyway"}, 0);
   expect({"up"}, 0);    // V2 runs

@@ -695,10 +695,10 @@ LockWaitOptions Migrator::Impl::lock_wait_options(const RunMigrationsOptions& op
 // slept on.
 void Migrator::Impl::sleep_until_release(milliseconds delay, std::stop_token stop) {
   const auto until = Clock::real().now() + delay;
-  // A waiter keeps one connection, the lock's, idle between its attempts: it reads the changelog
-  // through it (read_changelog) until it needs to write. A fleet waiting out one run then holds
-  // one connection per instance, not two, and half as many server processes end when the
-  // holder's release wakes them. No lease lives here: writer() reopens `store` before a claim.
+  // A waiter keeps one connection, the lock's, idle between its attempts (see waiting()). A fleet
+  // waiting out one run then holds one connection per instance, not two, and half as many
+  // server processes end when the holder's release wakes them. No lease lives here: the run
+  // reopens `store` through writer() only once it holds the lock.
   if (lock_store) store.reset();
   try {
     Store& lock = lock_connection();

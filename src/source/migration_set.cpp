@@ -43,51 +43,6 @@ struct File : NamedFile {
 constexpr std::size_t kFilesPerThread = 256;
 constexpr std::size_t kMaxReadThreads = 8;
 
-// The texts of `names` in `dir`. Each file costs a few system calls, which run side by side on
-// several cores: a large folder is read in chunks, by up to one thread per core. The first
-// unreadable file in name order is the one reported, however the work was split.
-std::vector<std::string> read_texts(const fs::path& dir, const std::vector<NamedFile>& names) {
-  std::vector<std::optional<std::string>> texts(names.size());
-  std::vector<int> errors(names.size(), 0);
-  const std::size_t chunks = std::clamp<std::size_t>(
-      std::min<std::size_t>(std::thread::hardware_concurrency(), names.size() / kFilesPerThread), 1,
-      kMaxReadThreads);
-  const std::size_t share = (names.size() + chunks - 1) / chunks;
-  // Any other failure (out of memory) is kept by its chunk and thrown from here.
-  std::vector<std::exception_ptr> failures(chunks);
-  const auto read_chunk = [&](std::size_t chunk) {
-    try {
-      for (std::size_t i = chunk * share; i < std::min(names.size(), (chunk + 1) * share); ++i) {
-        texts[i] = read_whole_file(dir / names[i].name);
-        if (!texts[i]) errors[i] = errno;
-      }
-    } catch (...) {
-      failures[chunk] = std::current_exception();
-    }
-  };
-  {
-    std::vector<std::jthread> helpers;
-    for (std::size_t chunk = 1; chunk < chunks; ++chunk) {
-      try {
-        helpers.emplace_back(read_chunk, chunk);
-      } catch (const std::system_error&) {
-        read_chunk(chunk);  // no thread to be had: this one reads it
-      }
-    }
-    read_chunk(0);
-  }
-  for (const std::exception_ptr& failure : failures) {
-    if (failure) std::rethrow_exception(failure);
-  }
-  std::vector<std::string> read;
-  read.reserve(names.size());
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (!texts[i]) file_unreadable(dir / names[i].name, std::strerror(errors[i]));
-    read.push_back(std::move(*texts[i]));
-  }
-  return read;
-}
-
 // Whether `path` lies in `folder` (both canonical).
 bool is_inside(const fs::path& path, const fs::path& folder) {
   return std::mismatch(folder.begin(), folder.end(), path.begin(), path.end()).first ==
@@ -206,15 +161,53 @@ void attach_downs(std::vector<Migration>& migrations, const std::vector<const Fi
   }
 }
 
-// The folder's migration files with their text, once their names agree on one naming.
+// The folder's migration files with their text, once their names agree on one naming. Each
+// file costs a few system calls, which run side by side on several cores: a large folder is read
+// in chunks, by up to one thread per core. The first unreadable file in name order is the one
+// reported, however the work was split.
 std::vector<File> read_files(const fs::path& dir, std::string_view extension, bool optional) {
   std::vector<NamedFile> names = list_migration_files(dir, extension, optional);
   folder_naming(names);
-  std::vector<std::string> texts = read_texts(dir, names);
   std::vector<File> files;
   files.reserve(names.size());
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    files.push_back({std::move(names[i]), std::move(texts[i])});
+  for (NamedFile& named : names) files.push_back({std::move(named), ""});
+  std::vector<int> errors(files.size(), 0);  // the errno of each file that could not be read
+  const std::size_t chunks = std::clamp<std::size_t>(
+      std::min<std::size_t>(std::thread::hardware_concurrency(), files.size() / kFilesPerThread), 1,
+      kMaxReadThreads);
+  const std::size_t share = (files.size() + chunks - 1) / chunks;
+  // Any other failure (out of memory) is kept by its chunk and thrown from here.
+  std::vector<std::exception_ptr> failures(chunks);
+  const auto read_chunk = [&](std::size_t chunk) {
+    try {
+      for (std::size_t i = chunk * share; i < std::min(files.size(), (chunk + 1) * share); ++i) {
+        std::optional<std::string> text = read_whole_file(dir / files[i].name);
+        if (text) {
+          files[i].text = std::move(*text);
+        } else {
+          errors[i] = errno != 0 ? errno : EIO;
+        }
+      }
+    } catch (...) {
+      failures[chunk] = std::current_exception();
+    }
+  };
+  {
+    std::vector<std::jthread> helpers;
+    for (std::size_t chunk = 1; chunk < chunks; ++chunk) {
+      try {
+        helpers.emplace_back(read_chunk, chunk);
+      } catch (const std::system_error&) {
+        read_chunk(chunk);  // no thread to be had: this one reads it
+      }
+    }
+    read_chunk(0);
+  }
+  for (const std::exception_ptr& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (errors[i] != 0) file_unreadable(dir / files[i].name, std::strerror(errors[i]));
   }
   return files;
 }

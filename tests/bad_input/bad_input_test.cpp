@@ -238,6 +238,21 @@ BadInput tampered_changelog(std::string name, std::vector<std::string> command,
           }};
 }
 
+// The lock table renamed away and a view put in its place, after `before` (SQL, if any).
+BadInput lock_replaced_by_view(std::string name, std::string before) {
+  return {.name = "Lock_" + std::move(name),
+          .files = {{"0002-two.sql", kValid}},
+          .args = {"up"},
+          .exit_code = 38,
+          .code = "SCHEMA_INVALID",
+          .culprit = "_migronaut_locks is a view",
+          .prepare = [before](const Project& project) {
+            if (!before.empty()) project.exec(before);
+            project.exec("ALTER TABLE _migronaut_locks RENAME TO real_locks");
+            project.exec("CREATE VIEW _migronaut_locks AS SELECT * FROM real_locks");
+          }};
+}
+
 // A foreign lock row no sane holder writes, in the way of `up --wait`.
 BadInput ghost_lock(std::string name, std::int64_t age_ms, std::int64_t ttl_ms) {
   return {.name = "Lock_" + std::move(name),
@@ -494,6 +509,10 @@ const BadInput kCorpus[] = {
            project.exec("ALTER TABLE _migronaut_migrations RENAME TO real_log");
            project.exec("CREATE VIEW _migronaut_migrations AS SELECT * FROM real_log");
          }},
+
+    lock_replaced_by_view("ReplacedByAView", ""),
+    // No changelog yet: on PostgreSQL the schema block, not the changelog read, meets the view.
+    lock_replaced_by_view("ReplacedByAViewBeforeAnyChangelog", "DROP TABLE _migronaut_migrations"),
 
     // A lock row that cannot be judged is reported with its holder and the way out.
     ghost_lock("TtlNearInt64Max", 0, 9223372036854775000),

@@ -7,7 +7,6 @@
 #include <charconv>
 #include <chrono>
 #include <optional>
-#include <vector>
 
 #include "migronaut/errors.hpp"
 #include "sql/text_position.hpp"
@@ -25,18 +24,6 @@ constexpr std::int64_t kMaxTimeoutMs = 2'147'483'647;
 
 bool is_blank(std::string_view text) { return trim(text).empty(); }
 
-std::vector<std::string_view> split_lines(std::string_view text) {
-  std::vector<std::string_view> lines;
-  while (true) {
-    const std::size_t end = text.find('\n');
-    std::string_view line = text.substr(0, end);
-    if (line.ends_with('\r')) line.remove_suffix(1);
-    lines.push_back(line);
-    if (end == std::string_view::npos) return lines;
-    text.remove_prefix(end + 1);
-  }
-}
-
 // The text after "--" on a comment line, or nullopt for a line that is not a comment.
 std::optional<std::string_view> comment_body(std::string_view line) {
   if (!line.starts_with("--")) return std::nullopt;
@@ -45,7 +32,14 @@ std::optional<std::string_view> comment_body(std::string_view line) {
 
 struct Section {
   std::size_t marker_line = 0;  // 1-based; 0 while the section is absent
-  std::vector<std::string_view> lines;
+  std::string text;             // its lines, joined by '\n' as they come
+  bool has_lines = false;
+
+  void add(std::string_view line) {
+    if (has_lines) text.push_back('\n');
+    text += line;
+    has_lines = true;
+  }
 };
 
 class SqlParser {
@@ -55,9 +49,15 @@ class SqlParser {
   Migration parse() {
     if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);
     refuse_bad_bytes();
-    const std::vector<std::string_view> lines = split_lines(text_);
-    for (std::size_t i = 0; i < lines.size(); ++i) parse_line(lines[i], i + 1);
-    return build();
+    std::string_view rest = text_;
+    for (std::size_t number = 1;; ++number) {
+      const std::size_t end = rest.find('\n');
+      std::string_view line = rest.substr(0, end);
+      if (line.ends_with('\r')) line.remove_suffix(1);
+      parse_line(line, number);
+      if (end == std::string_view::npos) return build();
+      rest.remove_prefix(end + 1);
+    }
   }
 
  private:
@@ -66,7 +66,7 @@ class SqlParser {
     if (comment && comment->starts_with(kMarkerPrefix)) {
       start_section(comment->substr(kMarkerPrefix.size()), number);
     } else if (current_ != nullptr) {
-      current_->lines.push_back(line);
+      current_->add(line);
     } else if (comment) {
       take_description(*comment);
     } else if (!is_blank(line)) {
@@ -146,29 +146,18 @@ class SqlParser {
     fail(number, fmt::format("'{}' needs a duration such as 30s, 500ms, 5min or off", option));
   }
 
-  static std::string joined(const std::vector<std::string_view>& lines) {
-    std::string text;
-    for (std::string_view line : lines) {
-      if (!text.empty()) text.push_back('\n');
-      text += line;
-    }
-    return text;
-  }
-
   Migration build() {
     if (up_.marker_line == 0) fail(1, "no '-- migrate:up' marker");
     Migration migration;
-    migration.name = name_;
-    migration.description = description_;
+    migration.name = std::string(name_);
+    migration.description = std::move(description_);
     migration.transactional = transactional_;
     migration.lock_timeout = lock_timeout_;
     migration.statement_timeout = statement_timeout_;
-    const std::string up = joined(up_.lines);
-    migration.up_empty = is_blank(up);
-    migration.up = Script{up, up_.marker_line + 1};
-    if (const std::string down = joined(down_.lines); !is_blank(down)) {
-      migration.down = Script{down, down_.marker_line + 1};
-    }
+    migration.up_empty = is_blank(up_.text);
+    migration.up = Script{std::move(up_.text), up_.marker_line + 1};
+    if (!is_blank(down_.text))
+      migration.down = Script{std::move(down_.text), down_.marker_line + 1};
     return migration;
   }
 
@@ -189,7 +178,7 @@ class SqlParser {
         {{"file", name_}, {"line", line}, {"reason", reason}});
   }
 
-  std::string name_;
+  std::string_view name_;
   std::string_view text_;
   std::string description_;
   std::optional<bool> transactional_;

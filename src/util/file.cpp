@@ -1,9 +1,9 @@
 #include "util/file.hpp"
 
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 
 namespace migronaut {
@@ -24,22 +24,18 @@ struct Descriptor {
 std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
   const Descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (file.fd < 0) return std::nullopt;
-  struct stat info {};
-  if (::fstat(file.fd, &info) != 0) return std::nullopt;
-  // Sized by fstat, read until read() says the end: a short read is no end (network file
-  // systems, reads over 2 GiB), and a file that grew meanwhile is read on.
-  std::string content(static_cast<std::size_t>(info.st_size) + 1, '\0');
-  std::size_t used = 0;
+  // Read until read() says the end, as a short read is no end (network file systems, pipes).
+  // No fstat to size the text: a migration fits in one chunk, so it costs open, two reads and
+  // close, and the text is allocated once, at its size.
+  std::string content;
+  std::array<char, 16 * 1024> chunk;
   for (;;) {
-    if (used == content.size()) content.resize(content.size() * 2);
-    const ssize_t got = ::read(file.fd, content.data() + used, content.size() - used);
+    const ssize_t got = ::read(file.fd, chunk.data(), chunk.size());
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return std::nullopt;
-    if (got == 0) break;
-    used += static_cast<std::size_t>(got);
+    if (got == 0) return content;
+    content.append(chunk.data(), static_cast<std::size_t>(got));
   }
-  content.resize(used);
-  return content;
 }
 
 }  // namespace migronaut

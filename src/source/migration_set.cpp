@@ -1,6 +1,7 @@
 #include "source/migration_set.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -172,6 +173,10 @@ std::vector<File> read_files(const fs::path& dir, std::string_view extension, bo
   files.reserve(names.size());
   for (NamedFile& named : names) files.push_back({std::move(named), ""});
   std::vector<int> errors(files.size(), 0);  // the errno of each file that could not be read
+  const Descriptor folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (folder.get() < 0 && !files.empty()) {
+    folder_unusable(dir, std::string("cannot be read: ") + std::strerror(errno));
+  }
   const std::size_t chunks = std::clamp<std::size_t>(
       std::min<std::size_t>(std::thread::hardware_concurrency(), files.size() / kFilesPerThread), 1,
       kMaxReadThreads);
@@ -181,7 +186,7 @@ std::vector<File> read_files(const fs::path& dir, std::string_view extension, bo
   const auto read_chunk = [&](std::size_t chunk) {
     try {
       for (std::size_t i = chunk * share; i < std::min(files.size(), (chunk + 1) * share); ++i) {
-        std::optional<std::string> text = read_whole_file(dir / files[i].name);
+        std::optional<std::string> text = read_whole_file_at(folder, files[i].name);
         if (text) {
           files[i].text = std::move(*text);
         } else {

@@ -9,33 +9,37 @@
 namespace migronaut {
 namespace {
 
-// Closes the descriptor on every path out, keeping the errno of the failure being reported.
-struct Descriptor {
-  int fd;
-  ~Descriptor() {
-    const int saved = errno;
-    ::close(fd);
-    errno = saved;
-  }
-};
-
-}  // namespace
-
-std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
-  const Descriptor file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (file.fd < 0) return std::nullopt;
-  // Read until read() says the end, as a short read is no end (network file systems, pipes).
-  // No fstat to size the text: a migration fits in one chunk, so it costs open, two reads and
-  // close, and the text is allocated once, at its size.
+// Reads `file` until read() says the end, as a short read is no end (network file systems,
+// pipes). No fstat to size the text: a migration fits in one chunk, so it costs two reads, and
+// the text is allocated once, at its size.
+std::optional<std::string> read_to_end(const Descriptor& file) {
+  if (file.get() < 0) return std::nullopt;
   std::string content;
   std::array<char, 16 * 1024> chunk;
   for (;;) {
-    const ssize_t got = ::read(file.fd, chunk.data(), chunk.size());
+    const ssize_t got = ::read(file.get(), chunk.data(), chunk.size());
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) return std::nullopt;
     if (got == 0) return content;
     content.append(chunk.data(), static_cast<std::size_t>(got));
   }
+}
+
+}  // namespace
+
+Descriptor::~Descriptor() {
+  if (fd_ < 0) return;
+  const int saved = errno;
+  ::close(fd_);
+  errno = saved;
+}
+
+std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
+  return read_to_end(Descriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC)));
+}
+
+std::optional<std::string> read_whole_file_at(const Descriptor& folder, const std::string& name) {
+  return read_to_end(Descriptor(::openat(folder.get(), name.c_str(), O_RDONLY | O_CLOEXEC)));
 }
 
 }  // namespace migronaut

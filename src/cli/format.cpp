@@ -10,6 +10,17 @@
 
 namespace migronaut::cli {
 
+std::size_t display_columns(std::string_view text) {
+  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // not a continuation byte
+  }));
+}
+
+std::string padded(std::string_view text, std::size_t width, bool right_aligned) {
+  const std::string fill(width - std::min(width, display_columns(text)), ' ');
+  return right_aligned ? fill + std::string(text) : std::string(text) + fill;
+}
+
 std::string format_time(std::int64_t ms_since_epoch) {
   const std::time_t seconds = static_cast<std::time_t>(ms_since_epoch / 1000);
   std::tm utc{};

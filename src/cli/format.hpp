@@ -5,11 +5,16 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "migronaut/lock.hpp"
 
 namespace migronaut::cli {
 
+// Display columns of `text`: one per UTF-8 code point.
+std::size_t display_columns(std::string_view text);
+// `text` followed (or, right-aligned, preceded) by the spaces that fill `width` columns.
+std::string padded(std::string_view text, std::size_t width, bool right_aligned = false);
 // "2026-12-02 11:04:55Z" (UTC).
 std::string format_time(std::int64_t ms_since_epoch);
 // "host pid 123 (run 1a2b3c4d, user alice), on 0003-x.sql (2/5), renewed 3 s ago", the age

@@ -85,6 +85,8 @@ std::size_t value_end(std::string_view text, std::size_t pos, bool in_query) {
 }
 
 std::string mask_secret_values(std::string_view text) {
+  // Every secret key ends in '=': a text without one (a status row) has nothing to mask.
+  if (text.find('=') == std::string_view::npos) return std::string(text);
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;
@@ -272,6 +274,10 @@ std::string redact(std::string_view text) {
 }
 
 std::string sanitize_for_terminal(std::string_view text) {
+  // Printable ASCII, the common case, passes as it is.
+  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) {
+    return std::string(text);
+  }
   std::string out;
   out.reserve(text.size());
   std::size_t i = 0;

@@ -262,7 +262,8 @@ std::unique_ptr<Lease> Migrator::Impl::take_lock(RunStop& stop, const std::strin
                                                  bool no_lock) {
   std::unique_ptr<Lease> lease;
   before_lock([&] {
-    (waiting() ? *lock_store : writer()).ensure_schema();  // main again once the lock is ours
+    (waiting() ? *lock_store : writer())
+        .ensure_schema();  // run_work reopens main once the lock is ours
     if (no_lock) {
       logger->warn("Running WITHOUT the migration lock (--no-lock): for development only");
       emit({"lock:acquired", {{"owner", run_id}, {"skipped", true}}});
@@ -286,6 +287,9 @@ std::exception_ptr Migrator::Impl::run_work(const Work& work, RunStop& stop, Lea
   const HookInfo info{run.run_id, run.direction, 0, 0};
   std::exception_ptr failure;
   try {
+    // The lock connection is the heartbeat's once the lease is taken: a waiter, which closed
+    // its main connection (sleep_until_release), reopens it before the run reads a thing.
+    if (waiting()) writer();
     if (options.hooks.before_all) call_hook("beforeAll", [&] { options.hooks.before_all(info); });
     work(stop, lease, run.run_id, results);
   } catch (...) {

@@ -215,6 +215,48 @@ TEST_F(PgFaultTest, AWaiterHoldsOneConnectionWhileItWaits) {
   expect_gated_set_applied_once();
 }
 
+// A waiter that takes the lock leaves the lock connection to its heartbeat: the run reads the
+// changelog and runs its migrations on a main connection it opens again, never on the lock's
+// from the main thread while the heartbeat may renew on it.
+TEST_F(PgFaultTest, AWaiterThatTakesTheLockRunsOnItsOwnConnection) {
+  uri_ = PgCluster::shared().fresh_schema_uri("waiter_hands_over", "hand_over");
+  write_gated_set();
+  auto holder = start_up(/*wait=*/false);
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
+  const std::string name = "waiter_hand_over";
+  Process waiter({migronaut_binary(), "--no-env", "--uri", uri_ + "&application_name=" + name,
+                  "--dir", dir_.path().string(), "up", "--wait"},
+                 env());
+  ASSERT_TRUE(eventually([&] {
+    return waiter.err_so_far().find("waiting for the lock") != std::string::npos;
+  })) << waiter.err_so_far();
+  // Work only the waiter will find once the holder is done: a migration behind a second gate.
+  pg_query_value(uri_, "CREATE TABLE second_gate (closed int); INSERT INTO second_gate VALUES (1)");
+  dir_.write("20260101000003-second.sql",
+             "-- migrate:up\nDO $$ BEGIN WHILE EXISTS (SELECT 1 FROM second_gate) LOOP "
+             "PERFORM pg_sleep(0.05); END LOOP; END $$;\n");
+  open_gate();
+  EXPECT_EQ(holder->wait().exit_code, 0);
+
+  const std::string of_waiter =
+      " FROM pg_stat_activity WHERE application_name = '" + name + "' AND ";
+  ASSERT_TRUE(eventually([&] {
+    return count("SELECT count(*)" + of_waiter + "query LIKE '%FROM second_gate%'") == 1;
+  })) << waiter.err_so_far();
+  // Its other connection, the lock's, last ran a lock statement, not the changelog read under
+  // the lock (that read comes just before the migration, so it would still show).
+  const std::string lock_query =
+      value("SELECT query" + of_waiter + "query NOT LIKE '%second_gate%'");
+  EXPECT_EQ(lock_query.find("_migronaut_migrations"), std::string::npos) << lock_query;
+  EXPECT_NE(lock_query, "<null>");  // the lock connection is there, still held
+
+  pg_query_value(uri_, "DELETE FROM second_gate");
+  const ProcessResult waited = waiter.wait();
+  EXPECT_EQ(waited.exit_code, 0) << waited.err;
+  EXPECT_EQ(applied("20260101000003-second.sql"), 1);
+  expect_gated_set_applied_once();
+}
+
 TEST_F(PgFaultTest, KilledHolderRollsBackAndALaterRunReclaimsAfterTheTtl) {
   write_gated_set();
   auto holder = start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "2"}});

@@ -10,15 +10,14 @@
 
 namespace migronaut::cli {
 
-std::size_t display_columns(std::string_view text) {
-  return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
-    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;  // not a continuation byte
-  }));
-}
-
 std::string padded(std::string_view text, std::size_t width, bool right_aligned) {
-  const std::string fill(width - std::min(width, display_columns(text)), ' ');
-  return right_aligned ? fill + std::string(text) : std::string(text) + fill;
+  // ASCII, nearly every cell, is padded here: fmt measures each cell's display width anew,
+  // which was most of a 10,000-row status. fmt does the rest, wide characters and all.
+  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= 0 && c < 0x7F; })) {
+    const std::string fill(width - std::min(width, text.size()), ' ');
+    return right_aligned ? fill + std::string(text) : std::string(text) + fill;
+  }
+  return right_aligned ? fmt::format("{:>{}}", text, width) : fmt::format("{:<{}}", text, width);
 }
 
 std::string format_time(std::int64_t ms_since_epoch) {

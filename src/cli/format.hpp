@@ -11,9 +11,8 @@
 
 namespace migronaut::cli {
 
-// Display columns of `text`: one per UTF-8 code point.
-std::size_t display_columns(std::string_view text);
-// `text` followed (or, right-aligned, preceded) by the spaces that fill `width` columns.
+// `text` followed (or, right-aligned, preceded) by the spaces that fill `width` display
+// columns (a wide character takes two).
 std::string padded(std::string_view text, std::size_t width, bool right_aligned = false);
 // "2026-12-02 11:04:55Z" (UTC).
 std::string format_time(std::int64_t ms_since_epoch);

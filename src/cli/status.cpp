@@ -12,15 +12,14 @@ namespace {
 
 bool is_pending(const StatusRow& row) { return needs_run(row.state); }
 
-// The plan as a table on stdout. `header` false leaves one line per migration (for `wc -l`).
-// One line of the table, its cells padded by hand: fmt's width padding measured every cell
-// anew, most of a 10,000-row status. `state` comes padded (and painted).
+// One line of the table; `state` comes padded (and painted).
 std::string table_line(std::string_view name, std::size_t name_width, std::string_view state,
                        std::string_view batch, std::string_view at, std::string_view notes) {
   return padded(name, name_width) + "  " + std::string(state) + "  " + padded(batch, 5, true) +
          "  " + padded(at, 20) + "  " + std::string(notes);
 }
 
+// The plan as a table on stdout. `header` false leaves one line per migration (for `wc -l`).
 void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = true) {
   if (rows.empty()) {
     out.info("No migrations");
@@ -28,7 +27,8 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
   }
   constexpr std::size_t kStateWidth = 11;
   std::size_t width = 4;
-  for (const StatusRow& row : rows) width = std::max(width, display_columns(row.name));
+  // Bytes: never fewer than the name's display columns.
+  for (const StatusRow& row : rows) width = std::max(width, row.name.size());
   if (header) {
     out.report(out.paint_report(
         Color::kBold,

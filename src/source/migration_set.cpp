@@ -175,7 +175,8 @@ std::vector<File> read_files(const fs::path& dir, std::string_view extension, bo
   std::vector<int> errors(files.size(), 0);  // the errno of each file that could not be read
   const Descriptor folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (folder.get() < 0 && !files.empty()) {
-    folder_unusable(dir, std::string("cannot be read: ") + std::strerror(errno));
+    const int error = errno;
+    folder_unusable(dir, std::string("cannot be read: ") + std::strerror(error));
   }
   const std::size_t chunks = std::clamp<std::size_t>(
       std::min<std::size_t>(std::thread::hardware_concurrency(), files.size() / kFilesPerThread), 1,

@@ -41,6 +41,16 @@ TEST(SqlFileTest, ScriptsKnowTheLineTheyStartOn) {
   EXPECT_EQ(std::get<Script>(*migration.down).first_line, 6u);
 }
 
+// A blank line after a marker stays in the script, so a position in it maps to its file line.
+TEST(SqlFileTest, BlankLinesAfterAMarkerKeepLinesInPlace) {
+  const Migration migration =
+      parse_sql_migration(kName, "-- migrate:up\n\nSELECT 1;\n-- migrate:down\n\n\nSELECT 2;\n");
+  EXPECT_EQ(script(migration.up), "\nSELECT 1;");
+  EXPECT_EQ(std::get<Script>(migration.up).first_line, 2u);  // SELECT 1 is on line 3
+  EXPECT_EQ(script(*migration.down), "\n\nSELECT 2;\n");
+  EXPECT_EQ(std::get<Script>(*migration.down).first_line, 5u);  // SELECT 2 is on line 7
+}
+
 TEST(SqlFileTest, KeepsMultiStatementSectionsWhole) {
   const Migration migration =
       parse_sql_migration(kName, "-- migrate:up\nSELECT 1;\n\n-- a comment\nSELECT 2;");

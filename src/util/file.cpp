@@ -9,13 +9,16 @@
 namespace migronaut {
 namespace {
 
+// Read at a time; a migration nearly always fits in one.
+constexpr std::size_t kChunkBytes = 16 * 1024;
+
 // Reads `file` until read() says the end, as a short read is no end (network file systems,
-// pipes). No fstat to size the text: a migration fits in one chunk, so it costs two reads, and
-// the text is allocated once, at its size.
+// pipes). No fstat to size the text: a file that fits in one chunk costs two reads, and its
+// text is allocated once, at its size.
 std::optional<std::string> read_to_end(const Descriptor& file) {
   if (file.get() < 0) return std::nullopt;
   std::string content;
-  std::array<char, 16 * 1024> chunk;
+  std::array<char, kChunkBytes> chunk;
   for (;;) {
     const ssize_t got = ::read(file.get(), chunk.data(), chunk.size());
     if (got < 0 && errno == EINTR) continue;

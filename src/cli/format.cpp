@@ -13,7 +13,8 @@ namespace migronaut::cli {
 std::string padded(std::string_view text, std::size_t width, bool right_aligned) {
   // ASCII, nearly every cell, is padded here: fmt measures each cell's display width anew,
   // which was most of a 10,000-row status. fmt does the rest, wide characters and all.
-  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= 0 && c < 0x7F; })) {
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x7F; })) {
     const std::string fill(width - std::min(width, text.size()), ' ');
     return right_aligned ? fill + std::string(text) : std::string(text) + fill;
   }

@@ -132,7 +132,6 @@ void Output::line(Logger::Level level, Color color, std::string_view prefix,
   if (quiet_ && level != Logger::Level::kError) return;
   if (level == Logger::Level::kDebug && !verbose_) return;
   std::lock_guard lock(mutex_);
-  std::fflush(stdout);
   if (live_shown_) {
     std::fputs("\r\033[K", stderr);
     live_shown_ = false;
@@ -147,9 +146,8 @@ void Output::report(std::string_view text) {
     return;
   }
   std::lock_guard lock(mutex_);
-  // Buffered: a 10,000-row table is a few writes, not one per row. line() and live() flush it
-  // before they write to stderr, so under 2>&1 the lines keep their order.
   std::fprintf(stdout, "%s\n", shown(text).c_str());
+  std::fflush(stdout);
 }
 
 void Output::info(std::string_view text) { line(Logger::Level::kInfo, Color::kNone, "", text); }
@@ -166,7 +164,6 @@ void Output::live(std::string_view text) {
   // One column spare: writing the last one makes some terminals wrap at once.
   const std::size_t columns = terminal_columns();
   const std::string body = shown(text);
-  std::fflush(stdout);
   std::fprintf(stderr, "\r\033[K%s",
                columns > 1 ? fit_width(body, columns - 1).c_str() : body.c_str());
   std::fflush(stderr);

@@ -5,7 +5,6 @@
 
 #include <atomic>
 #include <csignal>
-#include <cstdio>
 #include <mutex>
 #include <thread>
 
@@ -55,10 +54,7 @@ void Signals::wait_for_signals(const std::shared_ptr<State>& state) {
   for (int received = 0;; ++received) {
     int signal = 0;
     if (sigwait(&set, &signal) != 0) continue;
-    if (received > 0 || !state->graceful) {
-      std::fflush(stdout);  // report lines are buffered (Output::report): what was printed stays
-      _exit(128 + signal);
-    }
+    if (received > 0 || !state->graceful) _exit(128 + signal);
     state->stop.request_stop();
     std::lock_guard lock(state->output_mutex);
     if (state->output != nullptr) {

@@ -29,10 +29,11 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
   std::size_t width = 4;
   // Bytes: never fewer than the name's display columns.
   for (const StatusRow& row : rows) width = std::max(width, row.name.size());
+  // All the lines in one report: one write, not one per migration.
+  std::string table;
   if (header) {
-    out.report(out.paint_report(
-        Color::kBold,
-        table_line("name", width, padded("state", kStateWidth), "batch", "applied at", "notes")));
+    table = out.paint_report(Color::kBold, table_line("name", width, padded("state", kStateWidth),
+                                                      "batch", "applied at", "notes"));
   }
   for (const StatusRow& row : rows) {
     const bool applied = row.state == MigrationState::kApplied;
@@ -59,8 +60,10 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
                                                                : Color::kYellow;
     const std::string state =
         out.paint_report(color, padded(migration_state_name(row.state), kStateWidth));
-    out.report(table_line(row.name, width, state, batch, at, notes));
+    if (!table.empty()) table += '\n';
+    table += table_line(row.name, width, state, batch, at, notes);
   }
+  out.report(table);
 }
 
 }  // namespace

@@ -274,8 +274,9 @@ std::string redact(std::string_view text) {
 }
 
 std::string sanitize_for_terminal(std::string_view text) {
-  // Printable ASCII, the common case, passes as it is.
-  if (std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7F; })) {
+  // Printable ASCII lines, the common case, pass as they are.
+  if (std::all_of(text.begin(), text.end(),
+                  [](char c) { return (c >= 0x20 && c < 0x7F) || c == '\n' || c == '\t'; })) {
     return std::string(text);
   }
   std::string out;

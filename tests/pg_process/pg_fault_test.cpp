@@ -223,6 +223,12 @@ TEST_F(PgFaultTest, AWaiterThatTakesTheLockRunsOnItsOwnConnection) {
   write_gated_set();
   auto holder = start_up(/*wait=*/false);
   ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
+  // Work only the waiter has (the holder loaded the folder before this file was written): a
+  // migration behind a second gate.
+  pg_query_value(uri_, "CREATE TABLE second_gate (closed int); INSERT INTO second_gate VALUES (1)");
+  dir_.write("20260101000003-second.sql",
+             "-- migrate:up\nDO $$ BEGIN WHILE EXISTS (SELECT 1 FROM second_gate) LOOP "
+             "PERFORM pg_sleep(0.05); END LOOP; END $$;\n");
   const std::string name = "waiter_hand_over";
   Process waiter({migronaut_binary(), "--no-env", "--uri", uri_ + "&application_name=" + name,
                   "--dir", dir_.path().string(), "up", "--wait"},
@@ -230,11 +236,6 @@ TEST_F(PgFaultTest, AWaiterThatTakesTheLockRunsOnItsOwnConnection) {
   ASSERT_TRUE(eventually([&] {
     return waiter.err_so_far().find("waiting for the lock") != std::string::npos;
   })) << waiter.err_so_far();
-  // Work only the waiter will find once the holder is done: a migration behind a second gate.
-  pg_query_value(uri_, "CREATE TABLE second_gate (closed int); INSERT INTO second_gate VALUES (1)");
-  dir_.write("20260101000003-second.sql",
-             "-- migrate:up\nDO $$ BEGIN WHILE EXISTS (SELECT 1 FROM second_gate) LOOP "
-             "PERFORM pg_sleep(0.05); END LOOP; END $$;\n");
   open_gate();
   EXPECT_EQ(holder->wait().exit_code, 0);
 

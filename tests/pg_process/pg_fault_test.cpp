@@ -258,6 +258,41 @@ TEST_F(PgFaultTest, AWaiterThatTakesTheLockRunsOnItsOwnConnection) {
   expect_gated_set_applied_once();
 }
 
+// A waiter reads the changelog through its lock connection, whose statements are bounded for
+// the heartbeat (a quarter of the renewal interval: 250 ms with a 2 s TTL). A read the bound
+// cuts short is read again on a main connection, which waits as long as it takes.
+TEST_F(PgFaultTest, AWaiterReadsTheChangelogAgainWhenTheLockConnectionsBoundCutsItShort) {
+  uri_ = PgCluster::shared().fresh_schema_uri("waiter_reads_again", "read_again");
+  write_gated_set();
+  const std::map<std::string, std::string> short_ttl{{"MIGRONAUT_LOCK_TTL", "2"}};
+  auto holder = start_up(/*wait=*/false, short_ttl);
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
+  const std::string name = "waiter_read_again";
+  Process waiter({migronaut_binary(), "--no-env", "--uri", uri_ + "&application_name=" + name,
+                  "--dir", dir_.path().string(), "up", "--wait"},
+                 env(short_ttl));
+  ASSERT_TRUE(eventually([&] {
+    return waiter.err_so_far().find("waiting for the lock") != std::string::npos;
+  })) << waiter.err_so_far();
+
+  // The changelog locked: the waiter's next read on its lock connection hits the bound, and a
+  // second connection of its own then waits for the table.
+  PgSession blocker(uri_);
+  blocker.exec("BEGIN; LOCK TABLE _migronaut_migrations IN ACCESS EXCLUSIVE MODE");
+  const std::string of_waiter = " FROM pg_stat_activity WHERE application_name = '" + name + "'";
+  EXPECT_TRUE(eventually([&] {
+    return count("SELECT count(*)" + of_waiter) == 2 &&
+           count("SELECT count(*)" + of_waiter + " AND wait_event_type = 'Lock'") == 1;
+  })) << waiter.err_so_far();
+  blocker.exec("COMMIT");
+
+  open_gate();
+  EXPECT_EQ(holder->wait().exit_code, 0);
+  const ProcessResult waited = waiter.wait();
+  EXPECT_EQ(waited.exit_code, 0) << waited.err;
+  expect_gated_set_applied_once();
+}
+
 TEST_F(PgFaultTest, KilledHolderRollsBackAndALaterRunReclaimsAfterTheTtl) {
   write_gated_set();
   auto holder = start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "2"}});

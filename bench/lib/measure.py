@@ -9,9 +9,11 @@ touches all of them alike; the table quotes medians and each command's ratio to 
 (the reference). A command is split like a shell would (shlex) and exec'd directly, so no shell
 start-up is counted. `--prepare` runs through the shell before every timed run (not timed),
 with $LABEL set, e.g. to recreate an empty database; `--check` likewise after it, and a failing
-check (or a non-zero exit of the command) aborts the benchmark. Every command runs under GNU
-time (`/usr/bin/time -f %M`) for its peak RSS: a child forked straight from Python would report
-Python's own memory; time's small overhead is the same for every command.
+check (or a non-zero exit of the command) aborts the benchmark. Peak RSS comes from one more,
+untimed run of each command under GNU time (`/usr/bin/time -f %M`): a child forked straight
+from Python would report Python's own memory. The timed runs are exec'd directly, because
+time's own start (about 1 ms here) would be added to every command alike and pull each ratio
+towards 1.
 """
 import argparse
 import os
@@ -22,15 +24,21 @@ import sys
 import time
 
 
-def run_once(argv, env):
+def run(argv, env):
+    """Runs argv once; its wall time in ms, exit code and the tail of its stderr."""
     start = time.perf_counter_ns()
-    proc = subprocess.run(["/usr/bin/time", "-f", "%M", *argv], stdin=subprocess.DEVNULL,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, env=env)
     elapsed_ms = (time.perf_counter_ns() - start) / 1e6
-    stderr = proc.stderr.decode(errors="replace").rstrip("\n")
+    return elapsed_ms, proc.returncode, proc.stderr.decode(errors="replace").rstrip("\n")
+
+
+def peak_rss_mb(argv, env):
+    """Runs argv once under GNU time; its peak RSS in MB, exit code and stderr."""
+    _, code, stderr = run(["/usr/bin/time", "-f", "%M", *argv], env)
     lines = stderr.rsplit("\n", 1)
     peak_kb = float(lines[-1]) if lines[-1].isdigit() else 0.0
-    return elapsed_ms, peak_kb / 1024.0, proc.returncode, stderr
+    return peak_kb / 1024.0, code, stderr
 
 
 def shell(command, label):
@@ -53,18 +61,21 @@ def main():
     commands = [(args.pairs[i], shlex.split(args.pairs[i + 1]))
                 for i in range(0, len(args.pairs), 2)]
 
+    def one_run(label, measure, argv):
+        shell(args.prepare, label)
+        value, code, stderr = measure(argv, os.environ.copy())
+        if code != 0:
+            sys.exit(f"{label}: exit {code}\n{stderr[-2000:]}")
+        shell(args.check, label)
+        return value
+
+    rss = {label: one_run(label, peak_rss_mb, argv) for label, argv in commands}
     times = {label: [] for label, _ in commands}
-    rss = {label: 0.0 for label, _ in commands}
     for round_index in range(args.warmup + args.runs):
         for label, argv in commands:
-            shell(args.prepare, label)
-            elapsed, peak, code, stderr = run_once(argv, os.environ.copy())
-            if code != 0:
-                sys.exit(f"{label}: exit {code}\n{stderr[-2000:]}")
-            shell(args.check, label)
+            elapsed = one_run(label, run, argv)
             if round_index >= args.warmup:
                 times[label].append(elapsed)
-                rss[label] = max(rss[label], peak)
 
     reference = statistics.median(times[commands[0][0]])
     if args.title:

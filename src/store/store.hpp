@@ -196,7 +196,8 @@ class Store {
   virtual std::string_view kind() const = 0;
 
   // Creates the lock and changelog tables (collections, indexes) when missing; idempotent.
-  // Cheap when read_changelog() already found them.
+  // SchemaInvalidError when a name is taken by something else (a view). Every writing run calls
+  // it before its lock: it must not wait for a running migration.
   virtual void ensure_schema() = 0;
 
   // --- lock ---
@@ -265,6 +266,8 @@ class Store {
   // the table (collection) does not exist. Throws ConfigInvalidError when the tool does not run
   // on this database, and MigrationInvalidFormatError when the table is not the tool's.
   virtual std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) = 0;
+  // What audit reports of the schema. A name taken by a view fails audit as it fails up: with
+  // SchemaInvalidError, from here or already from read_changelog().
   virtual StoreProbe probe() = 0;
 
   // False for a store opened with Access::kRead that cannot write (SQLite read-only).

@@ -134,6 +134,38 @@ TEST_F(PostgresStoreTest, EnsureSchemaDoesNotWaitForARunningMigration) {
   PQclear(PQexec(migration.get(), "ROLLBACK"));
 }
 
+// A dropped index waits for a run that can make it without waiting.
+TEST_F(PostgresStoreTest, EnsureSchemaLeavesAMissingIndexForLaterRatherThanWait) {
+  open()->ensure_schema();
+  query("DROP INDEX _migronaut_migrations_status_batch");
+  const std::unique_ptr<PGconn, decltype(&PQfinish)> migration(PQconnectdb(config_.uri.c_str()),
+                                                               &PQfinish);
+  PQclear(PQexec(migration.get(),
+                 "BEGIN; INSERT INTO _migronaut_migrations (name, status) VALUES ('0001-x.sql', "
+                 "'applied')"));
+  ASSERT_EQ(PQtransactionStatus(migration.get()), PQTRANS_INTRANS);
+  const auto bounded = open_store(config_, {.statement_bound = std::chrono::milliseconds(2000)});
+  EXPECT_NO_THROW(bounded->ensure_schema());
+  EXPECT_FALSE(table_exists("_migronaut_migrations_status_batch"));
+  PQclear(PQexec(migration.get(), "ROLLBACK"));
+  open()->ensure_schema();
+  EXPECT_TRUE(table_exists("_migronaut_migrations_status_batch"));
+}
+
+// audit probes the schema: a view in a table's place fails it as it fails up.
+TEST_F(PostgresStoreTest, ProbeRefusesAViewInATablesPlace) {
+  open()->ensure_schema();
+  query("ALTER TABLE _migronaut_locks RENAME TO real_locks");
+  query("CREATE VIEW _migronaut_locks AS SELECT * FROM real_locks");
+  try {
+    open()->probe();
+    ADD_FAILURE() << "probe() accepted a view";
+  } catch (const SchemaInvalidError& error) {
+    EXPECT_NE(std::string(error.what()).find("_migronaut_locks is a view"), std::string::npos)
+        << error.what();
+  }
+}
+
 TEST_F(PostgresStoreTest, ConcurrentFirstBootsAllCreateTheSchema) {
   constexpr int kBoots = 8;
   std::vector<std::unique_ptr<Store>> stores;

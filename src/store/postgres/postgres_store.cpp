@@ -259,10 +259,8 @@ class PostgresStore final : public Store {
     if (schema_known_) return;
     // One statement, run by every writing run before its lock (and once by a waiter's lock
     // connection): it refuses a view or the like in a table's place, and creates what is
-    // missing. What exists is left alone, unlocked: CREATE INDEX IF NOT EXISTS would first take
-    // a share lock on the changelog and queue behind a running migration's transaction. The
-    // advisory lock serialises only first boots, whose racing CREATE TABLE IF NOT EXISTS
-    // statements can otherwise fail on the catalog's unique indexes.
+    // missing, leaving what exists alone and unlocked. The advisory lock serialises creators:
+    // racing CREATE TABLE IF NOT EXISTS statements can fail on the catalog's unique indexes.
     const auto missing = [](const std::string& relation) {
       return "to_regclass('" + relation + "') IS NULL";
     };
@@ -272,11 +270,12 @@ class PostgresStore final : public Store {
             std::string(kForeignRelationSqlstate) + "'; END IF; IF " + missing(lock_table_) +
             " OR " + missing(changelog_table_) + " OR " + missing(changelog_index_) +
             " THEN PERFORM pg_advisory_xact_lock(hashtext('migronaut schema')); " +
-            create_tables_sql() + " END IF; END $$");
+            create_tables_sql() + " IF " + missing(changelog_index_) + " THEN " +
+            create_index_sql() + " END IF; END IF; END $$");
     schema_known_ = true;
   }
 
-  // CREATE … IF NOT EXISTS of the lock table, the changelog and its (status, batch) index.
+  // CREATE TABLE IF NOT EXISTS of the lock table and the changelog.
   std::string create_tables_sql() const {
     std::string columns = "name text PRIMARY KEY";
     for (Field field : kAllFields) {
@@ -286,8 +285,16 @@ class PostgresStore final : public Store {
            " (id text PRIMARY KEY, locked_at timestamptz NOT NULL, ttl_ms bigint NOT NULL,"
            " owner text NOT NULL, nonce text NOT NULL, pid bigint, host text, executed_by text,"
            " migration text, step bigint, total bigint); CREATE TABLE IF NOT EXISTS " +
-           changelog_table_ + " (" + columns + "); CREATE INDEX IF NOT EXISTS " + changelog_index_ +
-           " ON " + changelog_table_ + " (status, batch);";
+           changelog_table_ + " (" + columns + ");";
+  }
+
+  // The changelog's (status, batch) index, made only if that takes no wait: CREATE INDEX first
+  // takes a share lock on the changelog, which a running migration's transaction keeps from it
+  // (a dropped index then waits for a later run). A new changelog is this transaction's own.
+  std::string create_index_sql() const {
+    return "PERFORM set_config('lock_timeout', '100', true); BEGIN CREATE INDEX " +
+           changelog_index_ + " ON " + changelog_table_ +
+           " (status, batch); EXCEPTION WHEN lock_not_available THEN NULL; END;";
   }
 
   AcquireResult try_acquire(const LockClaim& claim) override {
@@ -394,6 +401,13 @@ class PostgresStore final : public Store {
   }
 
   StoreProbe probe() override {
+    // audit fails where up would: the boot check's read no longer looks (ensure_schema does).
+    const Result result = send("SELECT " + foreign_relations_sql());
+    check("inspect the migronaut tables", result.get());
+    if (!PQgetisnull(result.get(), 0, 0)) {
+      throw SchemaInvalidError("postgres: " + text_at(result.get(), 0, 0) +
+                               std::string(kForeignRelationAdvice));
+    }
     return probe_postgres(conn_, changelog_table_, lock_table_, changelog_index_);
   }
 

@@ -42,6 +42,22 @@ RecordWrite applied_record(const std::string& name, std::int64_t batch = 1) {
                      .unset = {Field::kError}};
 }
 
+// A migration's transaction, open on a connection of its own, that has written to the
+// changelog and so holds a lock on it; rolled back when it goes.
+class OpenMigration {
+ public:
+  explicit OpenMigration(const std::string& uri) : conn_(PQconnectdb(uri.c_str()), &PQfinish) {
+    PQclear(PQexec(conn_.get(),
+                   "BEGIN; INSERT INTO _migronaut_migrations (name, status) VALUES "
+                   "('0001-x.sql', 'applied')"));
+  }
+  ~OpenMigration() { PQclear(PQexec(conn_.get(), "ROLLBACK")); }
+  bool open() const { return PQtransactionStatus(conn_.get()) == PQTRANS_INTRANS; }
+
+ private:
+  std::unique_ptr<PGconn, decltype(&PQfinish)> conn_;
+};
+
 // Each test starts from an empty schema (PgCluster::fresh_schema_uri): no tables, no lock.
 class PostgresStoreTest : public ::testing::Test {
  protected:
@@ -50,6 +66,10 @@ class PostgresStoreTest : public ::testing::Test {
   }
 
   std::unique_ptr<Store> open() const { return open_store(config_); }
+  // A store whose statements give up after 2 s, as a waiter's lock connection does.
+  std::unique_ptr<Store> open_bounded() const {
+    return open_store(config_, {.statement_bound = std::chrono::milliseconds(2000)});
+  }
 
   std::optional<std::string> query(const std::string& sql) const {
     return pg_query_value(config_.uri, sql);
@@ -123,31 +143,21 @@ TEST_F(PostgresStoreTest, EnsureSchemaCreatesWhatIsMissing) {
 // queue behind a migration's transaction (CREATE INDEX IF NOT EXISTS takes a share lock first).
 TEST_F(PostgresStoreTest, EnsureSchemaDoesNotWaitForARunningMigration) {
   open()->ensure_schema();
-  const std::unique_ptr<PGconn, decltype(&PQfinish)> migration(PQconnectdb(config_.uri.c_str()),
-                                                               &PQfinish);
-  PQclear(PQexec(migration.get(),
-                 "BEGIN; INSERT INTO _migronaut_migrations (name, status) VALUES ('0001-x.sql', "
-                 "'applied')"));
-  ASSERT_EQ(PQtransactionStatus(migration.get()), PQTRANS_INTRANS);
-  const auto bounded = open_store(config_, {.statement_bound = std::chrono::milliseconds(2000)});
-  EXPECT_NO_THROW(bounded->ensure_schema());
-  PQclear(PQexec(migration.get(), "ROLLBACK"));
+  const OpenMigration migration(config_.uri);
+  ASSERT_TRUE(migration.open());
+  EXPECT_NO_THROW(open_bounded()->ensure_schema());
 }
 
 // A dropped index waits for a run that can make it without waiting.
 TEST_F(PostgresStoreTest, EnsureSchemaLeavesAMissingIndexForLaterRatherThanWait) {
   open()->ensure_schema();
   query("DROP INDEX _migronaut_migrations_status_batch");
-  const std::unique_ptr<PGconn, decltype(&PQfinish)> migration(PQconnectdb(config_.uri.c_str()),
-                                                               &PQfinish);
-  PQclear(PQexec(migration.get(),
-                 "BEGIN; INSERT INTO _migronaut_migrations (name, status) VALUES ('0001-x.sql', "
-                 "'applied')"));
-  ASSERT_EQ(PQtransactionStatus(migration.get()), PQTRANS_INTRANS);
-  const auto bounded = open_store(config_, {.statement_bound = std::chrono::milliseconds(2000)});
-  EXPECT_NO_THROW(bounded->ensure_schema());
-  EXPECT_FALSE(table_exists("_migronaut_migrations_status_batch"));
-  PQclear(PQexec(migration.get(), "ROLLBACK"));
+  {
+    const OpenMigration migration(config_.uri);
+    ASSERT_TRUE(migration.open());
+    EXPECT_NO_THROW(open_bounded()->ensure_schema());
+    EXPECT_FALSE(table_exists("_migronaut_migrations_status_batch"));
+  }
   open()->ensure_schema();
   EXPECT_TRUE(table_exists("_migronaut_migrations_status_batch"));
 }

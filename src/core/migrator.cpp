@@ -262,8 +262,8 @@ std::unique_ptr<Lease> Migrator::Impl::take_lock(RunStop& stop, const std::strin
                                                  bool no_lock) {
   std::unique_ptr<Lease> lease;
   before_lock([&] {
-    (waiting() ? *lock_store : writer())
-        .ensure_schema();  // run_work reopens main once the lock is ours
+    // A waiter uses its lock connection; run_work reopens the main one once the lock is ours.
+    (waiting() ? *lock_store : writer()).ensure_schema();
     if (no_lock) {
       logger->warn("Running WITHOUT the migration lock (--no-lock): for development only");
       emit({"lock:acquired", {{"owner", run_id}, {"skipped", true}}});

@@ -156,8 +156,9 @@ class SqlParser {
     migration.statement_timeout = statement_timeout_;
     migration.up_empty = is_blank(up_.text);
     migration.up = Script{std::move(up_.text), up_.marker_line + 1};
-    if (!is_blank(down_.text))
+    if (!is_blank(down_.text)) {
       migration.down = Script{std::move(down_.text), down_.marker_line + 1};
+    }
     return migration;
   }
 

@@ -58,6 +58,12 @@ constexpr int kClientCheckIntervalMs = 1000;
 constexpr auto kWaitSlice = std::chrono::milliseconds(100);
 constexpr std::size_t kMaxIdentifierLength = 63;
 
+// SCHEMA_INVALID naming what holds migronaut's table names ("_migronaut_locks is a view").
+SchemaInvalidError foreign_relations_error(std::string_view found) {
+  return SchemaInvalidError("postgres: " + std::string(found) +
+                            std::string(kForeignRelationAdvice));
+}
+
 struct ResultDeleter {
   void operator()(PGresult* result) const { PQclear(result); }
 };
@@ -404,10 +410,8 @@ class PostgresStore final : public Store {
     // audit fails where up would: the boot check's read no longer looks (ensure_schema does).
     const Result result = send("SELECT " + foreign_relations_sql());
     check("inspect the migronaut tables", result.get());
-    if (!PQgetisnull(result.get(), 0, 0)) {
-      throw SchemaInvalidError("postgres: " + text_at(result.get(), 0, 0) +
-                               std::string(kForeignRelationAdvice));
-    }
+    if (!PQgetisnull(result.get(), 0, 0))
+      throw foreign_relations_error(text_at(result.get(), 0, 0));
     return probe_postgres(conn_, changelog_table_, lock_table_, changelog_index_);
   }
 
@@ -595,8 +599,7 @@ class PostgresStore final : public Store {
     if (succeeded(result)) return;
     if (connection_broken(result)) throw connection_lost(what, result);
     if (sqlstate_of(result) == kForeignRelationSqlstate) {
-      throw SchemaInvalidError("postgres: " + server_message(result) +
-                               std::string(kForeignRelationAdvice));
+      throw foreign_relations_error(PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY));
     }
     if (sqlstate_of(result) == kInsufficientPrivilege) {
       throw PermissionDeniedError(

@@ -9,23 +9,26 @@
 #include <vector>
 
 #include "migronaut/errors.hpp"
+#include "sql/pg/pg_parser.hpp"
 
 namespace migronaut {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<fs::path> module_candidates(std::string_view kind) {
-  const std::string file = "libmigronaut-store-" + std::string(kind) + ".so";
+std::vector<fs::path> module_candidates(const std::string& file) {
   std::error_code error;
   const fs::path exe_dir = fs::read_symlink("/proc/self/exe", error).parent_path();
   // MIGRONAUT_MODULE_DIR is the installed module folder relative to the installed binary's.
   return {exe_dir / file, (exe_dir / MIGRONAUT_MODULE_DIR / file).lexically_normal()};
 }
 
-StoreOpener load(std::string_view kind) {
+// `symbol` of the module libmigronaut-<name>.so; ConfigInvalidError "<what> could not be
+// loaded", with `context` and each place's reason, when no place has it.
+void* load_symbol(std::string_view name, const char* symbol, std::string_view what,
+                  const nlohmann::json& context) {
   std::string reasons;
-  for (const fs::path& candidate : module_candidates(kind)) {
+  for (const fs::path& candidate : module_candidates("libmigronaut-" + std::string(name) + ".so")) {
     if (!fs::exists(candidate)) {
       reasons += "\n  " + candidate.string() + ": not found";
       continue;
@@ -36,17 +39,20 @@ StoreOpener load(std::string_view kind) {
       reasons += "\n  " + candidate.string() + ": " + dlerror();
       continue;
     }
-    if (void* symbol = dlsym(handle, MIGRONAUT_STORE_MODULE_SYMBOL)) {
-      return *static_cast<StoreOpener*>(symbol);
-    }
-    reasons += "\n  " + candidate.string() + ": no " MIGRONAUT_STORE_MODULE_SYMBOL;
+    if (void* found = dlsym(handle, symbol)) return found;
+    reasons += "\n  " + candidate.string() + ": no " + symbol;
     dlclose(handle);
   }
-  throw ConfigInvalidError("the " + std::string(kind) +
-                               " backend's module could not be loaded (is the package "
-                               "installed whole?):" +
-                               reasons,
-                           {{"key", "uri"}, {"backend", kind}});
+  throw ConfigInvalidError(
+      std::string(what) + " could not be loaded (is the package installed whole?):" + reasons,
+      context);
+}
+
+StoreOpener load(std::string_view kind) {
+  const void* opener = load_symbol("store-" + std::string(kind), MIGRONAUT_STORE_MODULE_SYMBOL,
+                                   "the " + std::string(kind) + " backend's module",
+                                   {{"key", "uri"}, {"backend", kind}});
+  return *static_cast<const StoreOpener*>(opener);
 }
 
 }  // namespace
@@ -58,6 +64,13 @@ StoreOpener load_store_module(std::string_view kind) {
   auto found = loaded.find(kind);
   if (found == loaded.end()) found = loaded.emplace(std::string(kind), load(kind)).first;
   return found->second;
+}
+
+const PgParser& pg_parser() {
+  static const PgParser& parser = *static_cast<const PgParser*>(
+      load_symbol("pg-parser", MIGRONAUT_PG_PARSER_SYMBOL, "PostgreSQL's parser module",
+                  {{"module", "pg-parser"}}));
+  return parser;
 }
 
 }  // namespace migronaut

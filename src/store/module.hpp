@@ -1,8 +1,9 @@
-// Stores as loadable modules. The CLI opens PostgreSQL and MongoDB through modules
-// (libmigronaut-store-<kind>.so) instead of linking their client libraries, so a boot check
-// maps, relocates and initialises only the libraries of the backend it uses: libmongoc alone
-// costs a SQLite run a third of its start-up (its constructor initialises OpenSSL and more).
-// The library (migronaut::migronaut) links its stores directly and never loads a module.
+// What the CLI loads from modules rather than links. The PostgreSQL and MongoDB stores
+// (libmigronaut-store-<kind>.so), so a boot check maps, relocates and initialises only the
+// libraries of the backend it uses: libmongoc alone costs a SQLite run a third of its start-up
+// (its constructor initialises OpenSSL and more). And PostgreSQL's parser
+// (libmigronaut-pg-parser.so, sql/pg/pg_parser.hpp), which only a run that reads PostgreSQL
+// scripts needs. The library (migronaut::migronaut) links all of it and never loads a module.
 #pragma once
 
 #include <memory>
@@ -10,7 +11,7 @@
 
 #include "store/store.hpp"
 
-// Each module defines this one symbol: the opener of its store.
+// Each store module defines this one symbol: the opener of its store.
 #define MIGRONAUT_STORE_MODULE_SYMBOL "migronaut_store_opener"
 
 namespace migronaut {

@@ -63,6 +63,16 @@ done
 status=0
 /usr/bin/migronaut --no-env --dir "$work" --uri postgres://nobody@127.0.0.1:1/x status 2>"$work/pg.err" || status=$?
 [ "$status" -eq 5 ] || { echo "postgres from the package: exit $status"; cat "$work/pg.err"; exit 1; }
+# So does PostgreSQL's parser, which no start-up maps any more: `lint` loads it and finds the
+# blocking index build.
+! grep -q 'pg_query\.' /usr/bin/migronaut || { echo "the CLI itself carries libpg_query"; exit 1; }
+mkdir -p "$work/lint"
+printf -- '-- migrate:up\nCREATE INDEX i ON t (c);\n' >"$work/lint/20260101000000-index.sql"
+status=0
+/usr/bin/migronaut --no-env lint "$work/lint/20260101000000-index.sql" >"$work/lint.out" 2>&1 || status=$?
+if [ "$status" -ne 45 ] || ! grep -q require-concurrent-index-creation "$work/lint.out"; then
+  echo "lint from the package: exit $status"; cat "$work/lint.out"; exit 1
+fi
 
 dpkg -r migronaut >/dev/null
 [ ! -e /usr/bin/migronaut ] || { echo "dpkg -r left /usr/bin/migronaut"; exit 1; }

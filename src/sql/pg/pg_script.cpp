@@ -1,10 +1,9 @@
 #include "sql/pg/pg_script.hpp"
 
-#include <pg_query.h>
-
 #include <algorithm>
 #include <memory>
 
+#include "sql/pg/pg_parser.hpp"
 #include "sql/text_position.hpp"
 
 namespace migronaut {
@@ -12,15 +11,15 @@ namespace {
 
 struct ParseResult {
   PgQueryParseResult result;
-  explicit ParseResult(const std::string& text) : result(pg_query_parse(text.c_str())) {}
-  ~ParseResult() { pg_query_free_parse_result(result); }
+  explicit ParseResult(const std::string& text) : result(pg_parser().parse(text.c_str())) {}
+  ~ParseResult() { pg_parser().free_parse_result(result); }
 };
 
 struct SplitResult {
   PgQuerySplitResult result;
   explicit SplitResult(const std::string& text)
-      : result(pg_query_split_with_scanner(text.c_str())) {}
-  ~SplitResult() { pg_query_free_split_result(result); }
+      : result(pg_parser().split_with_scanner(text.c_str())) {}
+  ~SplitResult() { pg_parser().free_split_result(result); }
 };
 
 // The statements of a parse tree whose text begins at byte `base` of `script`.

@@ -162,6 +162,15 @@ void attach_downs(std::vector<Migration>& migrations, const std::vector<const Fi
   }
 }
 
+// How many threads read `count` files: one per kFilesPerThread, at most one per core and
+// kMaxReadThreads. A small folder is read without asking how many cores there are.
+std::size_t read_threads(std::size_t count) {
+  const std::size_t wanted = count / kFilesPerThread;
+  if (wanted < 2) return 1;
+  return std::clamp<std::size_t>(std::min<std::size_t>(std::thread::hardware_concurrency(), wanted),
+                                 1, kMaxReadThreads);
+}
+
 // The folder's migration files with their text, once their names agree on one naming. Each
 // file costs a few system calls, which run side by side on several cores: a large folder is read
 // in chunks, by up to one thread per core. The first unreadable file in name order is the one
@@ -178,9 +187,7 @@ std::vector<File> read_files(const fs::path& dir, std::string_view extension, bo
     const int error = errno;
     folder_unusable(dir, std::string("cannot be read: ") + std::strerror(error));
   }
-  const std::size_t chunks = std::clamp<std::size_t>(
-      std::min<std::size_t>(std::thread::hardware_concurrency(), files.size() / kFilesPerThread), 1,
-      kMaxReadThreads);
+  const std::size_t chunks = read_threads(files.size());
   const std::size_t share = (files.size() + chunks - 1) / chunks;
   // Any other failure (out of memory) is kept by its chunk and thrown from here.
   std::vector<std::exception_ptr> failures(chunks);

@@ -1,5 +1,7 @@
 #include "store/rows.hpp"
 
+#include <algorithm>
+
 #include "migronaut/errors.hpp"
 
 namespace migronaut {
@@ -77,6 +79,15 @@ LockInfo read_lock_row(const RowReader<LockField>& row) {
                   .migration = text(LockField::kMigration),
                   .step = number(LockField::kStep),
                   .total = number(LockField::kTotal)};
+}
+
+void sort_by_name(std::vector<ChangelogRecord>& records) {
+  const auto by_name = [](const ChangelogRecord& a, const ChangelogRecord& b) {
+    return a.name < b.name;
+  };
+  if (!std::is_sorted(records.begin(), records.end(), by_name)) {
+    std::sort(records.begin(), records.end(), by_name);
+  }
 }
 
 }  // namespace migronaut

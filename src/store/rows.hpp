@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "migronaut/changelog.hpp"
 #include "migronaut/lock.hpp"
@@ -26,6 +27,10 @@ struct RowReader {
 // The record named `name`. An unknown status is an error naming the record: guessing could
 // read a migration as applied, or run it again.
 ChangelogRecord read_record(std::string name, const RowReader<Field>& row);
+
+// Puts `records` in name order (bytewise, as COLLATE "C" orders), as read_changelog() returns
+// them; cheap when they already are, as rows read in the order written mostly are.
+void sort_by_name(std::vector<ChangelogRecord>& records);
 
 // The lock record's fields, as SQL columns and MongoDB fields spell them.
 enum class LockField {

@@ -406,6 +406,51 @@ TEST_F(PostgresStoreTest, RecordsRoundTripEveryField) {
               60'000);
 }
 
+// The changelog is read in binary format: times come back as the server's own
+// (extract(epoch from t) * 1000)::bigint gives them, half-milliseconds rounded away from zero
+// on either side of 1970 and 2000, and an integer column narrowed by hand still reads.
+TEST_F(PostgresStoreTest, BinaryReadsAgreeWithTheServersConversion) {
+  const auto store = open();
+  store->ensure_schema();
+  const std::vector<std::string> times = {
+      "2026-01-01 00:00:00.0015+00", "2026-01-01 00:00:00.0024+00", "1999-12-31 23:59:59.9985+00",
+      "1969-12-31 23:59:59.9985+00", "1969-12-31 23:59:59.9994+00"};
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    ASSERT_TRUE(
+        query("INSERT INTO _migronaut_migrations (name, status, batch, applied_at) VALUES "
+              "('n" +
+              std::to_string(i) + "', 'applied', -3, '" + times[i] + "') RETURNING 1"));
+  }
+  ASSERT_TRUE(query("ALTER TABLE _migronaut_migrations ALTER batch TYPE integer; SELECT 1"));
+
+  const std::vector<ChangelogRecord> records = store->read_changelog();
+  ASSERT_EQ(records.size(), times.size());
+  for (std::size_t i = 0; i < times.size(); ++i) {
+    SCOPED_TRACE(times[i]);
+    EXPECT_EQ(records[i].name, "n" + std::to_string(i));
+    EXPECT_EQ(records[i].batch, -3);
+    const std::optional<std::string> server =
+        query("SELECT (extract(epoch from timestamptz '" + times[i] + "') * 1000)::bigint");
+    ASSERT_TRUE(server && records[i].applied_at_ms);
+    EXPECT_EQ(*records[i].applied_at_ms, std::stoll(*server));
+  }
+}
+
+// A column changed by hand to a type the binary read cannot take is named, not misread.
+TEST_F(PostgresStoreTest, AColumnOfATypeTheReadCannotTakeIsNamed) {
+  const auto store = open();
+  store->ensure_schema();
+  store->write_record(applied_record("20260101000000-a.sql"));
+  ASSERT_TRUE(query("ALTER TABLE _migronaut_migrations ALTER duration TYPE numeric; SELECT 1"));
+  ASSERT_TRUE(query("UPDATE _migronaut_migrations SET duration = 1.5 RETURNING 1"));
+  try {
+    store->read_changelog();
+    FAIL() << "read a numeric duration";
+  } catch (const ChangelogInvalidError& error) {
+    EXPECT_NE(std::string(error.what()).find("column duration"), std::string::npos) << error.what();
+  }
+}
+
 TEST_F(PostgresStoreTest, UpdatesKeepInsertOnlyFieldsAndClearUnsetOnes) {
   const auto store = open();
   store->ensure_schema();

@@ -92,13 +92,50 @@ bool succeeded(const PGresult* result) {
   return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY;
 }
 
-// Result cells, NULL read as the type's empty value.
+// Result cells, NULL read as the type's empty value; in text or binary format (a text column's
+// binary form is its bytes).
 std::string text_at(const PGresult* result, int row, int column) {
-  return PQgetisnull(result, row, column) ? "" : PQgetvalue(result, row, column);
+  if (PQgetisnull(result, row, column)) return "";
+  return {PQgetvalue(result, row, column),
+          static_cast<std::size_t>(PQgetlength(result, row, column))};
+}
+
+// The type OIDs a binary integer cell may have (pg_type.dat), and where PostgreSQL's binary
+// timestamps count their microseconds from: 2000-01-01, 946,684,800 s after the Unix epoch.
+constexpr Oid kInt8Oid = 20, kInt2Oid = 21, kInt4Oid = 23, kTimestampOid = 1114,
+              kTimestampTzOid = 1184;
+constexpr std::int64_t kPostgresEpochUs = 946'684'800'000'000;
+
+// A big-endian two's-complement integer of `length` bytes (2, 4 or 8).
+std::int64_t big_endian(const char* bytes, int length) {
+  std::uint64_t value = 0;
+  for (int i = 0; i < length; ++i) value = value << 8 | static_cast<unsigned char>(bytes[i]);
+  const int unused = 64 - 8 * length;
+  return static_cast<std::int64_t>(value << unused) >> unused;
+}
+
+// A binary cell: an integer as it is, a timestamp as ms since the Unix epoch, rounded half away
+// from zero as `(extract(epoch from t) * 1000)::bigint` rounds.
+std::int64_t binary_int(const PGresult* result, int row, int column) {
+  const Oid type = PQftype(result, column);
+  const int length = PQgetlength(result, row, column);
+  const char* bytes = PQgetvalue(result, row, column);
+  const bool integer = (type == kInt2Oid && length == 2) || (type == kInt4Oid && length == 4) ||
+                       (type == kInt8Oid && length == 8);
+  if (integer) return big_endian(bytes, length);
+  std::int64_t us = 0;
+  const bool time = (type == kTimestampTzOid || type == kTimestampOid) && length == 8 &&
+                    !__builtin_add_overflow(big_endian(bytes, 8), kPostgresEpochUs, &us);
+  if (time) return us >= 0 ? (us + 500) / 1000 : -((500 - us) / 1000);
+  throw ChangelogInvalidError(
+      fmt::format("postgres: column {} holds no integer or time migronaut can read (type {})",
+                  PQfname(result, column), type),
+      {{"column", PQfname(result, column)}, {"type", type}});
 }
 
 std::optional<std::int64_t> optional_int_at(const PGresult* result, int row, int column) {
   if (PQgetisnull(result, row, column)) return std::nullopt;
+  if (PQfformat(result, column) == 1) return binary_int(result, row, column);
   const char* text = PQgetvalue(result, row, column);
   std::int64_t value = 0;
   std::from_chars(text, text + PQgetlength(result, row, column), value);
@@ -112,6 +149,9 @@ std::int64_t int_at(const PGresult* result, int row, int column) {
 std::string epoch_ms(std::string_view column) {
   return "(extract(epoch from " + std::string(column) + ") * 1000)::bigint";
 }
+
+// The result format libpq asks for (PQexecParams' resultFormat).
+enum class Format { kText = 0, kBinary = 1 };
 
 // Values spliced into SQL: as $n parameters for the extended protocol, or as escaped literals
 // for the simple-query string that commits a migration in one round trip.
@@ -186,12 +226,10 @@ LockInfo lock_info_at(const PGresult* result, int row) {
   return read_lock_row(columns_of(result, row, kAllLockFields, 0));
 }
 
+// Read in binary format (times converted by binary_int()).
 std::string changelog_columns() {
   std::string columns = "name";
-  for (Field field : kAllFields) {
-    const std::string column(column_name(field));
-    columns += ", " + (is_time_field(field) ? epoch_ms(column) : column);
-  }
+  for (Field field : kAllFields) columns += ", " + std::string(column_name(field));
   return columns;
 }
 
@@ -429,8 +467,10 @@ class PostgresStore final : public Store {
   std::vector<ChangelogRecord> read_changelog() override {
     // A view in a table's place reads like one; writing runs meet the check in ensure_schema()
     // before their lock, so this read proves nothing about the tables (schema_known_ stays).
-    const Result result = send("SELECT " + changelog_columns() + " FROM " + changelog_table_ +
-                               " ORDER BY name COLLATE \"C\"");
+    // Binary, so the server spends nothing on converting times, and unordered: on a fresh
+    // backend the two cost a third of the boot check's ~1.5 ms on the server.
+    const Result result =
+        send("SELECT " + changelog_columns() + " FROM " + changelog_table_, {}, Format::kBinary);
     // An absent table reads as empty; catching it keeps the boot check to one query.
     if (sqlstate_of(result.get()) == kUndefinedTable) return {};
     check("read the changelog", result.get());
@@ -441,6 +481,7 @@ class PostgresStore final : public Store {
       records.push_back(
           read_record(text_at(result.get(), row, 0), columns_of(result.get(), row, kAllFields, 1)));
     }
+    sort_by_name(records);
     return records;
   }
 
@@ -515,19 +556,20 @@ class PostgresStore final : public Store {
     ensure_schema();
   }
 
-  // Sends `sql` (parameters → extended protocol; none → simple protocol, several statements
-  // allowed) and returns its result, failed or not. A failure inside a transaction block is
-  // rolled back here, so the connection is always usable afterwards.
-  Result send(const std::string& sql, const std::vector<std::string>& params = {}) {
+  // Sends `sql` (parameters or binary results → extended protocol; neither → simple protocol,
+  // several statements allowed) and returns its result, failed or not. A failure inside a
+  // transaction block is rolled back here, so the connection is always usable afterwards.
+  Result send(const std::string& sql, const std::vector<std::string>& params = {},
+              Format format = Format::kText) {
     reconnect_if_broken();
     Result result;
-    if (params.empty()) {
+    if (params.empty() && format == Format::kText) {
       result.reset(PQexec(conn_, sql.c_str()));
     } else {
       std::vector<const char*> values;
       for (const std::string& param : params) values.push_back(param.c_str());
       result.reset(PQexecParams(conn_, sql.c_str(), static_cast<int>(values.size()), nullptr,
-                                values.data(), nullptr, nullptr, 0));
+                                values.data(), nullptr, nullptr, static_cast<int>(format)));
     }
     if (!succeeded(result.get())) rollback_if_open();
     return result;

@@ -498,6 +498,19 @@ const BadInput kCorpus[] = {
     tampered_changelog("UnknownStatusOnUp", {"up"}, "status = 'bogus'", "bogus"),
     tampered_changelog("NullStatus", {"status"}, "status = NULL", "0001-base.sql"),
     tampered_changelog("NullStatusOnUp", {"up"}, "status = NULL", "0001-base.sql"),
+    // PostgreSQL reads the changelog in binary: a column retyped by hand is named, not misread.
+    {.name = "Changelog_DurationRetypedNumeric",
+     .files = {{"0002-two.sql", kValid}},
+     .args = {"up"},
+     .exit_code = 37,
+     .code = "CHANGELOG_INVALID",
+     .culprit = "column duration",
+     .prepare =
+         [](const Project& project) {
+           project.exec("ALTER TABLE _migronaut_migrations ALTER duration TYPE numeric");
+           project.exec("UPDATE _migronaut_migrations SET duration = 1.5");
+         },
+     .stores = {"postgres"}},
     {.name = "Changelog_ReplacedByAView",
      .files = {{"0002-two.sql", kValid}},
      .args = {"up"},

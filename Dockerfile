@@ -1,7 +1,8 @@
 # migronaut in a container: `docker build -t migronaut .`, then
 #   docker run --rm -v "$PWD/migrations:/migrations" -e MIGRONAUT_URI=postgres://… migronaut up
 # Stage 1 builds the CLI (no tests, no benchmarks) and installs its `cli` component (the stripped
-# binary, the PostgreSQL and MongoDB store modules it loads at run time, the man page) into
+# binary, the PostgreSQL and MongoDB store modules and PostgreSQL's parser, which it loads at run
+# time, the man page) into
 # /stage; stage 2 is a slim Debian runtime with only the shared libraries those link, running
 # as an unprivileged user.
 FROM debian:12 AS build

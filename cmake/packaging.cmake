@@ -1,5 +1,5 @@
 # Debian packages (CPack): `migronaut` (the stripped CLI, its PostgreSQL and MongoDB store
-# modules, its man page, bash and zsh completion; runtime dependencies found by dpkg-shlibdeps) and `migronaut-dev` (the library, its headers, the
+# modules and PostgreSQL's parser module, its man page, bash and zsh completion; runtime dependencies found by dpkg-shlibdeps) and `migronaut-dev` (the library, its headers, the
 # CMake package and the pkg-config file, depending on the backends' -dev packages it links).
 # `make package` builds both; tests/package installs the CLI one.
 set(CPACK_GENERATOR DEB)

@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -112,6 +113,29 @@ TEST_F(PgSafetyTest, CommitInATransactionalMigrationIsRefusedBeforeAnythingRuns)
   expect_refused("20260101000002-commit.sql at line 4, column 1: `COMMIT`");
   EXPECT_FALSE(table_exists("first"));
   EXPECT_FALSE(table_exists("half"));
+}
+
+// A CLI installed without its parser module refuses the run before its lock, even for a
+// migration outside a transaction, whose statements are only split as it runs.
+TEST_F(PgSafetyTest, AMissingParserModuleIsReportedBeforeAnythingRuns) {
+  const std::filesystem::path built = migronaut_binary();
+  const TempDir install{"migronaut-no-parser"};
+  std::filesystem::create_directories(install.file("bin"));
+  std::filesystem::copy_file(built, install.file("bin/migronaut"));
+  std::filesystem::copy_file(built.parent_path() / "libmigronaut-store-postgres.so",
+                             install.file("bin/libmigronaut-store-postgres.so"));
+  dir_.write("20260101000001-outside.sql",
+             "-- migrate:up transaction:false\nCREATE TABLE outside (id bigint);\n");
+  Process run({install.file("bin/migronaut").string(), "--no-env", "--uri", uri_, "--dir",
+               dir_.path().string(), "up"});
+  const ProcessResult result = run.wait();
+  EXPECT_EQ(result.exit_code, 6) << result.out << result.err;
+  EXPECT_NE(result.err.find("PostgreSQL's parser module could not be loaded"), std::string::npos)
+      << result.err;
+  EXPECT_FALSE(table_exists("outside"));
+  EXPECT_EQ(records(), 0);
+  EXPECT_FALSE(table_exists("_migronaut_locks") &&
+               count("SELECT count(*) FROM _migronaut_locks") > 0);
 }
 
 TEST_F(PgSafetyTest, ConcurrentIndexNeedsTransactionFalse) {

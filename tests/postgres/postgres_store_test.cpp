@@ -436,19 +436,45 @@ TEST_F(PostgresStoreTest, BinaryReadsAgreeWithTheServersConversion) {
   }
 }
 
-// A column changed by hand to a type the binary read cannot take is named, not misread.
-TEST_F(PostgresStoreTest, AColumnOfATypeTheReadCannotTakeIsNamed) {
+// A value the binary read cannot take is named by its column, not misread: a column retyped
+// by hand to a type it cannot decode, and the infinite times.
+TEST_F(PostgresStoreTest, AValueTheReadCannotTakeIsNamedByItsColumn) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"ALTER TABLE _migronaut_migrations ALTER duration TYPE numeric; "
+       "UPDATE _migronaut_migrations SET duration = 1.5",
+       "column duration"},
+      {"UPDATE _migronaut_migrations SET applied_at = 'infinity'", "column applied_at"},
+      {"UPDATE _migronaut_migrations SET first_applied_at = '-infinity'",
+       "column first_applied_at"}};
+  for (const std::vector<std::string>& change : cases) {
+    SCOPED_TRACE(change[0]);
+    SetUp();
+    const auto store = open();
+    store->ensure_schema();
+    store->write_record(applied_record("20260101000000-a.sql"));
+    ASSERT_FALSE(query(change[0] + "; SELECT NULL"));
+    try {
+      store->read_changelog();
+      ADD_FAILURE() << "read it";
+    } catch (const ChangelogInvalidError& error) {
+      EXPECT_NE(std::string(error.what()).find(change[1]), std::string::npos) << error.what();
+    }
+  }
+}
+
+// Other columns read as their text, whatever a DBA retyped them to.
+TEST_F(PostgresStoreTest, AColumnRetypedByHandStillReadsAsItsText) {
   const auto store = open();
   store->ensure_schema();
-  store->write_record(applied_record("20260101000000-a.sql"));
-  ASSERT_TRUE(query("ALTER TABLE _migronaut_migrations ALTER duration TYPE numeric; SELECT 1"));
-  ASSERT_TRUE(query("UPDATE _migronaut_migrations SET duration = 1.5 RETURNING 1"));
-  try {
-    store->read_changelog();
-    FAIL() << "read a numeric duration";
-  } catch (const ChangelogInvalidError& error) {
-    EXPECT_NE(std::string(error.what()).find("column duration"), std::string::npos) << error.what();
-  }
+  RecordWrite write = applied_record("20260101000000-a.sql");
+  write.set.emplace_back(Field::kRunId, std::string("63f0c35b-8b8a-47b9-8f9b-dcf361d632ba"));
+  store->write_record(write);
+  ASSERT_FALSE(
+      query("ALTER TABLE _migronaut_migrations ALTER run_id TYPE uuid USING "
+            "run_id::uuid; SELECT NULL"));
+  const std::vector<ChangelogRecord> records = store->read_changelog();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].run_id, "63f0c35b-8b8a-47b9-8f9b-dcf361d632ba");
 }
 
 TEST_F(PostgresStoreTest, UpdatesKeepInsertOnlyFieldsAndClearUnsetOnes) {

@@ -14,6 +14,7 @@
 #include <charconv>
 #include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "migronaut/errors.hpp"
+#include "sql/pg/pg_parser.hpp"
 #include "sql/pg/pg_script.hpp"
 #include "sql/pg/transaction_rules.hpp"
 #include "sql/text_position.hpp"
@@ -123,10 +125,22 @@ std::int64_t binary_int(const PGresult* result, int row, int column) {
   const bool integer = (type == kInt2Oid && length == 2) || (type == kInt4Oid && length == 4) ||
                        (type == kInt8Oid && length == 8);
   if (integer) return big_endian(bytes, length);
+  const bool time = (type == kTimestampTzOid || type == kTimestampOid) && length == 8;
+  const std::int64_t raw = time ? big_endian(bytes, 8) : 0;
+  // PostgreSQL's ±infinity are int64's extremes: no count of milliseconds stands for them.
+  const bool finite = raw != std::numeric_limits<std::int64_t>::min() &&
+                      raw != std::numeric_limits<std::int64_t>::max();
   std::int64_t us = 0;
-  const bool time = (type == kTimestampTzOid || type == kTimestampOid) && length == 8 &&
-                    !__builtin_add_overflow(big_endian(bytes, 8), kPostgresEpochUs, &us);
-  if (time) return us >= 0 ? (us + 500) / 1000 : -((500 - us) / 1000);
+  if (time && finite && !__builtin_add_overflow(raw, kPostgresEpochUs, &us)) {
+    const std::int64_t ms = us / 1000, rest = us % 1000;
+    return ms + (rest >= 500) - (rest <= -500);
+  }
+  if (time) {
+    throw ChangelogInvalidError(
+        fmt::format("postgres: column {} holds a time out of range (infinity?)",
+                    PQfname(result, column)),
+        {{"column", PQfname(result, column)}});
+  }
   throw ChangelogInvalidError(
       fmt::format("postgres: column {} holds no integer or time migronaut can read (type {})",
                   PQfname(result, column), type),
@@ -226,17 +240,21 @@ LockInfo lock_info_at(const PGresult* result, int row) {
   return read_lock_row(columns_of(result, row, kAllLockFields, 0));
 }
 
-// Read in binary format (times converted by binary_int()).
-std::string changelog_columns() {
-  std::string columns = "name";
-  for (Field field : kAllFields) columns += ", " + std::string(column_name(field));
-  return columns;
-}
-
 std::string changelog_column_type(Field field) {
   if (is_time_field(field)) return "timestamptz";
   if (field == Field::kBatch || field == Field::kDuration) return "bigint";
   return "text";
+}
+
+// Read in binary format: times and integers as they are (binary_int()), the rest as text, whose
+// binary form is its bytes (a column retyped by hand, to uuid say, still reads as its text).
+std::string changelog_columns() {
+  std::string columns = "name::text";
+  for (Field field : kAllFields) {
+    const bool text = changelog_column_type(field) == "text";
+    columns += ", " + std::string(column_name(field)) + (text ? "::text" : "");
+  }
+  return columns;
 }
 
 // Which part of a migration's script a query carried: `length` bytes from byte `offset`,
@@ -497,6 +515,9 @@ class PostgresStore final : public Store {
 
   void check_script(std::string_view file, const Script& script,
                     bool transactional) const override {
+    // Every script is split by the parser when it runs: a CLI whose parser module is missing
+    // fails here, before the lock, not halfway through a run.
+    pg_parser();
     if (!transactional) return;
     const std::vector<PgStatement> statements = parse_pg_script(script.text);
     const std::vector<TransactionConflict> conflicts = transaction_conflicts(statements);

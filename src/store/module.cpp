@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "migronaut/errors.hpp"
@@ -21,6 +23,18 @@ std::vector<fs::path> module_candidates(const std::string& file) {
   const fs::path exe_dir = fs::read_symlink("/proc/self/exe", error).parent_path();
   // MIGRONAUT_MODULE_DIR is the installed module folder relative to the installed binary's.
   return {exe_dir / file, (exe_dir / MIGRONAUT_MODULE_DIR / file).lexically_normal()};
+}
+
+// Why the opened module `handle` will not do (another release's, or without `symbol`); nothing
+// when it will.
+std::optional<std::string> unusable(void* handle, const char* symbol) {
+  const auto* version = static_cast<const char*>(dlsym(handle, MIGRONAUT_MODULE_VERSION_SYMBOL));
+  if (version == nullptr || std::string_view(version) != MIGRONAUT_VERSION) {
+    return "built for migronaut " + std::string(version != nullptr ? version : "(unknown)") +
+           ", not " MIGRONAUT_VERSION;
+  }
+  if (dlsym(handle, symbol) == nullptr) return "no " + std::string(symbol);
+  return std::nullopt;
 }
 
 // `symbol` of the module libmigronaut-<name>.so; ConfigInvalidError "<what> could not be
@@ -39,9 +53,12 @@ void* load_symbol(std::string_view name, const char* symbol, std::string_view wh
       reasons += "\n  " + candidate.string() + ": " + dlerror();
       continue;
     }
-    if (void* found = dlsym(handle, symbol)) return found;
-    reasons += "\n  " + candidate.string() + ": no " + symbol;
-    dlclose(handle);
+    if (const std::optional<std::string> why = unusable(handle, symbol)) {
+      reasons += "\n  " + candidate.string() + ": " + *why;
+      dlclose(handle);
+      continue;
+    }
+    return dlsym(handle, symbol);
   }
   throw ConfigInvalidError(
       std::string(what) + " could not be loaded (is the package installed whole?):" + reasons,

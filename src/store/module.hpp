@@ -11,8 +11,10 @@
 
 #include "store/store.hpp"
 
-// Each store module defines this one symbol: the opener of its store.
+// Each store module defines this symbol: the opener of its store.
 #define MIGRONAUT_STORE_MODULE_SYMBOL "migronaut_store_opener"
+// Every module defines this one too (module_version.cpp): the release it was built for.
+#define MIGRONAUT_MODULE_VERSION_SYMBOL "migronaut_module_version"
 
 namespace migronaut {
 
@@ -20,8 +22,8 @@ using StoreOpener = std::unique_ptr<Store> (*)(const Config& config,
                                                const ConnectionOptions& options);
 
 // The opener of the module for `kind`, loaded once. Looks beside the executable (the build
-// tree), then in the installed module folder; ConfigInvalidError naming both places and the
-// loader's reason when neither has it.
+// tree), then in the installed module folder, and takes the first module of this release;
+// ConfigInvalidError naming both places and the loader's reason when neither has one.
 StoreOpener load_store_module(std::string_view kind);
 
 }  // namespace migronaut

@@ -50,7 +50,11 @@ void* load_symbol(std::string_view name, const char* symbol, std::string_view wh
     // RTLD_NOW: a module that does not match this binary fails here, not mid-run.
     void* handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle == nullptr) {
-      reasons += "\n  " + candidate.string() + ": " + dlerror();
+      const std::string error = dlerror();
+      // A store module of another release may need a symbol this binary no longer has.
+      const bool unlinked = error.find("undefined symbol") != std::string::npos;
+      reasons += "\n  " + candidate.string() + ": " + error +
+                 (unlinked ? " (a module of another release?)" : "");
       continue;
     }
     if (const std::optional<std::string> why = unusable(handle, symbol)) {

@@ -1,6 +1,6 @@
 // The CLI's modules laid out as an install lays them out, beside a copy of the binary: the
 // build's own parser module loads, and one of another release is refused, naming both
-// releases, before the CLI calls into it.
+// releases, or, when it no longer links, saying it may be one.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -46,6 +46,14 @@ TEST_F(ModuleTest, AModuleOfAnotherReleaseIsRefusedNamingBoth) {
       << result.err;
   EXPECT_NE(result.err.find("built for migronaut 0.0.0-another-release, not "), std::string::npos)
       << result.err;
+}
+
+TEST_F(ModuleTest, AModuleThatNoLongerLinksIsRefusedAsPossiblyOfAnotherRelease) {
+  const ProcessResult result = lint_with_parser(MIGRONAUT_UNLINKED_MODULE);
+  EXPECT_EQ(result.exit_code, 6) << result.err;
+  EXPECT_NE(result.err.find("migronaut_symbol_of_another_release"), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("(a module of another release?)"), std::string::npos) << result.err;
 }
 
 }  // namespace

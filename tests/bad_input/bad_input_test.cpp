@@ -223,19 +223,24 @@ BadInput unreadable_entry(std::string name, std::string entry,
           }};
 }
 
-// A changelog record altered by hand (`assignment` on 0001-base.sql), then read by `command`.
+// A changelog record altered by hand (`assignment` on 0001-base.sql, after `before`, SQL if any),
+// then read by `command`.
 BadInput tampered_changelog(std::string name, std::vector<std::string> command,
-                            std::string assignment, std::string culprit) {
+                            std::string assignment, std::string culprit, std::string before = {},
+                            std::vector<std::string> stores = kSqlStores) {
   return {.name = "Changelog_" + std::move(name),
           .files = {{"0002-two.sql", kValid}},
           .args = std::move(command),
           .exit_code = 37,
           .code = "CHANGELOG_INVALID",
           .culprit = std::move(culprit),
-          .prepare = [assignment](const Project& project) {
-            project.exec("UPDATE _migronaut_migrations SET " + assignment +
-                         " WHERE name = '0001-base.sql'");
-          }};
+          .prepare =
+              [assignment, before](const Project& project) {
+                if (!before.empty()) project.exec(before);
+                project.exec("UPDATE _migronaut_migrations SET " + assignment +
+                             " WHERE name = '0001-base.sql'");
+              },
+          .stores = std::move(stores)};
 }
 
 // The lock table renamed away and a view put in its place, after `before` (SQL, if any).
@@ -499,18 +504,9 @@ const BadInput kCorpus[] = {
     tampered_changelog("NullStatus", {"status"}, "status = NULL", "0001-base.sql"),
     tampered_changelog("NullStatusOnUp", {"up"}, "status = NULL", "0001-base.sql"),
     // PostgreSQL reads the changelog in binary: a column retyped by hand is named, not misread.
-    {.name = "Changelog_DurationRetypedNumeric",
-     .files = {{"0002-two.sql", kValid}},
-     .args = {"up"},
-     .exit_code = 37,
-     .code = "CHANGELOG_INVALID",
-     .culprit = "column duration",
-     .prepare =
-         [](const Project& project) {
-           project.exec("ALTER TABLE _migronaut_migrations ALTER duration TYPE numeric");
-           project.exec("UPDATE _migronaut_migrations SET duration = 1.5");
-         },
-     .stores = {"postgres"}},
+    tampered_changelog("DurationRetypedNumeric", {"up"}, "duration = 1.5", "column duration",
+                       "ALTER TABLE _migronaut_migrations ALTER duration TYPE numeric",
+                       {"postgres"}),
     {.name = "Changelog_ReplacedByAView",
      .files = {{"0002-two.sql", kValid}},
      .args = {"up"},

@@ -558,6 +558,21 @@ class SqliteStore final : public Store {
   bool lock_table_seen_ = false;
 };
 
+// Switching a database to WAL reads it, then takes its write lock. SQLite answers a connection
+// that must wait for that upgrade with SQLITE_BUSY at once, without the busy handler (waiting
+// there could deadlock): copies booting together on a new database meet exactly this. Idempotent
+// statements are run again until they pass or the busy timeout is spent.
+int exec_retrying_busy(sqlite3* db, const std::string& sql,
+                       std::chrono::milliseconds busy_timeout) {
+  const auto deadline = std::chrono::steady_clock::now() + busy_timeout;
+  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+  while ((rc & 0xff) == SQLITE_BUSY && std::chrono::steady_clock::now() < deadline) {
+    sqlite3_sleep(1);
+    rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+  }
+  return rc;
+}
+
 }  // namespace
 
 std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionOptions& options) {
@@ -586,13 +601,13 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionO
                                  {{"path", path}, {"error", error}});
   };
   if (rc != SQLITE_OK) throw fail(rc);
-  sqlite3_busy_timeout(raw,
-                       static_cast<int>(options.statement_bound.value_or(kBusyTimeout).count()));
+  const std::chrono::milliseconds busy_timeout = options.statement_bound.value_or(kBusyTimeout);
+  sqlite3_busy_timeout(raw, static_cast<int>(busy_timeout.count()));
   if (!read_only) {
     // WAL lets readers (status, waiters reading the holder) work while another process writes.
     const std::string pragmas = std::string("PRAGMA journal_mode=WAL") +
                                 (options.durable ? "" : "; PRAGMA synchronous=NORMAL");
-    const int rc = sqlite3_exec(raw, pragmas.c_str(), nullptr, nullptr, nullptr);
+    const int rc = exec_retrying_busy(raw, pragmas, busy_timeout);
     if (rc != SQLITE_OK) throw_sqlite_error(raw, rc, "open " + path);
   }
   return std::make_unique<SqliteStore>(std::move(db), config, !read_only, std::move(missing));

@@ -147,6 +147,24 @@ TEST_F(SqliteStoreTest, LockContentionWaitsForTheOtherWriter) {
             "run-a");
 }
 
+// Copies booting together on a new database each read it, then need its write lock to switch it
+// to WAL; SQLite answers the one that must wait with SQLITE_BUSY at once, without its busy
+// handler. The open waits, up to the busy timeout, for the writer it meets.
+TEST_F(SqliteStoreTest, SwitchingToWalWaitsForAnotherWriterUpToTheBusyTimeout) {
+  std::ofstream{db_path()};  // an empty file is an empty database, in rollback mode
+  testing::SqliteDb other_process(db_path());
+  other_process.exec("CREATE TABLE created_first (id INTEGER)");
+  other_process.exec("BEGIN IMMEDIATE");
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_THROW(open_sqlite_store(config(), {.statement_bound = milliseconds(300)}),
+               ConnectionFailedError);
+  EXPECT_GE(std::chrono::steady_clock::now() - started, milliseconds(300));
+
+  other_process.exec("COMMIT");
+  open_sqlite_store(config(), {.statement_bound = milliseconds(300)});
+  EXPECT_EQ(testing::SqliteDb(db_path()).value("PRAGMA journal_mode").value_or(""), "wal");
+}
+
 // A connection that looked at the database before another process created the tables, while a
 // third holds the write slot (a peer's long migration): ensure_schema only reads, so it neither
 // waits for the writer nor fails busy.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The CLI's .deb from this build tree, as a user gets it: built by CPack, installed with
 # dpkg -i, `migronaut --version` run from /usr/bin, the binary under 5 MB and loading no
-# database client or logger itself, its runtime dependencies declared, the man page and
-# completions in place, then removed again.
+# database client, logger or C++ runtime itself, its runtime dependencies declared, the man page
+# and completions in place, then removed again.
 # Needs root (dpkg); anyone else skips (exit 77).
 # Usage: deb_test.sh <build dir> <expected version>
 set -euo pipefail
@@ -31,7 +31,7 @@ cpack --config "$build_dir/CPackConfig.cmake" -G DEB -D CPACK_COMPONENTS_ALL=cli
 deb=$(ls "$work"/migronaut_*.deb)
 
 depends=$(dpkg-deb -f "$deb" Depends)
-for library in libpq5 libsqlite3-0 libmongoc-1.0-0; do
+for library in libpq5 libmongoc-1.0-0; do
   case "$depends" in
     *"$library"*) ;;
     *) echo "Depends lacks $library: $depends"; exit 1 ;;
@@ -51,12 +51,20 @@ for file in /usr/share/man/man1/migronaut.1 /usr/share/bash-completion/completio
 done
 /usr/bin/migronaut help up | grep -q "Usage: migronaut up"
 # Start-up is every boot's price: the binary itself loads no database client nor the library's
-# default logger (spdlog); a store module brings its client when a URI asks for it.
+# default logger (spdlog); a store module brings its client when a URI asks for it. SQLite, the
+# C++ runtime and fmt are linked in, their shared libraries' relocations saved.
 needed=$(objdump -p /usr/bin/migronaut | awk '/NEEDED/ {print $2}')
-for library in libpq libmongoc libspdlog; do
+for library in libpq libmongoc libspdlog libsqlite3 libstdc++ libfmt; do
   case "$needed" in
     *"$library"*) echo "the CLI itself links $library: $needed"; exit 1 ;;
   esac
+done
+# One C++ runtime: the modules link none of their own and use the one the CLI exports, so an
+# exception a module throws is the CLI's to catch.
+modules=$(dpkg -L migronaut | grep '/migronaut/libmigronaut-.*\.so$')
+[ -n "$modules" ] || { echo "the package holds no module"; exit 1; }
+for module in $modules; do
+  ! objdump -p "$module" | grep -q 'NEEDED.*libstdc++' || { echo "$module links libstdc++"; exit 1; }
 done
 # The store modules load from where the package put them: an unreachable server is exit 5
 # (connection failed), not a missing module.

@@ -64,7 +64,9 @@ done
 modules=$(dpkg -L migronaut | grep '/migronaut/libmigronaut-.*\.so$')
 [ -n "$modules" ] || { echo "the package holds no module"; exit 1; }
 for module in $modules; do
-  ! objdump -p "$module" | grep -q 'NEEDED.*libstdc++' || { echo "$module links libstdc++"; exit 1; }
+  if objdump -p "$module" | grep -q 'NEEDED.*libstdc++'; then
+    echo "$module links libstdc++"; exit 1
+  fi
 done
 # The store modules load from where the package put them: an unreachable server is exit 5
 # (connection failed), not a missing module.

@@ -560,17 +560,23 @@ class SqliteStore final : public Store {
 
 // Switching a database to WAL reads it, then takes its write lock. SQLite answers a connection
 // that must wait for that upgrade with SQLITE_BUSY at once, without the busy handler (waiting
-// there could deadlock): copies booting together on a new database meet exactly this. Idempotent
-// statements are run again until they pass or the busy timeout is spent.
+// there could deadlock): copies booting together on a new database meet exactly this. A failed
+// attempt has let go of its read lock, so the writer it met can finish; idempotent statements are
+// run again until they pass or the busy timeout is spent, each attempt's own waits included.
 int exec_retrying_busy(sqlite3* db, const std::string& sql,
                        std::chrono::milliseconds busy_timeout) {
+  using std::chrono::milliseconds;
   const auto deadline = std::chrono::steady_clock::now() + busy_timeout;
-  int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
-  while ((rc & 0xff) == SQLITE_BUSY && std::chrono::steady_clock::now() < deadline) {
+  for (;;) {
+    const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
+    const auto left = std::chrono::ceil<milliseconds>(deadline - std::chrono::steady_clock::now());
+    if ((rc & 0xff) != SQLITE_BUSY || left <= milliseconds(0)) {
+      sqlite3_busy_timeout(db, static_cast<int>(busy_timeout.count()));
+      return rc;
+    }
+    sqlite3_busy_timeout(db, static_cast<int>(left.count()));
     sqlite3_sleep(1);
-    rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
   }
-  return rc;
 }
 
 }  // namespace

@@ -8,7 +8,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include "migronaut/errors.hpp"
@@ -147,22 +150,71 @@ TEST_F(SqliteStoreTest, LockContentionWaitsForTheOtherWriter) {
             "run-a");
 }
 
+// Statements SQLite fails busy, as its process-wide error log reports them while installed.
+class BusyLog {
+ public:
+  BusyLog() { install(&BusyLog::record, this); }
+  ~BusyLog() { install(nullptr, nullptr); }
+
+  bool wait_for_busy(milliseconds bound) {
+    std::unique_lock lock(mutex_);
+    return seen_.wait_for(lock, bound, [this] { return busy_; });
+  }
+
+ private:
+  // The log can be set only while SQLite is shut down, with no connection open.
+  static void install(void (*log)(void*, int, const char*), void* self) {
+    sqlite3_shutdown();
+    sqlite3_config(SQLITE_CONFIG_LOG, log, self);
+    sqlite3_initialize();
+  }
+  static void record(void* self, int code, const char*) {
+    if ((code & 0xff) != SQLITE_BUSY) return;
+    auto* log = static_cast<BusyLog*>(self);
+    std::lock_guard lock(log->mutex_);
+    log->busy_ = true;
+    log->seen_.notify_all();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable seen_;
+  bool busy_ = false;
+};
+
+// Another process holding the write lock of a new database, still in rollback mode.
+std::unique_ptr<testing::SqliteDb> writer_on_new_database(const std::filesystem::path& path) {
+  std::ofstream{path};  // an empty file is an empty database
+  auto writer = std::make_unique<testing::SqliteDb>(path);
+  writer->exec("CREATE TABLE created_first (id INTEGER)");
+  writer->exec("BEGIN IMMEDIATE");
+  return writer;
+}
+
 // Copies booting together on a new database each read it, then need its write lock to switch it
 // to WAL; SQLite answers the one that must wait with SQLITE_BUSY at once, without its busy
-// handler. The open waits, up to the busy timeout, for the writer it meets.
-TEST_F(SqliteStoreTest, SwitchingToWalWaitsForAnotherWriterUpToTheBusyTimeout) {
-  std::ofstream{db_path()};  // an empty file is an empty database, in rollback mode
-  testing::SqliteDb other_process(db_path());
-  other_process.exec("CREATE TABLE created_first (id INTEGER)");
-  other_process.exec("BEGIN IMMEDIATE");
+// handler. The open waits for the writer it met.
+TEST_F(SqliteStoreTest, SwitchingToWalWaitsForTheWriterItMeets) {
+  BusyLog busy_log;
+  auto other_process = writer_on_new_database(db_path());
+  bool met = false;
+  std::jthread committer([&] {
+    met = busy_log.wait_for_busy(milliseconds(10'000));
+    other_process->exec("COMMIT");
+  });
+
+  EXPECT_NO_THROW(open_sqlite_store(config(), {.statement_bound = milliseconds(10'000)}));
+  committer.join();
+  EXPECT_TRUE(met);
+  EXPECT_EQ(testing::SqliteDb(db_path()).value("PRAGMA journal_mode").value_or(""), "wal");
+}
+
+TEST_F(SqliteStoreTest, SwitchingToWalGivesUpOnAWriterAfterTheBusyTimeout) {
+  auto other_process = writer_on_new_database(db_path());
   const auto started = std::chrono::steady_clock::now();
   EXPECT_THROW(open_sqlite_store(config(), {.statement_bound = milliseconds(300)}),
                ConnectionFailedError);
   EXPECT_GE(std::chrono::steady_clock::now() - started, milliseconds(300));
-
-  other_process.exec("COMMIT");
-  open_sqlite_store(config(), {.statement_bound = milliseconds(300)});
-  EXPECT_EQ(testing::SqliteDb(db_path()).value("PRAGMA journal_mode").value_or(""), "wal");
+  other_process->exec("ROLLBACK");
 }
 
 // A connection that looked at the database before another process created the tables, while a

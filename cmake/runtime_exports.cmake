@@ -13,27 +13,42 @@
 #       -P runtime_exports.cmake
 cmake_minimum_required(VERSION 3.25)
 
-# The global names `nm` lists as defined in the compiler's runtime file `name`, one per line
-# between newlines for an exact search.
-function(defined_names name out)
+# What `nm` lists as defined globally in the compiler's runtime file `name`: "<member>:<address>
+# <type> <symbol>" lines (`-A`) without symbol versions, so " <symbol>\n" finds one exactly.
+function(runtime_definitions name out)
   execute_process(COMMAND ${CXX} -print-file-name=${name} OUTPUT_VARIABLE file
                   OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
   if(NOT IS_ABSOLUTE "${file}" OR NOT EXISTS "${file}")
     message(FATAL_ERROR "${CXX} has no ${name} (is libstdc++'s -dev package installed?)")
   endif()
-  execute_process(COMMAND ${NM} -g --defined-only ${ARGN} ${file} OUTPUT_VARIABLE names
-                  COMMAND_ERROR_IS_FATAL ANY)
-  string(REGEX REPLACE "[0-9a-f]+ [A-Za-z] ([^\n]+)" "\\1" names "\n${names}\n")
-  string(REGEX REPLACE "@[^\n]*" "" names "${names}")
-  set(${out} "${names}" PARENT_SCOPE)
+  execute_process(COMMAND ${NM} -A -g --defined-only ${ARGN} ${file} OUTPUT_VARIABLE lines
+                  ERROR_VARIABLE errors RESULT_VARIABLE failed)
+  if(failed)
+    message(FATAL_ERROR "${NM} ${file}: ${errors}")  # else only "no symbols" for empty members
+  endif()
+  string(REGEX REPLACE "@[^\n]*" "" lines "${lines}")
+  set(${out} "${lines}" PARENT_SCOPE)
 endfunction()
-defined_names(libsupc++.a abi_text)
-defined_names(libstdc++.a static_text)
-defined_names(libstdc++.so shared_text -D)
+runtime_definitions(libsupc++.a abi_lines)
+runtime_definitions(libstdc++.a static_lines)
+runtime_definitions(libstdc++.so shared_lines -D)
 
-string(REPLACE "\n" ";" symbols "${abi_text}")
-list(FILTER symbols EXCLUDE REGEX "^$|[.:]")  # no member headers, no DW.ref.*
+string(REGEX MATCHALL " [A-Za-z] [^\n.]+\n" symbols "${abi_lines}")  # not DW.ref.* and the like
+list(TRANSFORM symbols REPLACE " [A-Za-z] ([^\n]+)\n" "\\1")
 
+# Locales and streams keep state of their own, which a module must not share with the CLI: the
+# build refuses a module that reaches into the archive members that define them.
+set(stateful_members "locale|ios|stream|_io|basic_file|codecvt|ctype|facets|_members")
+# The archive member named on the line of `lines` that holds offset `at`.
+function(archive_member lines at out)
+  string(SUBSTRING "${lines}" 0 ${at} before)
+  string(FIND "${before}" "\n" line_start REVERSE)
+  math(EXPR line_start "${line_start} + 1")
+  string(SUBSTRING "${before}" ${line_start} -1 line)
+  string(REGEX MATCH "[^:]+:[0-9a-f]+ [A-Za-z]$" member "${line}")
+  string(REGEX REPLACE ":.*" "" member "${member}")
+  set(${out} "${member}" PARENT_SCOPE)
+endfunction()
 string(REPLACE "|" ";" modules "${MODULES}")
 foreach(module ${modules})
   execute_process(COMMAND ${NM} -D --undefined-only ${module} OUTPUT_VARIABLE undefined
@@ -41,9 +56,14 @@ foreach(module ${modules})
   string(REGEX MATCHALL "[Uwv] [^@\n]+" references "${undefined}")
   foreach(reference ${references})
     string(SUBSTRING "${reference}" 2 -1 symbol)
-    string(FIND "${static_text}" "\n${symbol}\n" in_static)
-    string(FIND "${shared_text}" "\n${symbol}\n" in_shared)
-    if(NOT in_static EQUAL -1)
+    string(FIND "${static_lines}" " ${symbol}\n" at)
+    string(FIND "${shared_lines}" " ${symbol}\n" in_shared)
+    if(NOT at EQUAL -1)
+      archive_member("${static_lines}" ${at} member)
+      if(member MATCHES "${stateful_members}")
+        message(FATAL_ERROR "${module} uses ${symbol} from the runtime's ${member}: "
+                            "locales and streams keep state a module must not share")
+      endif()
       list(APPEND symbols ${symbol})
     elseif(NOT in_shared EQUAL -1)
       message(FATAL_ERROR "${module} needs ${symbol}, which only libstdc++.so defines")
@@ -52,13 +72,6 @@ foreach(module ${modules})
 endforeach()
 list(REMOVE_DUPLICATES symbols)
 list(SORT symbols)
-foreach(symbol ${symbols})
-  if(symbol MATCHES "St6locale|St8ios_base|St13basic_[io]stream|St15basic_streambuf|\
-_ZSt(3cin|4cout|4cerr|4clog|4wcin|5wcout|5wcerr|5wclog)")
-    message(FATAL_ERROR "a module uses ${symbol}: locales and streams keep state of their own, "
-                        "which a module must not share with the CLI")
-  endif()
-endforeach()
 
 # Rewritten only when it changes, so a module rebuilt with the same needs relinks nothing.
 function(write_if_changed file text)

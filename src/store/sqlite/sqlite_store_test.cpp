@@ -153,8 +153,10 @@ TEST_F(SqliteStoreTest, LockContentionWaitsForTheOtherWriter) {
 // Statements SQLite fails busy, as its process-wide error log reports them while installed.
 class BusyLog {
  public:
-  BusyLog() { install(&BusyLog::record, this); }
+  BusyLog() : installed_(install(&BusyLog::record, this)) {}
   ~BusyLog() { install(nullptr, nullptr); }
+
+  bool installed() const { return installed_; }
 
   bool wait_for_busy(milliseconds bound) {
     std::unique_lock lock(mutex_);
@@ -163,10 +165,10 @@ class BusyLog {
 
  private:
   // The log can be set only while SQLite is shut down, with no connection open.
-  static void install(void (*log)(void*, int, const char*), void* self) {
-    sqlite3_shutdown();
-    sqlite3_config(SQLITE_CONFIG_LOG, log, self);
-    sqlite3_initialize();
+  static bool install(void (*log)(void*, int, const char*), void* self) {
+    return sqlite3_shutdown() == SQLITE_OK &&
+           sqlite3_config(SQLITE_CONFIG_LOG, log, self) == SQLITE_OK &&
+           sqlite3_initialize() == SQLITE_OK;
   }
   static void record(void* self, int code, const char*) {
     if ((code & 0xff) != SQLITE_BUSY) return;
@@ -176,6 +178,7 @@ class BusyLog {
     log->seen_.notify_all();
   }
 
+  const bool installed_;
   std::mutex mutex_;
   std::condition_variable seen_;
   bool busy_ = false;
@@ -195,16 +198,23 @@ std::unique_ptr<testing::SqliteDb> writer_on_new_database(const std::filesystem:
 // handler. The open waits for the writer it met.
 TEST_F(SqliteStoreTest, SwitchingToWalWaitsForTheWriterItMeets) {
   BusyLog busy_log;
+  ASSERT_TRUE(busy_log.installed());
   auto other_process = writer_on_new_database(db_path());
   bool met = false;
+  bool committed = false;
   std::jthread committer([&] {
     met = busy_log.wait_for_busy(milliseconds(10'000));
-    other_process->exec("COMMIT");
+    try {
+      other_process->exec("COMMIT");
+      committed = true;
+    } catch (const std::exception&) {  // reported below, not a crash of the whole binary
+    }
   });
 
   EXPECT_NO_THROW(open_sqlite_store(config(), {.statement_bound = milliseconds(10'000)}));
   committer.join();
   EXPECT_TRUE(met);
+  EXPECT_TRUE(committed);
   EXPECT_EQ(testing::SqliteDb(db_path()).value("PRAGMA journal_mode").value_or(""), "wal");
 }
 

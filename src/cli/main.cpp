@@ -1,5 +1,7 @@
 // migronaut: the command-line tool over the engine. Parses the flags, runs one command and
 // maps its outcome to an exit status an orchestrator can act on.
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <iterator>
@@ -135,9 +137,21 @@ int print_help(CLI::App& app, const std::string& topic) {
   throw ConfigInvalidError(explain_extras(app, nullptr, {topic}), {{"command", topic}});
 }
 
+// glibc's defaults suit a long-lived process: blocks of 128 KiB and more (a large folder's
+// vectors as they grow) come from mmap and go back at once, and free memory at the heap's top is
+// returned. A short command then touches fresh pages over and over, and the kernel zeroes each
+// one. Keeping freed memory in the heap lets what one stage frees serve the next: with 10,000
+// migrations, `status` takes a fifth fewer page faults. (One arena for every thread would take
+// a few more away, but the threads reading files and the changelog then queue on its lock.)
+void keep_freed_memory() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the most glibc takes
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  keep_freed_memory();
   Signals signals;  // first: every thread started later inherits the blocked signals
 
   GlobalFlags flags;

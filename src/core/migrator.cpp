@@ -125,15 +125,20 @@ struct Migrator::Impl {
     return make_plan(migrations, changelog.get());
   }
 
-  // Records each renamed migration under its new name (the next locked run's job), so the
-  // changelog follows the folder.
-  void record_renames(const std::vector<Migration>& migrations, const std::string& run_id) {
-    for (const PlanEntry& entry : read_plan(migrations).entries) {
+  // The plan under the lock, once each renamed migration is recorded under its new name (the
+  // next locked run's job, so the changelog follows the folder): one read, two after a rename.
+  Plan locked_plan(const std::vector<Migration>& migrations, const std::string& run_id) {
+    Plan plan = read_plan(migrations);
+    bool renamed = false;
+    for (const PlanEntry& entry : plan.entries) {
       if (entry.renamed_from.empty()) continue;
       logger->info(fmt::format("{} is {} renamed: recorded under its new name", entry.name,
                                entry.renamed_from));
       writer().write_record(renamed_record(*entry.record, entry.name, stamp(run_id)));
+      renamed = true;
     }
+    if (renamed) return read_plan(migrations);
+    return plan;
   }
 
   void warn_about(const UpSelection& selection) {
@@ -407,9 +412,8 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
   return impl_->locked_run(
       "up", Direction::kUp, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
-        impl_->record_renames(migrations, run_id);
         // Under the lock, read again: a peer may have applied some while we waited.
-        const Plan plan = impl_->read_plan(migrations);
+        const Plan plan = impl_->locked_plan(migrations, run_id);
         const UpSelection selection = select_up(plan, options, impl_->config);
         impl_->warn_about(selection);
         Runner runner =
@@ -428,8 +432,7 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
   return impl_->locked_run(
       "down", Direction::kDown, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
-        impl_->record_renames(migrations, run_id);
-        const Plan plan = impl_->read_plan(migrations);
+        const Plan plan = impl_->locked_plan(migrations, run_id);
         Runner runner =
             impl_->runner(stop, lease, impl_->stamp(run_id, options.requested_by, options.reason));
         runner.run(Direction::kDown, select_down(plan, options), 0, results);
@@ -450,9 +453,8 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   return impl_->locked_run(
       "redo", Direction::kDown, false,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
-        impl_->record_renames(migrations, run_id);
         Runner runner = impl_->runner(stop, lease, impl_->stamp(run_id));
-        const Plan before = impl_->read_plan(migrations);
+        const Plan before = impl_->locked_plan(migrations, run_id);
         const std::vector<const PlanEntry*> targets = select_down(before, down_options);
         runner.run(Direction::kDown, targets, 0, results);
         const Plan after = impl_->read_plan(migrations);

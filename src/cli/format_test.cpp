@@ -18,5 +18,12 @@ TEST(PaddedTest, LeavesWhatIsWiderThanTheWidthWhole) {
   EXPECT_EQ(padded("", 3, true), "   ");
 }
 
+TEST(FormatTimeTest, WritesUtcToTheSecond) {
+  EXPECT_EQ(format_time(0), "1970-01-01 00:00:00Z");
+  EXPECT_EQ(format_time(1796337020123), "2026-12-03 22:30:20Z");  // the milliseconds dropped
+  EXPECT_EQ(format_time(951868799000), "2000-02-29 23:59:59Z");   // a leap day
+  EXPECT_EQ(format_time(-1000), "1969-12-31 23:59:59Z");
+}
+
 }  // namespace
 }  // namespace migronaut::cli

@@ -168,15 +168,18 @@ def exits(procs, timeout=120):
     pending, codes, ends = {proc.pid for proc in procs}, [], []
     def overdue(signum, frame):
         sys.exit(f"storm: {len(pending)} processes still running after {timeout} s")
-    signal.signal(signal.SIGALRM, overdue)
+    previous = signal.signal(signal.SIGALRM, overdue)
     signal.alarm(timeout)
-    while pending:
-        pid, status = os.waitpid(-1, 0)
-        if pid in pending:
-            pending.discard(pid)
-            codes.append(os.waitstatus_to_exitcode(status))
-            ends.append(time.time())
-    signal.alarm(0)
+    try:
+        while pending:
+            pid, status = os.waitpid(-1, 0)
+            if pid in pending:
+                pending.discard(pid)
+                codes.append(os.waitstatus_to_exitcode(status))
+                ends.append(time.time())
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
     return codes, sorted(ends)
 
 def commit_of(table):

@@ -23,6 +23,7 @@ TEST(FormatTimeTest, WritesUtcToTheSecond) {
   EXPECT_EQ(format_time(1796337020123), "2026-12-03 22:30:20Z");  // the milliseconds dropped
   EXPECT_EQ(format_time(951868799000), "2000-02-29 23:59:59Z");   // a leap day
   EXPECT_EQ(format_time(-1000), "1969-12-31 23:59:59Z");
+  EXPECT_EQ(format_time(-1500), "1969-12-31 23:59:59Z");  // truncated toward zero
 }
 
 }  // namespace

@@ -45,7 +45,10 @@ Heartbeat::~Heartbeat() { stop(); }
 void Heartbeat::renew_within(milliseconds delay) {
   std::lock_guard lock(mutex_);
   renew_by_ = clock_.now() + delay;
-  wake_.request_stop();  // the renewer sleeps towards its old target
+  // Only a sooner time needs the renewer woken. Told of a later one, it wakes at the time it
+  // sleeps towards and sleeps on: a run of fast migrations, each moving the time on, would
+  // otherwise cost two context switches per migration.
+  if (*renew_by_ < renewer_due_) wake_.request_stop();
 }
 
 bool Heartbeat::renew_now() {
@@ -137,6 +140,7 @@ void Heartbeat::renew_loop(std::stop_token stop) {
       if (wake_.stop_requested()) wake_ = std::stop_source();
       wake = wake_.get_token();
       due = due_at();
+      renewer_due_ = due;
     }
     clock_.sleep_until(due, wake);
     if (stop.stop_requested()) return;

@@ -96,6 +96,32 @@ TEST_F(HeartbeatTest, RenewWithinBringsTheNextRenewalForwardOnce) {
   EXPECT_EQ(losses, 0);
 }
 
+// A later time leaves the renewer asleep (a fast run moves the time on with every migration):
+// it wakes at the time it slept towards, sleeps on, and renews at the latest time asked for.
+TEST_F(HeartbeatTest, ALaterRenewalTimeLeavesTheRenewerAsleep) {
+  Heartbeat heartbeat(clock, milliseconds(1000), counting_renewal(), on_lost(), nullptr);
+  clock.wait_for_sleepers(2);
+  const std::size_t initial_sleeps = clock.sleeps().size();
+  heartbeat.renew_within(milliseconds(100));  // sooner than the interval: wakes it
+  ASSERT_TRUE(eventually([&] { return clock.sleeps().size() == initial_sleeps + 1; }));
+  for (int ms = 110; ms <= 200; ms += 10) heartbeat.renew_within(milliseconds(ms));
+  ASSERT_TRUE(clock.settle(2));
+  advance(milliseconds(150));  // past the 100 ms it slept towards: it sleeps on to 200
+  ASSERT_TRUE(clock.settle(2));
+  EXPECT_EQ(renewals, 0);
+  advance(milliseconds(50));
+  ASSERT_TRUE(eventually([&] { return renewals == 1; }));
+  ASSERT_TRUE(clock.settle(2));
+  // Its sleeps: 100 ms; 50 ms more from 150 ms, where it woke at the time it had (woken at
+  // once, it would have slept 200 ms from 0); the interval after the renewal.
+  const std::vector<Clock::Duration> sleeps = clock.sleeps();
+  ASSERT_EQ(sleeps.size(), initial_sleeps + 3);
+  EXPECT_EQ(sleeps[initial_sleeps], milliseconds(100));
+  EXPECT_EQ(sleeps[initial_sleeps + 1], milliseconds(50));
+  EXPECT_EQ(sleeps[initial_sleeps + 2], milliseconds(500));
+  EXPECT_EQ(losses, 0);
+}
+
 TEST_F(HeartbeatTest, RenewsAtEachInterval) {
   Heartbeat heartbeat(clock, milliseconds(1000), counting_renewal(), on_lost(), nullptr);
   advance(milliseconds(499));

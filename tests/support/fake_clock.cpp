@@ -1,5 +1,7 @@
 #include "support/fake_clock.hpp"
 
+#include <stop_token>
+
 namespace migronaut::testing {
 
 Clock::TimePoint FakeClock::now() {
@@ -20,10 +22,28 @@ bool FakeClock::sleep_until(TimePoint deadline, std::stop_token stop) {
   ++sleepers_;
   const auto asleep = asleep_until_.insert(deadline);
   changed_.notify_all();
-  changed_.wait(lock, stop, [&] { return now_ >= deadline; });
-  --sleepers_;
-  asleep_until_.erase(asleep);
-  changed_.notify_all();
+  // Under the mutex, whichever comes first ends the sleep: the deadline, or a stop, whose
+  // callback takes the sleeper off the list at once. settle() then never counts as asleep a
+  // thread a stop has woken, and no wake-up falls between a look at the stop and the wait.
+  bool awake = false;
+  const auto wake_up = [&] {
+    if (awake) return;
+    awake = true;
+    --sleepers_;
+    asleep_until_.erase(asleep);
+    changed_.notify_all();
+  };
+  lock.unlock();  // a stop requested already runs the callback here, at its construction
+  {
+    const std::stop_callback on_stop(stop, [&] {
+      std::lock_guard guard(mutex_);
+      wake_up();
+    });
+    lock.lock();
+    changed_.wait(lock, [&] { return awake || now_ >= deadline; });
+    wake_up();
+    lock.unlock();  // a callback running now needs the mutex to finish, and is waited for
+  }
   return !stop.stop_requested();
 }
 

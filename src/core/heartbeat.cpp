@@ -137,6 +137,9 @@ void Heartbeat::renew_loop(std::stop_token stop) {
     Clock::TimePoint due;
     {
       std::lock_guard lock(mutex_);
+      // stop() asks before it takes the mutex to wake us: looked at here, a stop that came
+      // after the loop's test cannot have its wake-up replaced by a fresh source and slept on.
+      if (stop.stop_requested()) return;
       if (wake_.stop_requested()) wake_ = std::stop_source();
       wake = wake_.get_token();
       due = due_at();

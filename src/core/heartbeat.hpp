@@ -79,7 +79,7 @@ class Heartbeat {
   Logger* logger_;
 
   std::mutex mutex_;
-  std::stop_source wake_;  // requested to end the current sleep early (renew_by_ moved, stop)
+  std::stop_source wake_;  // requested to end the current sleep early (renew_by_ sooner, stop)
   std::optional<Clock::TimePoint> renew_by_;  // set by renew_within(), cleared by any renewal
   Clock::TimePoint renewer_due_ = Clock::TimePoint::max();  // what the renewer last slept towards
   Clock::TimePoint lost_at_;  // when the last successful renewal was sent, plus the deadline

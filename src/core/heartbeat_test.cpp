@@ -122,6 +122,28 @@ TEST_F(HeartbeatTest, ALaterRenewalTimeLeavesTheRenewerAsleep) {
   EXPECT_EQ(losses, 0);
 }
 
+// A request made while a renewal is on its way is kept: the renewer, awake, reads it before it
+// sleeps again (the time it last slept towards has passed, so the request wakes nobody).
+TEST_F(HeartbeatTest, ARequestDuringARenewalIsKept) {
+  Heartbeat* heartbeat_seen = nullptr;
+  Heartbeat heartbeat(
+      clock, milliseconds(1000),
+      [&] {
+        if (++renewals == 1) heartbeat_seen->renew_within(milliseconds(100));
+        return true;
+      },
+      on_lost(), nullptr);
+  heartbeat_seen = &heartbeat;
+  advance(milliseconds(500));  // the regular renewal, which asks for another in 100 ms
+  ASSERT_TRUE(eventually([&] { return renewals == 1; }));
+  advance(milliseconds(99));
+  ASSERT_TRUE(clock.settle(2));
+  EXPECT_EQ(renewals, 1);
+  advance(milliseconds(1));  // 600 ms, not the interval's 1000
+  ASSERT_TRUE(eventually([&] { return renewals == 2; }));
+  EXPECT_EQ(losses, 0);
+}
+
 TEST_F(HeartbeatTest, RenewsAtEachInterval) {
   Heartbeat heartbeat(clock, milliseconds(1000), counting_renewal(), on_lost(), nullptr);
   advance(milliseconds(499));

@@ -24,7 +24,7 @@ bool FakeClock::sleep_until(TimePoint deadline, std::stop_token stop) {
   changed_.notify_all();
   // Under the mutex, whichever comes first ends the sleep: the deadline, or a stop, whose
   // callback takes the sleeper off the list at once. settle() then never counts as asleep a
-  // thread a stop has woken, and no wake-up falls between a look at the stop and the wait.
+  // thread a stop has woken but that has not run yet.
   bool awake = false;
   const auto wake_up = [&] {
     if (awake) return;

@@ -58,7 +58,7 @@ using Selector = std::function<bool(const PlanEntry&)>;
 std::vector<std::string> names_where(const Plan& plan, const Selector& selected) {
   std::vector<std::string> names;
   for (const PlanEntry& entry : plan.entries) {
-    if (selected(entry)) names.push_back(entry.name);
+    if (selected(entry)) names.emplace_back(entry.name);
   }
   return names;
 }

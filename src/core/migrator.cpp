@@ -134,7 +134,7 @@ struct Migrator::Impl {
       if (entry.renamed_from.empty()) continue;
       logger->info(fmt::format("{} is {} renamed: recorded under its new name", entry.name,
                                entry.renamed_from));
-      writer().write_record(renamed_record(*entry.record, entry.name, stamp(run_id)));
+      writer().write_record(renamed_record(*entry.record, std::string(entry.name), stamp(run_id)));
       renamed = true;
     }
     if (renamed) return read_plan(migrations);
@@ -467,10 +467,10 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
 
 std::vector<StatusRow> Migrator::status() {
   std::vector<Migration> migrations;
-  const Plan plan = impl_->load_and_plan(migrations);
+  Plan plan = impl_->load_and_plan(migrations);
   std::vector<StatusRow> rows;
   rows.reserve(plan.entries.size());
-  for (const PlanEntry& entry : plan.entries) rows.push_back(status_row(entry));
+  for (const PlanEntry& entry : plan.entries) rows.push_back(status_row(entry, migrations, plan));
   return rows;
 }
 
@@ -484,22 +484,22 @@ std::string script_text(const Work& work) {
 }  // namespace
 
 std::vector<StatusRow> Migrator::dry_run_up(const UpOptions& options) {
-  const std::vector<Migration> migrations = impl_->load();
-  const Plan plan = impl_->read_plan(migrations);
+  std::vector<Migration> migrations = impl_->load();
+  Plan plan = impl_->read_plan(migrations);
   std::vector<StatusRow> rows;
   for (const PlanEntry* entry : select_up(plan, options, impl_->config).targets) {
-    rows.push_back(status_row(*entry));
+    rows.push_back(status_row(*entry, migrations, plan));
     rows.back().script = script_text(entry->migration->up);
   }
   return rows;
 }
 
 std::vector<StatusRow> Migrator::dry_run_down(const DownOptions& options) {
-  const std::vector<Migration> migrations = impl_->load();
-  const Plan plan = impl_->read_plan(migrations);
+  std::vector<Migration> migrations = impl_->load();
+  Plan plan = impl_->read_plan(migrations);
   std::vector<StatusRow> rows;
   for (const PlanEntry* entry : select_down(plan, options)) {
-    rows.push_back(status_row(*entry));
+    rows.push_back(status_row(*entry, migrations, plan));
     rows.back().script = script_text(*entry->migration->down);
   }
   return rows;
@@ -517,12 +517,12 @@ BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
         for (const PlanEntry& entry : plan.entries) {
           if (entry.migration == nullptr) continue;
           if (!entry.pending()) {
-            outcome.skipped.push_back(entry.name);
+            outcome.skipped.emplace_back(entry.name);
           } else {
             impl_->writer().write_record(
                 applied_record(*entry.migration, outcome.batch, impl_->stamp(run_id), "baseline"),
                 lease ? &lease->token() : nullptr);
-            outcome.baselined.push_back(entry.name);
+            outcome.baselined.emplace_back(entry.name);
           }
           if (&entry == last) break;
         }
@@ -565,7 +565,7 @@ std::vector<RepairTarget> drifted(const Plan& plan, const std::optional<std::str
   std::vector<RepairTarget> targets;
   for (const PlanEntry& entry : plan.entries) {
     if (!entry.drifted || (only != nullptr && &entry != only)) continue;
-    targets.push_back({entry.name, entry.record->checksum, entry.migration->checksum});
+    targets.push_back({std::string(entry.name), entry.record->checksum, entry.migration->checksum});
   }
   return targets;
 }

@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <set>
 #include <string_view>
-#include <unordered_map>
 
 #include "migronaut/errors.hpp"
 #include "source/names.hpp"
@@ -108,26 +108,45 @@ std::set<std::size_t> match_renames(std::vector<PlanEntry>& entries) {
   return renamed;
 }
 
-// Every migration and every record, one entry per name, each record matched to its migration.
+// The positions of `items` in name order. The stores return records in name order and files
+// are listed in it, so this is nearly always one pass that finds them sorted.
+template <typename T>
+std::vector<std::size_t> name_order(const std::vector<T>& items) {
+  std::vector<std::size_t> positions(items.size());
+  std::iota(positions.begin(), positions.end(), std::size_t{0});
+  const auto by_name = [&](std::size_t a, std::size_t b) { return items[a].name < items[b].name; };
+  if (!std::is_sorted(positions.begin(), positions.end(), by_name)) {
+    std::sort(positions.begin(), positions.end(), by_name);
+  }
+  return positions;
+}
+
+// Every migration and every record, one entry per name, each record matched to its migration:
+// the migrations' entries first, in their order, then those of records without a migration.
+// Both sides are walked in name order side by side, which costs no hashing and no index.
 std::vector<PlanEntry> match_records(const std::vector<Migration>& migrations,
                                      const std::vector<ChangelogRecord>& records,
                                      std::int64_t& highest_batch) {
   std::vector<PlanEntry> entries;
-  // Reserved whole: the index's keys view the entries' names, which must not move.
   entries.reserve(migrations.size() + records.size());
-  std::unordered_map<std::string_view, std::size_t> by_name;
-  by_name.reserve(entries.capacity());
+  for (const Migration& migration : migrations) {
+    PlanEntry& entry = entries.emplace_back();
+    entry.name = migration.name;
+    entry.migration = &migration;
+  }
+  const std::vector<std::size_t> migrations_by_name = name_order(migrations);
+  auto next = migrations_by_name.begin();
   const auto entry_named = [&](const std::string& name) -> PlanEntry& {
-    if (const auto found = by_name.find(name); found != by_name.end()) {
-      return entries[found->second];
-    }
+    while (next != migrations_by_name.end() && migrations[*next].name < name) ++next;
+    if (next != migrations_by_name.end() && migrations[*next].name == name) return entries[*next];
+    // Taken in name order, a record repeating a name comes right after the entry it made.
+    if (entries.size() > migrations.size() && entries.back().name == name) return entries.back();
     PlanEntry& entry = entries.emplace_back();
     entry.name = name;
-    by_name.emplace(entry.name, entries.size() - 1);
     return entry;
   };
-  for (const Migration& migration : migrations) entry_named(migration.name).migration = &migration;
-  for (const ChangelogRecord& record : records) {
+  for (std::size_t position : name_order(records)) {
+    const ChangelogRecord& record = records[position];
     highest_batch = std::max(highest_batch, record.batch);
     PlanEntry& entry = entry_named(record.name);
     entry.state = state_of(record);
@@ -165,6 +184,8 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
   const std::set<std::size_t> renamed = match_renames(entries);
   std::vector<std::size_t> kept;
   std::vector<RunOrder> orders;
+  kept.reserve(entries.size());
+  orders.reserve(entries.size());
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const PlanEntry& entry = entries[i];
     // A record of a migration that is gone and not applied plays no part in any plan.
@@ -173,15 +194,17 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
     kept.push_back(i);
     orders.push_back(order_of(entry));
   }
-  plan.entries.reserve(kept.size());
-  for (std::size_t position : execution_order(orders)) {
-    plan.entries.push_back(std::move(entries[kept[position]]));
-  }
+  std::vector<std::size_t> order;  // the kept entries' positions, in execution order
+  order.reserve(kept.size());
+  for (std::size_t position : execution_order(orders)) order.push_back(kept[position]);
+  plan.entries = take_in_order(std::move(entries), order);
   // Out of order: pending, yet before the newest applied versioned migration.
   std::size_t newest_applied = 0;
   for (std::size_t i = 0; i < plan.entries.size(); ++i) {
     const PlanEntry& entry = plan.entries[i];
-    if (!entry.pending() && !order_of(entry).repeatable) newest_applied = i + 1;
+    const bool repeatable = entry.migration != nullptr ? entry.migration->repeatable
+                                                       : record_order(entry.name).repeatable;
+    if (!entry.pending() && !repeatable) newest_applied = i + 1;
   }
   for (std::size_t i = 0; i < newest_applied; ++i) {
     plan.entries[i].out_of_order = plan.entries[i].pending();
@@ -189,27 +212,39 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
   return plan;
 }
 
-StatusRow status_row(const PlanEntry& entry) {
+namespace {
+
+// `item`, which points into `owner`, as the owner's element it is.
+template <typename T>
+T* owned(const T* item, std::vector<T>& owner) {
+  return item != nullptr ? &owner[static_cast<std::size_t>(item - owner.data())] : nullptr;
+}
+
+}  // namespace
+
+StatusRow status_row(const PlanEntry& entry, std::vector<Migration>& migrations, Plan& plan) {
+  Migration* migration = owned(entry.migration, migrations);
+  ChangelogRecord* record = owned(entry.record, plan.records);
   StatusRow row;
-  row.name = entry.name;
+  row.name = entry.name;  // before the name it views is taken
   row.state = entry.state;
   if (entry.record && entry.record->status == RecordStatus::kApplied && entry.migration) {
     row.checksum_ok = !entry.drifted;
   }
   row.out_of_order = entry.out_of_order;
   row.invalid_name = entry.invalid_name;
-  if (entry.migration != nullptr) {
-    row.description = entry.migration->description;
-    row.reversible = entry.migration->down.has_value();
-    row.up_empty = entry.migration->up_empty;
-    row.checksum = entry.migration->checksum;
-    row.version = entry.migration->version;
-    row.repeatable = entry.migration->repeatable;
-  } else if (entry.record) {
-    row.description = entry.record->description;
+  if (migration != nullptr) {
+    row.description = std::move(migration->description);
+    row.reversible = migration->down.has_value();
+    row.up_empty = migration->up_empty;
+    row.checksum = std::move(migration->checksum);
+    row.version = std::move(migration->version);
+    row.repeatable = migration->repeatable;
+  } else if (record != nullptr) {
+    row.description = record->description;
   }
   row.renamed_from = entry.renamed_from;
-  if (entry.record) row.record = *entry.record;
+  if (record != nullptr) row.record = std::move(*record);
   return row;
 }
 
@@ -332,17 +367,21 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
     }
     if (entry->record->origin == "baseline") {
       throw MigrationIrreversibleError(
-          "'" + entry->name + "' was baselined, not applied: it cannot be reverted", context);
+          fmt::format("'{}' was baselined, not applied: it cannot be reverted", entry->name),
+          context);
     }
     if (entry->record->origin == "migrate-mongo") {
       throw MigrationIrreversibleError(
-          "'" + entry->name + "' was imported from migrate-mongo: it cannot be reverted", context);
+          fmt::format("'{}' was imported from migrate-mongo: it cannot be reverted", entry->name),
+          context);
     }
     if (entry->migration == nullptr) {
-      throw MigrationFileNotFoundError("The migration '" + entry->name + "' is gone", context);
+      throw MigrationFileNotFoundError(fmt::format("The migration '{}' is gone", entry->name),
+                                       context);
     }
     if (!entry->migration->down) {
-      throw MigrationIrreversibleError("'" + entry->name + "' has no down section", context);
+      throw MigrationIrreversibleError(fmt::format("'{}' has no down section", entry->name),
+                                       context);
     }
   }
   return targets;

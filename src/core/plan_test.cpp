@@ -32,7 +32,7 @@ ChangelogRecord record(const std::string& name, RecordStatus status, std::int64_
 
 std::vector<std::string> names(const std::vector<const PlanEntry*>& entries) {
   std::vector<std::string> out;
-  for (const PlanEntry* e : entries) out.push_back(e->name);
+  for (const PlanEntry* e : entries) out.emplace_back(e->name);
   return out;
 }
 
@@ -44,9 +44,9 @@ class PlanTest : public ::testing::Test {
 };
 
 TEST_F(PlanTest, OnlyAppliedCountsAsDone) {
-  const Plan plan = make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied, 1),
-                                           record("0002-b.sql", RecordStatus::kFailed, 2),
-                                           record("0003-c.sql", RecordStatus::kApplying, 2)});
+  Plan plan = make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied, 1),
+                                     record("0002-b.sql", RecordStatus::kFailed, 2),
+                                     record("0003-c.sql", RecordStatus::kApplying, 2)});
   ASSERT_EQ(plan.entries.size(), 4u);
   EXPECT_EQ(plan.entries[0].state, MigrationState::kApplied);
   EXPECT_EQ(plan.entries[1].state, MigrationState::kFailed);
@@ -55,7 +55,36 @@ TEST_F(PlanTest, OnlyAppliedCountsAsDone) {
   EXPECT_EQ(plan.next_batch(), 3);
   EXPECT_EQ(names(select_up(plan, {}, config).targets),
             (std::vector<std::string>{"0002-b.sql", "0003-c.sql", "0004-d.sql"}));
-  EXPECT_EQ(status_row(plan.entries[2]).state, MigrationState::kInterrupted);
+  const StatusRow row = status_row(plan.entries[2], migrations, plan);
+  EXPECT_EQ(row.name, "0003-c.sql");
+  EXPECT_EQ(row.state, MigrationState::kInterrupted);
+  EXPECT_EQ(row.checksum, "sum-0003-c.sql");
+  EXPECT_EQ(row.version, "0003");
+  ASSERT_TRUE(row.record.has_value());
+  EXPECT_EQ(row.record->batch, 2);
+}
+
+// Records are matched by name whatever order the store returns them in, and whatever order the
+// migrations run in: V10 sorts before V2 by name but runs after it.
+TEST(PlanMatchTest, RecordsFindTheirMigrationsInAnyOrder) {
+  const std::vector<Migration> migrations = {migration("V1__a.sql"), migration("V2__b.sql"),
+                                             migration("V10__c.sql")};
+  const Plan plan = make_plan(migrations, {record("V2__b.sql", RecordStatus::kApplied, 1),
+                                           record("V5__gone.sql", RecordStatus::kApplied, 1),
+                                           record("V10__c.sql", RecordStatus::kApplied, 2)});
+  std::vector<std::pair<std::string, MigrationState>> entries;
+  for (const PlanEntry& entry : plan.entries) {
+    entries.emplace_back(entry.name, entry.state);
+    EXPECT_EQ(entry.renamed_from, "") << entry.name;  // matched by name, not taken for a rename
+  }
+  EXPECT_EQ(entries, (std::vector<std::pair<std::string, MigrationState>>{
+                         {"V1__a.sql", MigrationState::kPending},
+                         {"V2__b.sql", MigrationState::kApplied},
+                         {"V5__gone.sql", MigrationState::kMissing},
+                         {"V10__c.sql", MigrationState::kApplied}}));
+  EXPECT_TRUE(plan.entries[0].out_of_order);
+  EXPECT_EQ(plan.entries[3].migration, &migrations[2]);
+  EXPECT_EQ(plan.entries[3].record, &plan.records[2]);
 }
 
 // JSON and the CLI spell states as they always have; only applied and missing need no run.
@@ -89,13 +118,13 @@ TEST_F(PlanTest, TheLargestBatchNumberIsRefusedNotWrapped) {
 TEST_F(PlanTest, DriftIsSkippedWithAWarningOrStopsWhenStrict) {
   auto drifted = record("0001-a.sql", RecordStatus::kApplied, 1);
   drifted.checksum = "an older version";
-  const Plan plan = make_plan(migrations, {drifted});
+  Plan plan = make_plan(migrations, {drifted});
   const UpSelection selection = select_up(plan, {}, config);
   EXPECT_EQ(names(selection.drifted), std::vector<std::string>{"0001-a.sql"});
   EXPECT_EQ(selection.targets.size(), 3u);
-  EXPECT_EQ(status_row(plan.entries[0]).checksum_ok, false);
   config.strict = true;
   EXPECT_THROW(select_up(plan, {}, config), ChecksumMismatchError);
+  EXPECT_EQ(status_row(plan.entries[0], migrations, plan).checksum_ok, false);
 }
 
 TEST_F(PlanTest, LateArrivalsFollowTheOutOfOrderPolicy) {
@@ -170,11 +199,11 @@ TEST_F(PlanTest, DownRefusesBeforeRunningAnything) {
 }
 
 TEST_F(PlanTest, RecordsWithoutMigrationsShowAsMissing) {
-  const Plan plan = make_plan(migrations, {record("0000-old.sql", RecordStatus::kApplied, 1),
-                                           record("0000-tried.sql", RecordStatus::kFailed, 1)});
+  Plan plan = make_plan(migrations, {record("0000-old.sql", RecordStatus::kApplied, 1),
+                                     record("0000-tried.sql", RecordStatus::kFailed, 1)});
   ASSERT_EQ(plan.entries.front().name, "0000-old.sql");
-  EXPECT_EQ(status_row(plan.entries.front()).state, MigrationState::kMissing);
   for (const PlanEntry& entry : plan.entries) EXPECT_NE(entry.name, "0000-tried.sql");
+  EXPECT_EQ(status_row(plan.entries.front(), migrations, plan).state, MigrationState::kMissing);
 }
 
 TEST_F(PlanTest, TargetsMayBeVersions) {

@@ -287,7 +287,8 @@ void reject_shared_versions(const std::vector<Migration>& sorted) {
 std::vector<NamedFile> list_migration_files(const fs::path& dir, std::string_view extension,
                                             bool missing_ok) {
   std::vector<NamedFile> files;
-  for (FolderEntry& entry : folder_entries(dir, missing_ok)) {
+  auto ents = folder_entries(dir, missing_ok);
+  for (FolderEntry& entry : ents) {
     if (entry.name.starts_with('.') || !entry.name.ends_with(extension)) continue;
     FileName naming = classify_file_name(entry.name, extension);
     require_readable(entry, dir);
@@ -349,11 +350,7 @@ std::vector<Migration> load_migrations(const fs::path& dir, std::string_view ext
   std::vector<RunOrder> orders;
   orders.reserve(loaded.size());
   for (const Migration& migration : loaded) orders.push_back(migration.order());
-  std::vector<Migration> migrations;
-  migrations.reserve(loaded.size());
-  for (std::size_t position : execution_order(orders)) {
-    migrations.push_back(std::move(loaded[position]));
-  }
+  std::vector<Migration> migrations = take_in_order(std::move(loaded), execution_order(orders));
   reject_shared_versions(migrations);
   return migrations;
 }

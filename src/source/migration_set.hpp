@@ -25,6 +25,19 @@ bool runs_before(const RunOrder& a, const RunOrder& b);
 // The positions of `orders` in execution order: sorting positions rather than the values they
 // stand for moves nothing heavy while thousands of migrations are sorted on every boot check.
 std::vector<std::size_t> execution_order(const std::vector<RunOrder>& orders);
+// `items` rearranged so that the i-th is the one at `positions[i]` (each position an index into
+// `items`, at most once; items not named are left out). Positions 0, 1, 2 … over every item
+// hand the vector back as it came, the usual case, as folders are listed in run order.
+template <typename T>
+std::vector<T> take_in_order(std::vector<T> items, const std::vector<std::size_t>& positions) {
+  bool unchanged = positions.size() == items.size();
+  for (std::size_t i = 0; unchanged && i < positions.size(); ++i) unchanged = positions[i] == i;
+  if (unchanged) return items;
+  std::vector<T> taken;
+  taken.reserve(positions.size());
+  for (std::size_t position : positions) taken.push_back(std::move(items[position]));
+  return taken;
+}
 // The order of a changelog record whose migration may be gone, read from its name.
 RunOrder record_order(std::string_view name);
 

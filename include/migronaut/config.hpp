@@ -42,7 +42,7 @@ struct Config {
   // to `lock_retries` more times with a growing, jittered pause. 0: wait forever.
   std::int64_t lock_timeout_ms = 5000;
   std::int64_t lock_retries = 10;
-  std::string executed_by;  // MIGRONAUT_USER, else the OS user
+  std::string executed_by;  // MIGRONAUT_USER; empty: the OS user, asked when a run writes
 
   std::int64_t lock_ttl_ms() const { return lock_ttl_seconds * 1000; }
 };

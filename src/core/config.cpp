@@ -3,9 +3,6 @@
 // merge of defaults < file < environment < flags are all driven by it.
 #include "migronaut/config.hpp"
 
-#include <pwd.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -571,14 +568,6 @@ std::map<std::string, std::string> with_env_file(std::map<std::string, std::stri
   return environment;
 }
 
-std::string os_user_name() {
-  passwd entry{};
-  passwd* found = nullptr;
-  std::array<char, 4096> buffer{};
-  const int error = getpwuid_r(geteuid(), &entry, buffer.data(), buffer.size(), &found);
-  return error == 0 && found != nullptr && found->pw_name != nullptr ? found->pw_name : "unknown";
-}
-
 void require_uri_set(const Config& config) {
   if (config.uri.empty()) {
     throw ConfigInvalidError(
@@ -619,9 +608,9 @@ Config build(const json& merged, const std::filesystem::path& cwd,
   }
   config.migrations_dir = resolved(cwd, config.migrations_dir);
   config.template_path = resolved(cwd, config.template_path);
-  const auto user = environment.find("MIGRONAUT_USER");
-  config.executed_by =
-      user != environment.end() && !user->second.empty() ? user->second : os_user_name();
+  if (const auto user = environment.find("MIGRONAUT_USER"); user != environment.end()) {
+    config.executed_by = user->second;
+  }
   validate(config, require_uri);
   return config;
 }

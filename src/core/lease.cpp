@@ -7,14 +7,10 @@
 
 #include "fmt/format.h"
 #include "util/ids.hpp"
+#include "util/process_identity.hpp"
 
 namespace migronaut {
 namespace {
-
-std::string host_name() {
-  char name[256] = {};
-  return gethostname(name, sizeof(name) - 1) == 0 ? std::string(name) : std::string("unknown");
-}
 
 void debug(Logger* logger, const std::string& line) {
   if (logger) logger->debug(line);

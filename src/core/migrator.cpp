@@ -15,6 +15,7 @@
 #include "fmt/format.h"
 #include "store/registry.hpp"
 #include "util/ids.hpp"
+#include "util/process_identity.hpp"
 #include "util/redact.hpp"
 
 namespace migronaut {
@@ -156,9 +157,16 @@ struct Migrator::Impl {
     }
   }
 
+  // Who runs this: the OS user unless configured, looked up by a run that writes and never by a
+  // boot check (a passwd lookup reads NSS's files, or asks a directory over the network).
+  const std::string& executed_by() {
+    if (config.executed_by.empty()) config.executed_by = os_user_name();
+    return config.executed_by;
+  }
+
   RecordStamp stamp(const std::string& run_id, const std::string& requested_by = "",
-                    const std::string& reason = "") const {
-    return RecordStamp{run_id, config.environment, config.executed_by, requested_by, reason};
+                    const std::string& reason = "") {
+    return RecordStamp{run_id, config.environment, executed_by(), requested_by, reason};
   }
 
   Runner runner(RunStop& stop, Lease* lease, RecordStamp stamp) {
@@ -278,7 +286,7 @@ std::unique_ptr<Lease> Migrator::Impl::take_lock(RunStop& stop, const std::strin
     lease = Lease::acquire(lock_connection(), stop,
                            LeaseOptions{.run_id = run_id,
                                         .ttl = milliseconds(config.lock_ttl_ms()),
-                                        .executed_by = config.executed_by,
+                                        .executed_by = executed_by(),
                                         .on_lock_lost = config.on_lock_lost,
                                         .logger = logger.get(),
                                         .emit = [this](const Event& event) { emit(event); }});
@@ -591,7 +599,7 @@ std::vector<RepairTarget> Migrator::repair(const std::optional<std::string>& fil
               reason.empty() ? fmt::format("repair: checksum was {}", target.recorded) : reason;
           impl_->logger->info(fmt::format("{}: checksum re-stamped", target.name));
           impl_->writer().write_record(restamped_record(
-              target.name, target.current, impl_->stamp(run_id, impl_->config.executed_by, why)));
+              target.name, target.current, impl_->stamp(run_id, impl_->executed_by(), why)));
         }
       });
   return repaired;

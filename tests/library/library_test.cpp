@@ -3,7 +3,9 @@
 // typed errors, all against real SQLite files.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <pwd.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <memory>
@@ -65,6 +67,16 @@ class Database {
     EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr), SQLITE_OK) << sql;
     std::int64_t value = -1;
     if (sqlite3_step(statement) == SQLITE_ROW) value = sqlite3_column_int64(statement, 0);
+    sqlite3_finalize(statement);
+    return value;
+  }
+  std::string text(const std::string& sql) {
+    sqlite3_stmt* statement = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &statement, nullptr), SQLITE_OK) << sql;
+    std::string value;
+    if (sqlite3_step(statement) == SQLITE_ROW) {
+      value = reinterpret_cast<const char*>(sqlite3_column_text(statement, 0));
+    }
     sqlite3_finalize(statement);
     return value;
   }
@@ -170,6 +182,23 @@ TEST_F(LibraryTest, RunMigrationsAppliesThenIsUpToDateWithoutTakingTheLock) {
   Database db = database();
   EXPECT_EQ(db.count("SELECT count(*) FROM _migronaut_locks"), 0);
   EXPECT_TRUE(db.has_table("orders"));
+}
+
+// The OS user is looked up only when a run writes, and then recorded; a configured user wins.
+TEST_F(LibraryTest, RecordsNameTheOsUserUnlessAUserIsConfigured) {
+  const passwd* user = getpwuid(geteuid());
+  ASSERT_NE(user, nullptr);
+  add_file("0001-users.sql", "users");
+  ASSERT_TRUE(config_.executed_by.empty());
+  run_migrations(config_, quiet_run());
+  add_file("0002-orders.sql", "orders");
+  config_.executed_by = "deployer";
+  run_migrations(config_, quiet_run());
+  Database db = database();
+  EXPECT_EQ(db.text("SELECT executed_by FROM _migronaut_migrations WHERE name = '0001-users.sql'"),
+            user->pw_name);
+  EXPECT_EQ(db.text("SELECT executed_by FROM _migronaut_migrations WHERE name = '0002-orders.sql'"),
+            "deployer");
 }
 
 TEST_F(LibraryTest, RunMigrationsWaitsForAPeerHoldingTheLock) {

@@ -319,6 +319,11 @@ class SqliteStore final : public Store {
 
   std::vector<ChangelogRecord> read_changelog() override {
     std::vector<ChangelogRecord> records;
+    // A boot check's usual case, both tables there, is told by the schema SQLite loads anyway;
+    // anything else (a table missing, a view in its place, a stale schema) is looked up.
+    if (!schema_ready_ && holds_table(changelog_table_name_) && holds_table(lock_table_name_)) {
+      schema_ready_ = true;
+    }
     if (!schema_ready_) {
       const ExistingTables found = existing_tables();
       if (!found.changelog) return records;
@@ -538,6 +543,13 @@ class SqliteStore final : public Store {
       if (name == lock_table_name_) found.lock = true;
     }
     return found;
+  }
+
+  // Whether the schema this connection holds (loaded on first use) has a table, not a view,
+  // named `name`: no statement to compile and no sqlite_master to scan, as existing_tables() has.
+  bool holds_table(const std::string& name) {
+    return sqlite3_table_column_metadata(db_.get(), "main", name.c_str(), nullptr, nullptr, nullptr,
+                                         nullptr, nullptr, nullptr) == SQLITE_OK;
   }
 
   // Read-only lock commands on a database that never had a lock read as "nothing held" and

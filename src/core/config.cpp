@@ -211,16 +211,23 @@ json defaults() {
           {"lockRetries", 10}};
 }
 
-// Where a value came from, for the error that rejects it.
+// Where a value came from, for the error that rejects it: a key of a layer, or an environment
+// variable and its text. Views, put into words only by reject(): every start checks every key.
 struct Origin {
-  std::string where;  // "MIGRONAUT_LOCK_TTL", "\"uri\" in /app/migronaut.config.json"
-  json context;
+  std::string_view key;    // "uri", or the variable "MIGRONAUT_LOCK_TTL"
+  std::string_view layer;  // "/app/migronaut.config.json"; empty for a variable
+  std::string_view text;   // the variable's text
 };
 
 [[noreturn]] void reject(const Origin& origin, const std::string& problem) {
-  json context = origin.context;
+  const bool variable = origin.layer.empty();
+  json context = variable
+                     ? json{{"variable", origin.key}, {"value", redact(std::string(origin.text))}}
+                     : json{{"key", origin.key}, {"source", origin.layer}};
   context["reason"] = redact(problem);
-  throw ConfigInvalidError(redact("Invalid configuration: " + origin.where + " " + problem),
+  const std::string where =
+      variable ? std::string(origin.key) : fmt::format("\"{}\" in {}", origin.key, origin.layer);
+  throw ConfigInvalidError(redact("Invalid configuration: " + where + " " + problem),
                            std::move(context));
 }
 
@@ -384,12 +391,10 @@ json from_environment(const KeySpec& key, const std::string& text, const Origin&
 }
 
 Origin variable_origin(const KeySpec& key, const std::string& text) {
-  return {std::string(key.variable), {{"variable", key.variable}, {"value", redact(text)}}};
+  return {key.variable, "", text};
 }
 
-Origin key_origin(std::string_view key, const std::string& layer) {
-  return {fmt::format("\"{}\" in {}", key, layer), {{"key", key}, {"source", layer}}};
-}
+Origin key_origin(std::string_view key, std::string_view layer) { return {key, layer, ""}; }
 
 // The known key `name` is most likely a misspelling of: at most two edits away, case aside.
 std::optional<std::string_view> near_miss(std::string_view name) {

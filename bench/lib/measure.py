@@ -4,16 +4,18 @@
     measure.py [--runs N] [--warmup N] [--prepare SHELL_CMD] [--check SHELL_CMD] \
                [--title T] -- LABEL COMMAND [LABEL COMMAND ...]
 
-Each round runs every command once, in turn (A B C A B C ...), so a drift of the machine's speed
-touches all of them alike; the table quotes medians and each command's ratio to the first one
-(the reference). A command is split like a shell would (shlex) and exec'd directly, so no shell
-start-up is counted. `--prepare` runs through the shell before every timed run (not timed),
-with $LABEL set, e.g. to recreate an empty database; `--check` likewise after it, and a failing
-check (or a non-zero exit of the command) aborts the benchmark. Peak RSS comes from one more,
-untimed run of each command under GNU time (`/usr/bin/time -f %M`): a child forked straight
-from Python would report Python's own memory. The timed runs are exec'd directly, because
-time's own start (about 1 ms here) would be added to every command alike and pull each ratio
-towards 1.
+Each round runs every command once, in turn, so a drift of the machine's speed touches all of
+them alike, and each round starts one command further on (A B C, B C A, C A B ...), so no command
+always follows the same one: whatever a command leaves behind (caches it evicted, files it
+deleted that the next must create again) falls on each of the others in turn. The table quotes
+medians and each command's ratio to the first one (the reference). A command is split like a
+shell would (shlex) and exec'd directly, so no shell start-up is counted. `--prepare` runs
+through the shell before every timed run (not timed), with $LABEL set, e.g. to recreate an empty
+database; `--check` likewise after it, and a failing check (or a non-zero exit of the command)
+aborts the benchmark. Peak RSS comes from one more, untimed run of each command under GNU time
+(`/usr/bin/time -f %M`): a child forked straight from Python would report Python's own memory.
+The timed runs are exec'd directly, because time's own start (about 1 ms here) would be added to
+every command alike and pull each ratio towards 1.
 """
 import argparse
 import os
@@ -72,7 +74,8 @@ def main():
     rss = {label: one_run(label, peak_rss_mb, argv) for label, argv in commands}
     times = {label: [] for label, _ in commands}
     for round_index in range(args.warmup + args.runs):
-        for label, argv in commands:
+        start = round_index % len(commands)
+        for label, argv in commands[start:] + commands[:start]:
             elapsed = one_run(label, run, argv)
             if round_index >= args.warmup:
                 times[label].append(elapsed)

@@ -169,7 +169,7 @@ struct Migrator::Impl {
     return RecordStamp{run_id, config.environment, executed_by(), requested_by, reason};
   }
 
-  Runner runner(RunStop& stop, Lease* lease, RecordStamp stamp) {
+  Runner runner(RunStop& stop, Lease* lease, RecordStamp stamp, ScriptChecks& checks) {
     return Runner({.store = writer(),
                    .config = config,
                    .stop = stop,
@@ -177,7 +177,8 @@ struct Migrator::Impl {
                    .stamp = std::move(stamp),
                    .logger = *logger,
                    .hooks = options.hooks,
-                   .emit = [this](const Event& e) { emit(e); }});
+                   .emit = [this](const Event& e) { emit(e); },
+                   .checks = &checks});
   }
 
   // One run under the lock (or, with no_lock, without it): run:start/run:end, beforeAll and
@@ -403,8 +404,10 @@ void Migrator::stop(const std::string& reason) {
 
 std::vector<RunResult> Migrator::up(const UpOptions& options) {
   std::vector<Migration> migrations;
+  ScriptChecks checks;
   bool pending = false;
   impl_->before_lock([&] {
+    checks = {};  // a retry loads the migrations again
     // The boot check: one read, and no lock when nothing is pending.
     const Plan plan = impl_->load_and_plan(migrations);
     const UpSelection selection = select_up(plan, options, impl_->config);
@@ -413,7 +416,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
       impl_->warn_about(selection);
       return;
     }
-    check_scripts(impl_->reader_or_waiters(), impl_->config, Direction::kUp, selection.targets);
+    checks.check(impl_->reader_or_waiters(), impl_->config, Direction::kUp, selection.targets);
     plan.next_batch();  // an exhausted batch counter is refused before the lock is taken
   });
   if (!pending) return {};
@@ -424,8 +427,8 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
         const Plan plan = impl_->locked_plan(migrations, run_id);
         const UpSelection selection = select_up(plan, options, impl_->config);
         impl_->warn_about(selection);
-        Runner runner =
-            impl_->runner(stop, lease, impl_->stamp(run_id, options.requested_by, options.reason));
+        Runner runner = impl_->runner(
+            stop, lease, impl_->stamp(run_id, options.requested_by, options.reason), checks);
         runner.run(Direction::kUp, selection.targets, plan.next_batch(), results);
       });
 }
@@ -436,13 +439,14 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
   const Plan boot_plan = impl_->read_plan(migrations);
   const std::vector<const PlanEntry*> boot_targets = select_down(boot_plan, options);
   if (boot_targets.empty()) return {};
-  check_scripts(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
+  ScriptChecks checks;
+  checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
   return impl_->locked_run(
       "down", Direction::kDown, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
         const Plan plan = impl_->locked_plan(migrations, run_id);
-        Runner runner =
-            impl_->runner(stop, lease, impl_->stamp(run_id, options.requested_by, options.reason));
+        Runner runner = impl_->runner(
+            stop, lease, impl_->stamp(run_id, options.requested_by, options.reason), checks);
         runner.run(Direction::kDown, select_down(plan, options), 0, results);
       });
 }
@@ -455,13 +459,14 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   const Plan boot_plan = impl_->read_plan(migrations);
   const std::vector<const PlanEntry*> boot_targets = select_down(boot_plan, down_options);
   if (boot_targets.empty()) throw NotAppliedError("Nothing is applied: nothing to redo");
-  check_scripts(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
-  check_scripts(impl_->reader(), impl_->config, Direction::kUp, boot_targets);
+  ScriptChecks checks;
+  checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
+  checks.check(impl_->reader(), impl_->config, Direction::kUp, boot_targets);
   // Both directions under one lock, the target resolved inside it.
   return impl_->locked_run(
       "redo", Direction::kDown, false,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
-        Runner runner = impl_->runner(stop, lease, impl_->stamp(run_id));
+        Runner runner = impl_->runner(stop, lease, impl_->stamp(run_id), checks);
         const Plan before = impl_->locked_plan(migrations, run_id);
         const std::vector<const PlanEntry*> targets = select_down(before, down_options);
         runner.run(Direction::kDown, targets, 0, results);

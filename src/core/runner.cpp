@@ -113,10 +113,11 @@ bool runs_in_transaction(const Config& config, const Migration& migration) {
       config.use_transaction.value_or(backend_for(config.uri).transactions_by_default));
 }
 
-void check_scripts(const Store& store, const Config& config, Direction direction,
-                   const std::vector<const PlanEntry*>& targets) {
+void ScriptChecks::check(const Store& store, const Config& config, Direction direction,
+                         const std::vector<const PlanEntry*>& targets) {
   for (const PlanEntry* target : targets) {
     const Migration& migration = *target->migration;
+    if (!checked_.emplace(&migration, direction).second) continue;
     const Work* work =
         direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
     if (const Script* script = work ? std::get_if<Script>(work) : nullptr) {
@@ -127,7 +128,9 @@ void check_scripts(const Store& store, const Config& config, Direction direction
 
 void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targets,
                  std::int64_t batch, std::vector<RunResult>& results) {
-  check_scripts(env_.store, env_.config, direction, targets);
+  ScriptChecks none_before;
+  (env_.checks != nullptr ? *env_.checks : none_before)
+      .check(env_.store, env_.config, direction, targets);
   bool all_fenced = true;  // every migration so far committed in a transaction fenced on the lock
   announced_after_renewals_.reset();
   const auto progress_of = [&](std::size_t i) {

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <functional>
 #include <optional>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "core/changelog.hpp"
@@ -19,6 +21,21 @@
 
 namespace migronaut {
 
+// The scripts checked in one call of up, down or redo, each (migration, direction) once: the
+// targets checked before the lock are not parsed again under it, while a target that became
+// pending as the run waited still is. A store's check depends on the script alone, not on the
+// connection that makes it. A migration's address means nothing beyond the call that loaded it.
+class ScriptChecks {
+ public:
+  // Has `store` check the script each target runs in `direction` before any of them runs, so a
+  // refusal leaves the database as it was.
+  void check(const Store& store, const Config& config, Direction direction,
+             const std::vector<const PlanEntry*>& targets);
+
+ private:
+  std::set<std::pair<const Migration*, Direction>> checked_;
+};
+
 struct RunEnvironment {
   Store& store;
   const Config& config;
@@ -29,16 +46,12 @@ struct RunEnvironment {
   const Hooks& hooks;
   std::function<void(const Event&)> emit;
   Clock* clock = &Clock::real();
+  ScriptChecks* checks = nullptr;  // those the run made before its lock; null: none
 };
 
 // Whether `migration` runs in a transaction: its own option, else the config's, else the
 // backend's default.
 bool runs_in_transaction(const Config& config, const Migration& migration);
-
-// Has the store check the script each target runs in `direction` before any of them runs, so a
-// refusal leaves the database as it was.
-void check_scripts(const Store& store, const Config& config, Direction direction,
-                   const std::vector<const PlanEntry*>& targets);
 
 // Calls a hook; anything it throws fails the run as HookFailedError naming the hook.
 void call_hook(const char* hook, const std::function<void()>& call);

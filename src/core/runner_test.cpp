@@ -76,7 +76,8 @@ class RunnerTest : public ::testing::Test {
     return migration;
   }
 
-  std::vector<RunResult> run(const std::vector<Migration>& migrations) {
+  std::vector<RunResult> run(const std::vector<Migration>& migrations,
+                             ScriptChecks* checks = nullptr) {
     std::vector<PlanEntry> entries;
     for (const Migration& migration : migrations) {
       PlanEntry& entry = entries.emplace_back();
@@ -95,7 +96,8 @@ class RunnerTest : public ::testing::Test {
                    .logger = logger,
                    .hooks = hooks,
                    .emit = [](const Event&) {},
-                   .clock = &clock});
+                   .clock = &clock,
+                   .checks = checks});
     std::vector<RunResult> results;
     runner.run(Direction::kUp, targets, 1, results);
     return results;
@@ -192,14 +194,16 @@ TEST_F(RunnerTest, OnSqliteOnlyTheFirstMigrationOfARunIsAnnouncedByARenewal) {
 
 // --verbose's "sending" lines need each script split into statements, a parse on PostgreSQL:
 // the split happens only when debug lines are kept.
+Migration script_migration(std::string name, std::string text) {
+  Migration migration;
+  migration.name = std::move(name);
+  migration.checksum = "c";
+  migration.up = Script{std::move(text)};
+  migration.down = Script{"SELECT 1;"};
+  return migration;
+}
+
 TEST_F(RunnerTest, ScriptsAreSplitIntoStatementsOnlyWhenDebugLinesAreKept) {
-  const auto script_migration = [](std::string name, std::string text) {
-    Migration migration;
-    migration.name = std::move(name);
-    migration.checksum = "c";
-    migration.up = Script{std::move(text)};
-    return migration;
-  };
   run({script_migration("0001-quiet", "CREATE TABLE quiet (id INTEGER);")});
   EXPECT_EQ(store->scripts_split(), 0);
   logger.debug = true;
@@ -208,6 +212,28 @@ TEST_F(RunnerTest, ScriptsAreSplitIntoStatementsOnlyWhenDebugLinesAreKept) {
   EXPECT_THAT(logger.lines,
               Contains(HasSubstr("sending 0002-verbose: CREATE TABLE verbose (id INTEGER)")));
   EXPECT_EQ(status_of("0001-quiet"), RecordStatus::kApplied);
+}
+
+// Each script is checked once per direction in a run: those checked before the lock are not
+// parsed again under it, while a target that was not among them still is.
+TEST_F(RunnerTest, AScriptCheckedBeforeTheLockIsNotCheckedAgainUnderIt) {
+  const std::vector<Migration> migrations = {
+      script_migration("0001-a", "CREATE TABLE a (id INTEGER);"),
+      script_migration("0002-b", "CREATE TABLE b (id INTEGER);")};
+  std::vector<PlanEntry> entries(2);
+  for (std::size_t i = 0; i < entries.size(); ++i) entries[i].migration = &migrations[i];
+  ScriptChecks checks;
+  checks.check(*store, config, Direction::kUp, {&entries[0]});
+  checks.check(*store, config, Direction::kUp, {&entries[0]});
+  EXPECT_EQ(store->scripts_checked(), 1);
+  checks.check(*store, config, Direction::kDown, {&entries[0]});
+  EXPECT_EQ(store->scripts_checked(), 2);  // the down script is another one
+
+  run(migrations, &checks);  // 0001-a's up script was checked already, 0002-b's was not
+  EXPECT_EQ(store->scripts_checked(), 3);
+  EXPECT_EQ(status_of("0002-b"), RecordStatus::kApplied);
+  run({script_migration("0003-c", "CREATE TABLE c (id INTEGER);")});  // nothing checked before
+  EXPECT_EQ(store->scripts_checked(), 4);
 }
 
 // A non-transactional migration has no fenced commit to carry its progress (and SQLite's single

@@ -77,6 +77,13 @@ class FaultStore : public Store {
   }
   // How many scripts the engine had split into statements (for --verbose's "sending" lines).
   int scripts_split() const { return scripts_split_; }
+  void check_script(std::string_view file, const Script& script,
+                    bool transactional) const override {
+    ++scripts_checked_;
+    inner_->check_script(file, script, transactional);
+  }
+  // How many scripts the engine had checked before running them.
+  int scripts_checked() const { return scripts_checked_; }
 
  private:
   void inject(std::string_view statement);
@@ -88,6 +95,7 @@ class FaultStore : public Store {
   int renewals_ = 0;
   std::optional<bool> claims_fence_records_progress_;
   mutable std::atomic<int> scripts_split_ = 0;
+  mutable std::atomic<int> scripts_checked_ = 0;
 };
 
 }  // namespace migronaut::testing

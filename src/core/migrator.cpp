@@ -160,9 +160,11 @@ struct Migrator::Impl {
   // Who runs this: the OS user unless configured, looked up by a run that writes and never by a
   // boot check (a passwd lookup reads NSS's files, or asks a directory over the network).
   const std::string& executed_by() {
-    if (config.executed_by.empty()) config.executed_by = os_user_name();
-    return config.executed_by;
+    if (!config.executed_by.empty()) return config.executed_by;
+    if (os_user.empty()) os_user = os_user_name();
+    return os_user;
   }
+  std::string os_user;  // looked up by executed_by()
 
   RecordStamp stamp(const std::string& run_id, const std::string& requested_by = "",
                     const std::string& reason = "") {
@@ -407,7 +409,6 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
   ScriptChecks checks;
   bool pending = false;
   impl_->before_lock([&] {
-    checks = {};  // a retry loads the migrations again
     // The boot check: one read, and no lock when nothing is pending.
     const Plan plan = impl_->load_and_plan(migrations);
     const UpSelection selection = select_up(plan, options, impl_->config);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 #include <limits>
 #include <numeric>
 #include <set>
@@ -115,8 +116,10 @@ std::vector<std::size_t> name_order(const std::vector<T>& items) {
   std::vector<std::size_t> positions(items.size());
   std::iota(positions.begin(), positions.end(), std::size_t{0});
   const auto by_name = [&](std::size_t a, std::size_t b) { return items[a].name < items[b].name; };
+  // Stable: of two records under one name (a MongoDB changelog without its unique index), the
+  // one read last is the one that counts, as it always was.
   if (!std::is_sorted(positions.begin(), positions.end(), by_name)) {
-    std::sort(positions.begin(), positions.end(), by_name);
+    std::stable_sort(positions.begin(), positions.end(), by_name);
   }
   return positions;
 }
@@ -217,7 +220,9 @@ namespace {
 // `item`, which points into `owner`, as the owner's element it is.
 template <typename T>
 T* owned(const T* item, std::vector<T>& owner) {
-  return item != nullptr ? &owner[static_cast<std::size_t>(item - owner.data())] : nullptr;
+  if (item == nullptr) return nullptr;
+  assert(item >= owner.data() && item < owner.data() + owner.size());
+  return &owner[static_cast<std::size_t>(item - owner.data())];
 }
 
 }  // namespace

@@ -15,7 +15,8 @@
 namespace migronaut {
 
 struct PlanEntry {
-  // The migration's name, or the record's when its migration is gone: both outlive the plan.
+  // The migration's name, or the record's when its migration is gone: the plan is read only while
+  // both are there (status_row, which takes a record's fields, spends the plan).
   std::string_view name;
   const Migration* migration = nullptr;     // null for a record whose migration is gone
   const ChangelogRecord* record = nullptr;  // in Plan::records; null for a migration never run
@@ -54,7 +55,7 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
 
 // The status row of `entry`, a plan's entry for `migrations`. The row takes its migration's and
 // its record's fields rather than copying them (a status of 10,000 migrations would copy every
-// checksum and record): each entry's own are spent.
+// checksum and record): the plan is spent, and nothing may select from it or read it after.
 StatusRow status_row(const PlanEntry& entry, std::vector<Migration>& migrations, Plan& plan);
 
 struct UpSelection {

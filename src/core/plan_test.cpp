@@ -206,6 +206,41 @@ TEST_F(PlanTest, RecordsWithoutMigrationsShowAsMissing) {
   EXPECT_EQ(status_row(plan.entries.front(), migrations, plan).state, MigrationState::kMissing);
 }
 
+// A row takes its record's fields but keeps its name, short (kept inside the string) or long, for
+// a record whose migration is gone and for a migration renamed since it was applied.
+TEST(PlanRowsTest, RowsKeepTheirNamesWhenTheyTakeTheFields) {
+  std::vector<Migration> migrations = {migration("0002-renamed-to-a-much-longer-name.sql")};
+  ChangelogRecord former = record("0002-old.sql", RecordStatus::kApplied, 1);
+  former.checksum = migrations[0].checksum;
+  Plan plan = make_plan(
+      migrations, {record("0000-old.sql", RecordStatus::kApplied, 1),
+                   record("0001-gone-with-a-long-name.sql", RecordStatus::kApplied, 1), former});
+  std::vector<StatusRow> rows;
+  for (const PlanEntry& entry : plan.entries) rows.push_back(status_row(entry, migrations, plan));
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].name, "0000-old.sql");
+  EXPECT_EQ(rows[0].record->name, "0000-old.sql");
+  EXPECT_EQ(rows[0].state, MigrationState::kMissing);
+  EXPECT_EQ(rows[1].name, "0001-gone-with-a-long-name.sql");
+  EXPECT_EQ(rows[1].record->name, "0001-gone-with-a-long-name.sql");
+  EXPECT_EQ(rows[2].name, "0002-renamed-to-a-much-longer-name.sql");
+  EXPECT_EQ(rows[2].renamed_from, "0002-old.sql");
+  EXPECT_EQ(rows[2].record->name, "0002-old.sql");
+  EXPECT_EQ(rows[2].state, MigrationState::kApplied);
+}
+
+// Two records under one name (a MongoDB changelog without its unique index): one entry, and the
+// record read last is the one that counts.
+TEST_F(PlanTest, OfTwoRecordsUnderOneNameTheOneReadLastCounts) {
+  const Plan plan = make_plan(migrations, {record("0002-b.sql", RecordStatus::kApplied, 1),
+                                           record("0001-a.sql", RecordStatus::kFailed, 1),
+                                           record("0001-a.sql", RecordStatus::kApplied, 2)});
+  ASSERT_EQ(plan.entries.size(), 4u);
+  EXPECT_EQ(plan.entries[0].state, MigrationState::kApplied);
+  EXPECT_EQ(plan.entries[0].record, &plan.records[2]);
+  EXPECT_EQ(plan.entries[1].state, MigrationState::kApplied);
+}
+
 TEST_F(PlanTest, TargetsMayBeVersions) {
   const Plan plan = make_plan(migrations, {});
   UpOptions options;

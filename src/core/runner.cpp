@@ -117,12 +117,13 @@ void ScriptChecks::check(const Store& store, const Config& config, Direction dir
                          const std::vector<const PlanEntry*>& targets) {
   for (const PlanEntry* target : targets) {
     const Migration& migration = *target->migration;
-    if (!checked_.emplace(&migration, direction).second) continue;
+    if (checked_.contains({&migration, direction})) continue;
     const Work* work =
         direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
     if (const Script* script = work ? std::get_if<Script>(work) : nullptr) {
       store.check_script(migration.name, *script, runs_in_transaction(config, migration));
     }
+    checked_.emplace(&migration, direction);  // once it passed
   }
 }
 

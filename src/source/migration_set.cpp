@@ -287,8 +287,7 @@ void reject_shared_versions(const std::vector<Migration>& sorted) {
 std::vector<NamedFile> list_migration_files(const fs::path& dir, std::string_view extension,
                                             bool missing_ok) {
   std::vector<NamedFile> files;
-  auto ents = folder_entries(dir, missing_ok);
-  for (FolderEntry& entry : ents) {
+  for (FolderEntry& entry : folder_entries(dir, missing_ok)) {
     if (entry.name.starts_with('.') || !entry.name.ends_with(extension)) continue;
     FileName naming = classify_file_name(entry.name, extension);
     require_readable(entry, dir);

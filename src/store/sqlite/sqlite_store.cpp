@@ -322,18 +322,15 @@ class SqliteStore final : public Store {
 
   std::vector<ChangelogRecord> read_changelog() override {
     std::vector<ChangelogRecord> records;
-    // A boot check's usual case, both tables there, is told by the schema SQLite loads anyway;
-    // anything else (a table missing, a view in its place, a stale schema) is looked up.
-    if (!schema_ready_ && holds_table(changelog_table_name_) && holds_table(lock_table_name_)) {
-      schema_ready_ = true;
-    }
-    if (!schema_ready_) {
-      const ExistingTables found = existing_tables();
-      if (!found.changelog) return records;
-      schema_ready_ = found.lock;
+    // The usual case, the changelog there as a table, is told by the schema SQLite loads anyway;
+    // anything else (no table, a view in its place, a stale schema) is looked up. Whether the
+    // rest of the schema is there is ensure_schema()'s to find out (the lock table, the index).
+    if (!schema_ready_ && !holds_table(changelog_table_name_) && !existing_tables().changelog) {
+      return records;
     }
     // In the table's own order, as written: ORDER BY would walk the name index and look each row
-    // up in the table again, and the rows come in name order nearly always anyway.
+    // up in the table again, while rows written in run order are in name order already for the
+    // usual timestamped names (sort_by_name then costs one pass).
     Statement select(db_.get(), "SELECT name" + field_list() + " FROM " + changelog_table_,
                      "read changelog");
     const RowReader<Field> row = columns_of(select, kAllFields, 1);

@@ -243,6 +243,36 @@ TEST_F(SqliteStoreTest, EnsureSchemaOnTablesCreatedElsewhereNeedsNoWriteSlot) {
   migrating.exec("ROLLBACK");
 }
 
+// The schema a connection holds tells it the changelog is there without a statement; a schema
+// cached before another connection made the tables does not say so, and is looked past.
+TEST_F(SqliteStoreTest, AReaderSeesAChangelogMadeAfterItLookedAtTheSchema) {
+  open_sqlite_store(config());  // the file, without the tables
+  auto reader =
+      open_sqlite_store(config(), {.access = Access::kRead, .statement_bound = std::nullopt});
+  EXPECT_TRUE(reader->read_changelog().empty());
+  auto writer = open_sqlite_store(config());
+  writer->ensure_schema();
+  writer->write_record(applied("0001-users"));
+  const std::vector<ChangelogRecord> records = reader->read_changelog();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].name, "0001-users");
+}
+
+// Reading the changelog proves the changelog is there, not the rest of the schema: a dropped
+// index is made again by the next run that makes sure of its tables on the same connection.
+TEST_F(SqliteStoreTest, ReadingTheChangelogLeavesAMissingIndexToEnsureSchema) {
+  open_sqlite_store(config())->ensure_schema();
+  testing::SqliteDb raw(db_path());
+  raw.exec("DROP INDEX _migronaut_migrations_status_batch");
+  auto store = open_sqlite_store(config());
+  EXPECT_TRUE(store->read_changelog().empty());
+  store->ensure_schema();
+  EXPECT_EQ(raw.value("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = "
+                      "'_migronaut_migrations_status_batch'")
+                .value_or(""),
+            "1");
+}
+
 TEST_F(SqliteStoreTest, FailingScriptRollsBackItsEarlierStatements) {
   auto store = open_sqlite_store(config());
   store->ensure_schema();

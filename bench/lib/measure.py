@@ -4,10 +4,11 @@
     measure.py [--runs N] [--warmup N] [--prepare SHELL_CMD] [--check SHELL_CMD] \
                [--title T] -- LABEL COMMAND [LABEL COMMAND ...]
 
-Each round runs every command once, in turn, so a drift of the machine's speed touches all of
-them alike, and each round starts one command further on (A B C, B C A, C A B ...), so no command
-always follows the same one: whatever a command leaves behind (caches it evicted, files it
-deleted that the next must create again) falls on each of the others in turn. The table quotes
+Each round runs every command once, so a drift of the machine's speed touches all of them
+alike, in an order shuffled anew each round (seeded, so a rerun shuffles alike): no command
+always follows the same one, and whatever a command leaves behind (caches it evicted, files it
+deleted, work it left the kernel) falls on the others by chance, not always on its neighbour in
+the list. (Rotating the list would keep every neighbour.) The table quotes
 medians and each command's ratio to the first one (the reference). A command is split like a
 shell would (shlex) and exec'd directly, so no shell start-up is counted. `--prepare` runs
 through the shell before every timed run (not timed), with $LABEL set, e.g. to recreate an empty
@@ -19,6 +20,7 @@ every command alike and pull each ratio towards 1.
 """
 import argparse
 import os
+import random
 import shlex
 import statistics
 import subprocess
@@ -73,9 +75,11 @@ def main():
 
     rss = {label: one_run(label, peak_rss_mb, argv) for label, argv in commands}
     times = {label: [] for label, _ in commands}
+    shuffler = random.Random(0)
     for round_index in range(args.warmup + args.runs):
-        start = round_index % len(commands)
-        for label, argv in commands[start:] + commands[:start]:
+        order = list(commands)
+        shuffler.shuffle(order)
+        for label, argv in order:
             elapsed = one_run(label, run, argv)
             if round_index >= args.warmup:
                 times[label].append(elapsed)

@@ -46,6 +46,12 @@ RunOrder order_of(const PlanEntry& entry) {
   return entry.migration != nullptr ? entry.migration->order() : record_order(entry.name);
 }
 
+// order_of(entry).repeatable, without copying a migration's version and name to tell it.
+bool runs_repeatedly(const PlanEntry& entry) {
+  return entry.migration != nullptr ? entry.migration->repeatable
+                                    : record_order(entry.name).repeatable;
+}
+
 // A target named on the command line must be a migration we have.
 const PlanEntry& require_migration(const Plan& plan, const std::string& target,
                                    const char* option) {
@@ -205,9 +211,7 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
   std::size_t newest_applied = 0;
   for (std::size_t i = 0; i < plan.entries.size(); ++i) {
     const PlanEntry& entry = plan.entries[i];
-    const bool repeatable = entry.migration != nullptr ? entry.migration->repeatable
-                                                       : record_order(entry.name).repeatable;
-    if (!entry.pending() && !repeatable) newest_applied = i + 1;
+    if (!entry.pending() && !runs_repeatedly(entry)) newest_applied = i + 1;
   }
   for (std::size_t i = 0; i < newest_applied; ++i) {
     plan.entries[i].out_of_order = plan.entries[i].pending();

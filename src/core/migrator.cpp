@@ -171,7 +171,7 @@ struct Migrator::Impl {
     return RecordStamp{run_id, config.environment, executed_by(), requested_by, reason};
   }
 
-  Runner runner(RunStop& stop, Lease* lease, RecordStamp stamp, ScriptChecks& checks) {
+  Runner runner(RunStop& stop, Lease* lease, RecordStamp stamp, ScriptChecks checks) {
     return Runner({.store = writer(),
                    .config = config,
                    .stop = stop,
@@ -180,7 +180,7 @@ struct Migrator::Impl {
                    .logger = *logger,
                    .hooks = options.hooks,
                    .emit = [this](const Event& e) { emit(e); },
-                   .checks = &checks});
+                   .checks = std::move(checks)});
   }
 
   // One run under the lock (or, with no_lock, without it): run:start/run:end, beforeAll and
@@ -428,8 +428,9 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
         const Plan plan = impl_->locked_plan(migrations, run_id);
         const UpSelection selection = select_up(plan, options, impl_->config);
         impl_->warn_about(selection);
-        Runner runner = impl_->runner(
-            stop, lease, impl_->stamp(run_id, options.requested_by, options.reason), checks);
+        Runner runner =
+            impl_->runner(stop, lease, impl_->stamp(run_id, options.requested_by, options.reason),
+                          std::move(checks));
         runner.run(Direction::kUp, selection.targets, plan.next_batch(), results);
       });
 }
@@ -446,8 +447,9 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
       "down", Direction::kDown, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
         const Plan plan = impl_->locked_plan(migrations, run_id);
-        Runner runner = impl_->runner(
-            stop, lease, impl_->stamp(run_id, options.requested_by, options.reason), checks);
+        Runner runner =
+            impl_->runner(stop, lease, impl_->stamp(run_id, options.requested_by, options.reason),
+                          std::move(checks));
         runner.run(Direction::kDown, select_down(plan, options), 0, results);
       });
 }
@@ -467,7 +469,7 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   return impl_->locked_run(
       "redo", Direction::kDown, false,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
-        Runner runner = impl_->runner(stop, lease, impl_->stamp(run_id), checks);
+        Runner runner = impl_->runner(stop, lease, impl_->stamp(run_id), std::move(checks));
         const Plan before = impl_->locked_plan(migrations, run_id);
         const std::vector<const PlanEntry*> targets = select_down(before, down_options);
         runner.run(Direction::kDown, targets, 0, results);

@@ -129,9 +129,7 @@ void ScriptChecks::check(const Store& store, const Config& config, Direction dir
 
 void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targets,
                  std::int64_t batch, std::vector<RunResult>& results) {
-  ScriptChecks none_before;
-  (env_.checks != nullptr ? *env_.checks : none_before)
-      .check(env_.store, env_.config, direction, targets);
+  env_.checks.check(env_.store, env_.config, direction, targets);
   bool all_fenced = true;  // every migration so far committed in a transaction fenced on the lock
   announced_after_renewals_.reset();
   const auto progress_of = [&](std::size_t i) {

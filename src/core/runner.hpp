@@ -46,7 +46,7 @@ struct RunEnvironment {
   const Hooks& hooks;
   std::function<void(const Event&)> emit;
   Clock* clock = &Clock::real();
-  ScriptChecks* checks = nullptr;  // those the run made before its lock; null: none
+  ScriptChecks checks;  // those the run made before its lock
 };
 
 // Whether `migration` runs in a transaction: its own option, else the config's, else the

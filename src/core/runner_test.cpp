@@ -76,8 +76,7 @@ class RunnerTest : public ::testing::Test {
     return migration;
   }
 
-  std::vector<RunResult> run(const std::vector<Migration>& migrations,
-                             ScriptChecks* checks = nullptr) {
+  std::vector<RunResult> run(const std::vector<Migration>& migrations, ScriptChecks checks = {}) {
     std::vector<PlanEntry> entries;
     for (const Migration& migration : migrations) {
       PlanEntry& entry = entries.emplace_back();
@@ -97,7 +96,7 @@ class RunnerTest : public ::testing::Test {
                    .hooks = hooks,
                    .emit = [](const Event&) {},
                    .clock = &clock,
-                   .checks = checks});
+                   .checks = std::move(checks)});
     std::vector<RunResult> results;
     runner.run(Direction::kUp, targets, 1, results);
     return results;
@@ -229,7 +228,7 @@ TEST_F(RunnerTest, AScriptCheckedBeforeTheLockIsNotCheckedAgainUnderIt) {
   checks.check(*store, config, Direction::kDown, {&entries[0]});
   EXPECT_EQ(store->scripts_checked(), 2);  // the down script is another one
 
-  run(migrations, &checks);  // 0001-a's up script was checked already, 0002-b's was not
+  run(migrations, std::move(checks));  // 0001-a's up script was checked already, 0002-b's was not
   EXPECT_EQ(store->scripts_checked(), 3);
   EXPECT_EQ(status_of("0002-b"), RecordStatus::kApplied);
   run({script_migration("0003-c", "CREATE TABLE c (id INTEGER);")});  // nothing checked before

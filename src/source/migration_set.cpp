@@ -8,12 +8,12 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <system_error>
-#include <thread>
 
 #include "migronaut/errors.hpp"
 #include "source/json_file.hpp"
@@ -23,6 +23,7 @@
 #include "source/version.hpp"
 #include "util/checksum.hpp"
 #include "util/file.hpp"
+#include "util/parallel.hpp"
 #include "util/text.hpp"
 
 namespace migronaut {
@@ -30,8 +31,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// A migration file: its text, and what became of reading and parsing it.
 struct File : NamedFile {
+  explicit File(NamedFile named) : NamedFile(std::move(named)) {}
+  bool is_down() const { return naming.role == FileRole::kDown; }
+
   std::string text;
+  int read_error = 0;                // the errno of a file that could not be read
+  Migration* migration = nullptr;    // where its text is parsed to; none for a down file
+  std::exception_ptr parse_failure;  // why the text is no migration
 };
 
 [[noreturn]] void file_unreadable(const fs::path& path, const std::string& reason) {
@@ -40,9 +48,8 @@ struct File : NamedFile {
       {{"file", path.string()}, {"name", path.filename().string()}, {"reason", reason}});
 }
 
-// Below this many files per thread, starting a thread costs more than it saves.
-constexpr std::size_t kFilesPerThread = 256;
-constexpr std::size_t kMaxReadThreads = 8;
+// Below 256 files per thread, starting a thread costs more than it saves.
+constexpr Spread kReadSpread{256, 8};
 
 // Whether `path` lies in `folder` (both canonical).
 bool is_inside(const fs::path& path, const fs::path& folder) {
@@ -162,85 +169,70 @@ void attach_downs(std::vector<Migration>& migrations, const std::vector<const Fi
   }
 }
 
-// How many threads read `count` files: one per kFilesPerThread, at most one per core and
-// kMaxReadThreads. A small folder is read without asking how many cores there are.
-std::size_t read_threads(std::size_t count) {
-  const std::size_t wanted = count / kFilesPerThread;
-  if (wanted < 2) return 1;
-  return std::clamp<std::size_t>(std::min<std::size_t>(std::thread::hardware_concurrency(), wanted),
-                                 1, kMaxReadThreads);
+Migration migration_of(const File& file, std::string_view extension) {
+  Migration migration = parse(file, extension);
+  migration.version = file.naming.version;
+  migration.repeatable = file.naming.role == FileRole::kRepeatable;
+  migration.checksum = checksum_hex(file.text);
+  return migration;
 }
 
-// The folder's migration files with their text, once their names agree on one naming. Each
-// file costs a few system calls, which run side by side on several cores: a large folder is read
-// in chunks, by up to one thread per core. The first unreadable file in name order is the one
-// reported, however the work was split.
-std::vector<File> read_files(const fs::path& dir, std::string_view extension, bool optional) {
-  std::vector<NamedFile> names = list_migration_files(dir, extension, optional);
-  folder_naming(names);
-  std::vector<File> files;
-  files.reserve(names.size());
-  for (NamedFile& named : names) files.push_back({std::move(named), ""});
-  std::vector<int> errors(files.size(), 0);  // the errno of each file that could not be read
+// Reads `file` and parses it into its migration. A down file keeps its text, for the migration
+// it reverts. A failure is kept in the file, for the caller to report the first in name order.
+void read_and_parse(const Descriptor& folder, File& file, std::string_view extension) {
+  std::optional<std::string> text = read_whole_file_at(folder, file.name);
+  if (!text) {
+    file.read_error = errno != 0 ? errno : EIO;
+    return;
+  }
+  file.text = std::move(*text);
+  if (file.migration == nullptr) return;
+  try {
+    *file.migration = migration_of(file, extension);
+  } catch (...) {
+    file.parse_failure = std::current_exception();
+  }
+  std::string().swap(file.text);  // freed here, for the next file this thread reads
+}
+
+// Reads and parses `files` from `dir`. Each file costs a few system calls, which run side by
+// side on several cores. The file reported is the first unreadable one in name order, else the
+// first that does not parse, however the work was split.
+void read_files(const fs::path& dir, std::vector<File>& files, std::string_view extension) {
   const Descriptor folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (folder.get() < 0 && !files.empty()) {
     const int error = errno;
     folder_unusable(dir, std::string("cannot be read: ") + std::strerror(error));
   }
-  const std::size_t chunks = read_threads(files.size());
-  const std::size_t share = (files.size() + chunks - 1) / chunks;
-  // Any other failure (out of memory) is kept by its chunk and thrown from here.
-  std::vector<std::exception_ptr> failures(chunks);
-  const auto read_chunk = [&](std::size_t chunk) {
-    try {
-      for (std::size_t i = chunk * share; i < std::min(files.size(), (chunk + 1) * share); ++i) {
-        std::optional<std::string> text = read_whole_file_at(folder, files[i].name);
-        if (text) {
-          files[i].text = std::move(*text);
-        } else {
-          errors[i] = errno != 0 ? errno : EIO;
-        }
-      }
-    } catch (...) {
-      failures[chunk] = std::current_exception();
-    }
-  };
-  {
-    std::vector<std::jthread> helpers;
-    for (std::size_t chunk = 1; chunk < chunks; ++chunk) {
-      try {
-        helpers.emplace_back(read_chunk, chunk);
-      } catch (const std::system_error&) {
-        read_chunk(chunk);  // no thread to be had: this one reads it
-      }
-    }
-    read_chunk(0);
+  for_each_index(files.size(), kReadSpread,
+                 [&](std::size_t i) { read_and_parse(folder, files[i], extension); });
+  for (const File& file : files) {
+    if (file.read_error != 0) file_unreadable(dir / file.name, std::strerror(file.read_error));
   }
-  for (const std::exception_ptr& failure : failures) {
-    if (failure) std::rethrow_exception(failure);
+  for (const File& file : files) {
+    if (file.parse_failure) std::rethrow_exception(file.parse_failure);
   }
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (errors[i] != 0) file_unreadable(dir / files[i].name, std::strerror(errors[i]));
-  }
-  return files;
 }
 
+// The folder's migrations in name order, once their names agree on one naming. Each has its
+// place before the files are read, so the threads parse straight into it.
 std::vector<Migration> load_files(const fs::path& dir, std::string_view extension, bool optional) {
-  const std::vector<File> files = read_files(dir, extension, optional);
-  std::vector<Migration> migrations;
-  migrations.reserve(files.size());
+  std::vector<NamedFile> names = list_migration_files(dir, extension, optional);
+  folder_naming(names);
+  std::vector<File> files(std::make_move_iterator(names.begin()),
+                          std::make_move_iterator(names.end()));
+  std::vector<Migration> migrations(
+      std::count_if(files.begin(), files.end(), [](const File& file) { return !file.is_down(); }));
   std::vector<const File*> downs;
-  for (const File& file : files) {
-    if (file.naming.role == FileRole::kDown) {
+  auto place = migrations.begin();
+  for (File& file : files) {
+    if (file.is_down()) {
       downs.push_back(&file);
-      continue;
+    } else {
+      file.migration = &*place++;
     }
-    Migration migration = parse(file, extension);
-    migration.version = file.naming.version;
-    migration.repeatable = file.naming.role == FileRole::kRepeatable;
-    migration.checksum = checksum_hex(file.text);
-    migrations.push_back(std::move(migration));
   }
+  read_files(dir, files, extension);
   attach_downs(migrations, downs);
   return migrations;
 }

@@ -1,0 +1,31 @@
+// Work over many independent items, side by side on the machine's cores.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+
+namespace migronaut {
+
+// How far a piece of work may spread: a thread for every `items_per_thread` items, at most
+// one per core and at most `max_threads`.
+struct Spread {
+  std::size_t items_per_thread = 1;
+  std::size_t max_threads = 1;
+};
+
+// How many indexes a thread of for_each_index() takes at once: enough that the shared counter
+// is seldom touched, few enough that the threads finish close together.
+inline constexpr std::size_t kIndexBlock = 32;
+
+// How many threads `count` items get under `spread`; a small count gets one, without asking
+// how many cores there are.
+std::size_t threads_for(std::size_t count, Spread spread);
+
+// Calls `work(i)` once for every i below `count`, on threads_for(count, spread) threads, the
+// calling one among them. Each thread takes the next block of indexes when it is done with
+// one, so a thread slowed by a neighbour holds up none of the others. What `work` throws is
+// rethrown once every thread has stopped; where one thread cannot be started the others take
+// its share.
+void for_each_index(std::size_t count, Spread spread, const std::function<void(std::size_t)>& work);
+
+}  // namespace migronaut

@@ -4,21 +4,35 @@
 #include <charconv>
 #include <chrono>
 #include <ctime>
+#include <iterator>
 
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
 
 namespace migronaut::cli {
 
-std::string padded(std::string_view text, std::size_t width, bool right_aligned) {
+void append_padded(std::string& out, std::string_view text, std::size_t width, bool right_aligned) {
   // ASCII, nearly every cell, is padded here: fmt measures each cell's display width anew,
   // which was most of a 10,000-row status. fmt does the rest, wide characters and all.
   if (std::all_of(text.begin(), text.end(),
                   [](char c) { return static_cast<unsigned char>(c) < 0x7F; })) {
-    const std::string fill(width - std::min(width, text.size()), ' ');
-    return right_aligned ? fill + std::string(text) : std::string(text) + fill;
+    const std::size_t fill = width - std::min(width, text.size());
+    if (right_aligned) out.append(fill, ' ');
+    out += text;
+    if (!right_aligned) out.append(fill, ' ');
+    return;
   }
-  return right_aligned ? fmt::format("{:>{}}", text, width) : fmt::format("{:<{}}", text, width);
+  if (right_aligned) {
+    fmt::format_to(std::back_inserter(out), "{:>{}}", text, width);
+  } else {
+    fmt::format_to(std::back_inserter(out), "{:<{}}", text, width);
+  }
+}
+
+std::string padded(std::string_view text, std::size_t width, bool right_aligned) {
+  std::string out;
+  append_padded(out, text, width, right_aligned);
+  return out;
 }
 
 std::string format_time(std::int64_t ms_since_epoch) {

@@ -14,6 +14,9 @@ namespace migronaut::cli {
 // `text` followed (or, right-aligned, preceded) by the spaces that fill `width` display
 // columns (a wide character takes two).
 std::string padded(std::string_view text, std::size_t width, bool right_aligned = false);
+// The same, appended to `out`: a long table is built in one string.
+void append_padded(std::string& out, std::string_view text, std::size_t width,
+                   bool right_aligned = false);
 // "2026-12-02 11:04:55Z" (UTC).
 std::string format_time(std::int64_t ms_since_epoch);
 // "host pid 123 (run 1a2b3c4d, user alice), on 0003-x.sql (2/5), renewed 3 s ago", the age

@@ -18,6 +18,14 @@ TEST(PaddedTest, LeavesWhatIsWiderThanTheWidthWhole) {
   EXPECT_EQ(padded("", 3, true), "   ");
 }
 
+TEST(PaddedTest, AppendsAfterWhatIsThere) {
+  std::string line = "a|";
+  append_padded(line, "b", 3);
+  append_padded(line, "日本", 6, true);
+  append_padded(line, "cc", 1);
+  EXPECT_EQ(line, "a|b    日本cc");
+}
+
 TEST(FormatTimeTest, WritesUtcToTheSecond) {
   EXPECT_EQ(format_time(0), "1970-01-01 00:00:00Z");
   EXPECT_EQ(format_time(1796337020123), "2026-12-03 22:30:20Z");  // the milliseconds dropped

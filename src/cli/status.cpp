@@ -2,6 +2,8 @@
 // the plan. No lock, no writes.
 #include <unistd.h>
 
+#include <array>
+
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
 #include "cli/help.hpp"
@@ -12,11 +14,36 @@ namespace {
 
 bool is_pending(const StatusRow& row) { return needs_run(row.state); }
 
-// One line of the table; `state` comes padded (and painted).
-std::string table_line(std::string_view name, std::size_t name_width, std::string_view state,
-                       std::string_view batch, std::string_view at, std::string_view notes) {
-  return padded(name, name_width) + "  " + std::string(state) + "  " + padded(batch, 5, true) +
-         "  " + padded(at, 20) + "  " + std::string(notes);
+// Appends one line of the table; `state` comes padded (and painted).
+void append_line(std::string& table, std::string_view name, std::size_t name_width,
+                 std::string_view state, std::string_view batch, std::string_view at,
+                 std::string_view notes) {
+  append_padded(table, name, name_width);
+  table += "  ";
+  table += state;
+  table += "  ";
+  append_padded(table, batch, 5, true);
+  table += "  ";
+  append_padded(table, at, 20);
+  table += "  ";
+  table += notes;
+}
+
+// The notes column of `row`, written over `notes`.
+void write_notes(std::string& notes, const StatusRow& row) {
+  notes.clear();
+  if (row.checksum_ok == false) notes += "changed since applied; ";
+  if (row.out_of_order) notes += "out of order; ";
+  if (!row.renamed_from.empty()) notes += "renamed from " + row.renamed_from + "; ";
+  if (row.repeatable && row.state == MigrationState::kPending && row.record)
+    notes += "changed: re-applies; ";
+  if (row.invalid_name) notes += "invalid name; ";
+  if (row.up_empty) notes += "empty — fill it in; ";
+  if (row.record && !row.record->error.empty() && row.state == MigrationState::kFailed) {
+    notes += "error: " + row.record->error + "; ";
+  }
+  if (!row.description.empty()) notes += row.description;
+  if (notes.ends_with("; ")) notes.resize(notes.size() - 2);
 }
 
 // The plan as a table on stdout. `header` false leaves one line per migration (for `wc -l`).
@@ -29,39 +56,35 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
   std::size_t width = 4;
   // Bytes: never fewer than the name's display columns.
   for (const StatusRow& row : rows) width = std::max(width, row.name.size());
+  // Each state's cell, padded and painted once for the whole table.
+  std::array<std::string, static_cast<std::size_t>(MigrationState::kMissing) + 1> states;
+  const auto state_cell = [&](MigrationState state) -> const std::string& {
+    std::string& cell = states[static_cast<std::size_t>(state)];
+    if (cell.empty()) {
+      const Color color = state == MigrationState::kApplied  ? Color::kGreen
+                          : state == MigrationState::kFailed ? Color::kRed
+                                                             : Color::kYellow;
+      cell = out.paint_report(color, padded(migration_state_name(state), kStateWidth));
+    }
+    return cell;
+  };
   // All the lines in one report: one write, not one per migration.
   std::string table;
   if (header) {
-    table = out.paint_report(Color::kBold, table_line("name", width, padded("state", kStateWidth),
-                                                      "batch", "applied at", "notes"));
+    append_line(table, "name", width, padded("state", kStateWidth), "batch", "applied at", "notes");
+    table = out.paint_report(Color::kBold, table);
   }
+  std::string notes;
   for (const StatusRow& row : rows) {
     const bool applied = row.state == MigrationState::kApplied;
-    std::string notes;
-    if (row.checksum_ok == false) notes += "changed since applied; ";
-    if (row.out_of_order) notes += "out of order; ";
-    if (!row.renamed_from.empty()) notes += "renamed from " + row.renamed_from + "; ";
-    if (row.repeatable && row.state == MigrationState::kPending && row.record)
-      notes += "changed: re-applies; ";
-    if (row.invalid_name) notes += "invalid name; ";
-    if (row.up_empty) notes += "empty — fill it in; ";
-    if (row.record && !row.record->error.empty() && row.state == MigrationState::kFailed) {
-      notes += "error: " + row.record->error + "; ";
-    }
-    if (!row.description.empty()) notes += row.description;
-    if (notes.ends_with("; ")) notes.resize(notes.size() - 2);
+    write_notes(notes, row);
     const std::string batch =
         row.record && row.record->batch > 0 && applied ? std::to_string(row.record->batch) : "";
     const std::string at = row.record && row.record->applied_at_ms && applied
                                ? format_time(*row.record->applied_at_ms)
                                : "";
-    const Color color = applied                                ? Color::kGreen
-                        : row.state == MigrationState::kFailed ? Color::kRed
-                                                               : Color::kYellow;
-    const std::string state =
-        out.paint_report(color, padded(migration_state_name(row.state), kStateWidth));
     if (!table.empty()) table += '\n';
-    table += table_line(row.name, width, state, batch, at, notes);
+    append_line(table, row.name, width, state_cell(row.state), batch, at, notes);
   }
   out.report(table);
 }

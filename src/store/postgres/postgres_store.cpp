@@ -2,7 +2,8 @@
 // clock_timestamp(). A transactional script migration travels as ONE simple-query string —
 // BEGIN, the script, the changelog upsert, the fence (which also writes the run's progress to
 // the lock record), COMMIT — so applying it costs one round trip and its record commits only
-// with its body and only while the lock is ours.
+// with its body and only while the lock is ours. The upsert and the fence are statements the
+// session prepared (session_statements.hpp), where the session keeps them.
 #include "store/postgres/postgres_store.hpp"
 
 #include <fmt/format.h>
@@ -31,8 +32,10 @@
 #include "store/execution.hpp"
 #include "store/postgres/adopt.hpp"
 #include "store/postgres/blockers.hpp"
+#include "store/postgres/session_statements.hpp"
 #include "store/rows.hpp"
 #include "store/script_check.hpp"
+#include "util/ids.hpp"
 #include "util/redact.hpp"
 #include "util/text.hpp"
 
@@ -543,15 +546,15 @@ class PostgresStore final : public Store {
           [&](const RecordWrite& record) { write_record(record, execution.fence); });
     }
     if (script) {
-      // One round trip: BEGIN, the script, the record, the fence, COMMIT.
-      const std::string head = begin_sql(execution) + ";\n";
-      check_migration(send_watched(head + script->text + "\n;\n" + commit_script(execution),
-                                   execution.lock_timeout),
-                      SentPiece{script, 0, script->text.size(), head.size()});
+      // One round trip: BEGIN, the script, the record, the fence, COMMIT. Should the session
+      // have lost the prepared bookkeeping, the migration was rolled back and goes again whole.
+      if (!statements_.in_use() || !send_migration(execution, *script, &statements_)) {
+        send_migration(execution, *script, nullptr);
+      }
       return;
     }
     run_code(execution);
-    check_migration(send(commit_script(execution)));
+    check_migration(send(commit_script(execution.record, execution.fence, execution.progress)));
   }
 
   void interrupt() override {
@@ -616,6 +619,7 @@ class PostgresStore final : public Store {
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) throw connection_lost("reconnect");
     listening_ = false;
+    statements_.forget();
     std::lock_guard lock(cancel_mutex_);
     PQfreeCancel(cancel_);
     cancel_ = PQgetCancel(conn_);
@@ -755,19 +759,59 @@ class PostgresStore final : public Store {
     return sql;
   }
 
+  // The end of a migration's transaction: its record, the fence, COMMIT. With `statements`,
+  // the record and the fence run as statements the session prepared (their PREPAREs, where
+  // new, are appended to `prepares`); without, they go whole.
   std::string commit_script(const RecordWrite* record, const LockToken* fence,
-                            const LockProgress* progress) {
-    std::string sql;
-    if (record) {
+                            const LockProgress* progress, SessionStatements* statements = nullptr,
+                            std::string* prepares = nullptr) {
+    const auto bookkeeping = [&](const auto& make) {
+      if (statements == nullptr) {
+        SqlValues literals(conn_);
+        return make(literals) + ";\n";
+      }
+      SqlValues placeholders;
+      const std::string sql = make(placeholders);
       SqlValues literals(conn_);
-      sql += upsert_sql(*record, literals) + ";\n";
+      std::vector<std::string> arguments;
+      for (const std::string& value : placeholders.params())
+        arguments.push_back(literals.add(value));
+      return statements->run(sql, arguments, *prepares) + ";\n";
+    };
+    std::string sql;
+    if (record) sql += bookkeeping([&](SqlValues& values) { return upsert_sql(*record, values); });
+    if (fence) {
+      sql += bookkeeping([&](SqlValues& values) { return fence_sql(*fence, progress, values); });
     }
-    if (fence) sql += fence_sql(*fence, progress) + ";\n";
     return sql + "COMMIT;";
   }
 
-  std::string commit_script(const Execution& execution) {
-    return commit_script(execution.record, execution.fence, execution.progress);
+  // A transactional script's one round trip, its bookkeeping prepared by the session when
+  // `statements` is given. False when the session lacked a statement an earlier message had
+  // prepared (a pooler's other session, a DEALLOCATE in the script): the transaction rolled back,
+  // and the connection goes on without prepared statements.
+  bool send_migration(const Execution& execution, const Script& script,
+                      SessionStatements* statements) {
+    std::string prepares;
+    const std::string tail =
+        commit_script(execution.record, execution.fence, execution.progress, statements, &prepares);
+    const std::string probe = statements != nullptr ? statements->probe(prepares) : "";
+    // The script comes right after BEGIN, where pg_stat_activity's cut-off text still shows it;
+    // a PREPARE holds in the session whatever becomes of the transaction it runs in.
+    const std::string head = begin_sql(execution) + ";\n" + probe;
+    const Result result =
+        send_watched(head + script.text + "\n;\n" + prepares + tail, execution.lock_timeout);
+    if (statements != nullptr) {
+      statements->settle(succeeded(result.get()));
+      const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
+      if (!succeeded(result.get()) &&
+          statements->lacked_one(sqlstate_of(result.get()), primary ? primary : "")) {
+        statements->stop_using();
+        return false;
+      }
+    }
+    check_migration(result, SentPiece{&script, 0, script.text.size(), head.size()});
+    return true;
   }
 
   // Fails the transaction unless the lock record still carries the token, and renews it with
@@ -776,9 +820,9 @@ class PostgresStore final : public Store {
   // commits, without a round trip on the lock connection. Plain SQL rather than a DO block,
   // which PostgreSQL compiles afresh each time (~2 ms, more than the rest of a small migration):
   // when no record matched, the marker fails its cast to int.
-  std::string fence_sql(const LockToken& token, const LockProgress* progress) const {
-    SqlValues literals(conn_);
-    return "WITH fence AS (" + renewal_sql(token, progress, literals) +
+  std::string fence_sql(const LockToken& token, const LockProgress* progress,
+                        SqlValues& values) const {
+    return "WITH fence AS (" + renewal_sql(token, progress, values) +
            " RETURNING 1) SELECT (CASE WHEN count(*) = 1 THEN '1' ELSE '" +
            std::string(kFenceMarker) + "' END)::int FROM fence";
   }
@@ -790,8 +834,8 @@ class PostgresStore final : public Store {
     std::string sql = "UPDATE " + lock_table_ + " SET locked_at = clock_timestamp()";
     if (progress) {
       sql += ", migration = " + values.add(progress->migration) +
-             ", step = " + std::to_string(progress->step) +
-             ", total = " + std::to_string(progress->total);
+             ", step = " + values.add(std::to_string(progress->step)) +
+             ", total = " + values.add(std::to_string(progress->total));
     }
     return sql + " WHERE id = " + values.add(kLockId) + " AND owner = " + values.add(token.owner) +
            " AND nonce = " + values.add(token.nonce);
@@ -847,6 +891,7 @@ class PostgresStore final : public Store {
   std::string channel_;          // the NOTIFY channel, unquoted (pg_notify takes it as text)
   bool schema_known_ = false;    // the tables exist: ensure_schema() costs nothing
   bool listening_ = false;
+  SessionStatements statements_{"migronaut_" + new_nonce().substr(0, 12)};
   std::string uri_for_blockers_;  // unredacted: the blocker query's own connection
   nlohmann::json blockers_ = nlohmann::json::array();  // seen during the last watched query
 };

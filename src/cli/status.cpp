@@ -2,7 +2,7 @@
 // the plan. No lock, no writes.
 #include <unistd.h>
 
-#include <array>
+#include <map>
 
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
@@ -57,16 +57,16 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
   // Bytes: never fewer than the name's display columns.
   for (const StatusRow& row : rows) width = std::max(width, row.name.size());
   // Each state's cell, padded and painted once for the whole table.
-  std::array<std::string, static_cast<std::size_t>(MigrationState::kMissing) + 1> states;
+  std::map<MigrationState, std::string> states;
   const auto state_cell = [&](MigrationState state) -> const std::string& {
-    std::string& cell = states[static_cast<std::size_t>(state)];
-    if (cell.empty()) {
+    auto [cell, made] = states.try_emplace(state);
+    if (made) {
       const Color color = state == MigrationState::kApplied  ? Color::kGreen
                           : state == MigrationState::kFailed ? Color::kRed
                                                              : Color::kYellow;
-      cell = out.paint_report(color, padded(migration_state_name(state), kStateWidth));
+      cell->second = out.paint_report(color, padded(migration_state_name(state), kStateWidth));
     }
-    return cell;
+    return cell->second;
   };
   // All the lines in one report: one write, not one per migration.
   std::string table;

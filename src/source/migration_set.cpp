@@ -198,7 +198,8 @@ void read_and_parse(const Descriptor& folder, File& file, std::string_view exten
 // Reads and parses `files` from `dir`. Each file costs a few system calls, which run side by
 // side on several cores. The file reported is the first unreadable one in name order, else the
 // first that does not parse, however the work was split.
-void read_files(const fs::path& dir, std::vector<File>& files, std::string_view extension) {
+void read_and_parse_files(const fs::path& dir, std::vector<File>& files,
+                          std::string_view extension) {
   const Descriptor folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (folder.get() < 0 && !files.empty()) {
     const int error = errno;
@@ -232,7 +233,7 @@ std::vector<Migration> load_files(const fs::path& dir, std::string_view extensio
       file.migration = &*place++;
     }
   }
-  read_files(dir, files, extension);
+  read_and_parse_files(dir, files, extension);
   attach_downs(migrations, downs);
   return migrations;
 }

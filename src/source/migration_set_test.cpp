@@ -119,6 +119,22 @@ TEST_F(LoadMigrationsTest, ALargeFolderLoadsEveryFileWithItsOwnText) {
   }
 }
 
+// However the threads share a large folder out, the file reported is the first in name order
+// that does not parse, though a long one is found bad after a later, short one.
+TEST_F(LoadMigrationsTest, ALargeFolderReportsItsFirstBadFileInNameOrder) {
+  for (int i = 1; i <= 1500; ++i) {
+    std::string text(kSql);
+    if (i == 700) text = "DROP TABLE users;\n" + std::string(8 << 20, '-');
+    if (i == 1300) text = "DROP TABLE users;\n";
+    dir_.write(fmt::format("{:05}-t{}.sql", i, i), text);
+  }
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const auto error =
+        error_of<MigrationInvalidFormatError>([&] { load_migrations(dir_.path(), ".sql"); });
+    EXPECT_EQ(error.context()["file"], "00700-t700.sql");
+  }
+}
+
 TEST_F(LoadMigrationsTest, ChecksumsTheRawFile) {
   dir_.write("0001-a.sql", "-- migrate:up\r\nSELECT 1;\r\n");
   const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql");

@@ -760,23 +760,20 @@ class PostgresStore final : public Store {
   }
 
   // The end of a migration's transaction: its record, the fence, COMMIT. With `statements`,
-  // the record and the fence run as statements the session prepared (their PREPAREs, where
-  // new, are appended to `prepares`); without, they go whole.
+  // the record and the fence are called as statements the session prepared; without, they go
+  // whole.
   std::string commit_script(const RecordWrite* record, const LockToken* fence,
-                            const LockProgress* progress, SessionStatements* statements = nullptr,
-                            std::string* prepares = nullptr) {
+                            const LockProgress* progress, SessionStatements* statements = nullptr) {
     const auto bookkeeping = [&](const auto& make) {
-      if (statements == nullptr) {
-        SqlValues literals(conn_);
-        return make(literals) + ";\n";
-      }
+      SqlValues literals(conn_);
+      if (statements == nullptr) return make(literals) + ";\n";
       SqlValues placeholders;
       const std::string sql = make(placeholders);
-      SqlValues literals(conn_);
       std::vector<std::string> arguments;
-      for (const std::string& value : placeholders.params())
+      for (const std::string& value : placeholders.params()) {
         arguments.push_back(literals.add(value));
-      return statements->run(sql, arguments, *prepares) + ";\n";
+      }
+      return statements->call(sql, arguments) + ";\n";
     };
     std::string sql;
     if (record) sql += bookkeeping([&](SqlValues& values) { return upsert_sql(*record, values); });
@@ -792,12 +789,17 @@ class PostgresStore final : public Store {
   // and the connection goes on without prepared statements.
   bool send_migration(const Execution& execution, const Script& script,
                       SessionStatements* statements) {
+    reconnect_if_broken();  // before the text: a new session holds no statement
+    std::string probe;
     std::string prepares;
+    if (statements != nullptr) statements->begin_message();
     const std::string tail =
-        commit_script(execution.record, execution.fence, execution.progress, statements, &prepares);
-    const std::string probe = statements != nullptr ? statements->probe(prepares) : "";
-    // The script comes right after BEGIN, where pg_stat_activity's cut-off text still shows it;
-    // a PREPARE holds in the session whatever becomes of the transaction it runs in.
+        commit_script(execution.record, execution.fence, execution.progress, statements);
+    if (statements != nullptr) {
+      probe = statements->probe();
+      prepares = statements->prepares();
+    }
+    // The script comes right after BEGIN, where pg_stat_activity's cut-off text still shows it.
     const std::string head = begin_sql(execution) + ";\n" + probe;
     const Result result =
         send_watched(head + script.text + "\n;\n" + prepares + tail, execution.lock_timeout);

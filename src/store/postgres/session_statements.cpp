@@ -5,56 +5,59 @@
 namespace migronaut {
 namespace {
 
-// The probe holds no SQL of the store's: it lives under this key among the held statements.
-constexpr std::string_view kProbe = "SELECT 1";
+constexpr const char* kProbe = "SELECT 1";
 // invalid_sql_statement_name: `prepared statement "…" does not exist`.
 constexpr std::string_view kUnknownStatement = "26000";
 
 }  // namespace
 
-std::string SessionStatements::next_name() { return prefix_ + "_" + std::to_string(++named_); }
+void SessionStatements::begin_message() { preparing_.clear(); }
 
-std::string SessionStatements::run(const std::string& sql,
-                                   const std::vector<std::string>& arguments,
-                                   std::string& prepares) {
-  std::string name;
-  if (const auto held = held_.find(sql); held != held_.end()) {
-    name = held->second;
-    relies_ = true;
-  } else {
-    const auto pending = std::find_if(preparing_.begin(), preparing_.end(),
-                                      [&](const auto& entry) { return entry.first == sql; });
-    if (pending != preparing_.end()) {
-      name = pending->second;
-    } else {
-      name = next_name();
-      preparing_.emplace_back(sql, name);
-      prepares += "PREPARE " + name + " AS " + sql + ";\n";
-    }
-  }
-  std::string call = "EXECUTE " + name;
+std::string SessionStatements::prepare(const std::string& sql) {
+  const auto pending = std::find_if(preparing_.begin(), preparing_.end(),
+                                    [&](const auto& entry) { return entry.first == sql; });
+  if (pending != preparing_.end()) return pending->second;
+  preparing_.emplace_back(sql, prefix_ + "_" + std::to_string(++named_));
+  return preparing_.back().second;
+}
+
+std::string SessionStatements::call(const std::string& sql,
+                                    const std::vector<std::string>& arguments) {
+  const auto held = held_.find(sql);
+  std::string call = "EXECUTE " + (held != held_.end() ? held->second : prepare(sql));
   for (std::size_t i = 0; i < arguments.size(); ++i) call += (i == 0 ? "(" : ", ") + arguments[i];
   return arguments.empty() ? call : call + ")";
 }
 
-std::string SessionStatements::probe(std::string& prepares) {
-  if (relies_) return "EXECUTE " + held_.at(std::string(kProbe)) + ";\n";
-  if (!held_.contains(std::string(kProbe)) && !preparing_.empty()) {
-    run(std::string(kProbe), {}, prepares);
-  }
+std::string SessionStatements::probe() {
+  if (probe_) return "EXECUTE " + *probe_ + ";\n";
+  if (!preparing_.empty()) prepare(kProbe);
   return "";
 }
 
+std::string SessionStatements::prepares() const {
+  std::string text;
+  for (const auto& [sql, name] : preparing_) text += "PREPARE " + name + " AS " + sql + ";\n";
+  return text;
+}
+
 void SessionStatements::settle(bool succeeded) {
-  if (succeeded) held_.insert(preparing_.begin(), preparing_.end());
+  if (succeeded) {
+    for (auto& [sql, name] : preparing_) {
+      if (sql == kProbe) {
+        probe_ = std::move(name);
+      } else {
+        held_.emplace(std::move(sql), std::move(name));
+      }
+    }
+  }
   preparing_.clear();
-  relies_ = false;
 }
 
 void SessionStatements::forget() {
   held_.clear();
+  probe_.reset();
   preparing_.clear();
-  relies_ = false;
 }
 
 bool SessionStatements::lacked_one(std::string_view sqlstate, std::string_view message) const {

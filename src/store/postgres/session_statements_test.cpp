@@ -8,59 +8,87 @@ namespace {
 constexpr const char* kRecord = "INSERT INTO log (name) VALUES ($1)";
 constexpr const char* kFence = "UPDATE lock SET step = $1";
 
-TEST(SessionStatementsTest, TheFirstMessagePreparesWhatItRunsAndTheProbe) {
-  SessionStatements statements("mn_ab");
+// One message: its calls, then its probe and its PREPAREs, as the store puts them together.
+struct Message {
+  std::vector<std::string> calls;
+  std::string probe;
   std::string prepares;
-  EXPECT_EQ(statements.run(kRecord, {"'one'"}, prepares), "EXECUTE mn_ab_1('one')");
-  EXPECT_EQ(statements.run(kFence, {"'1'"}, prepares), "EXECUTE mn_ab_2('1')");
-  EXPECT_EQ(statements.probe(prepares), "");  // nothing earlier to vouch for
-  EXPECT_EQ(prepares,
+};
+
+Message message(SessionStatements& statements,
+                const std::vector<std::pair<const char*, std::vector<std::string>>>& calls) {
+  Message made;
+  statements.begin_message();
+  for (const auto& [sql, arguments] : calls) made.calls.push_back(statements.call(sql, arguments));
+  made.probe = statements.probe();
+  made.prepares = statements.prepares();
+  return made;
+}
+
+TEST(SessionStatementsTest, TheFirstMessagePreparesWhatItCallsAndTheProbe) {
+  SessionStatements statements("mn_ab");
+  const Message first = message(statements, {{kRecord, {"'one'"}}, {kFence, {"'1'"}}});
+  EXPECT_EQ(first.calls,
+            (std::vector<std::string>{"EXECUTE mn_ab_1('one')", "EXECUTE mn_ab_2('1')"}));
+  EXPECT_EQ(first.probe, "");  // nothing earlier to vouch for
+  EXPECT_EQ(first.prepares,
             "PREPARE mn_ab_1 AS INSERT INTO log (name) VALUES ($1);\n"
             "PREPARE mn_ab_2 AS UPDATE lock SET step = $1;\n"
             "PREPARE mn_ab_3 AS SELECT 1;\n");
 }
 
-TEST(SessionStatementsTest, LaterMessagesExecuteWhatTheSessionHoldsAfterTheProbe) {
+TEST(SessionStatementsTest, EveryLaterMessageRunsTheProbe) {
   SessionStatements statements("mn_ab");
-  std::string prepares;
-  statements.run(kRecord, {"'one'"}, prepares);
-  statements.probe(prepares);
+  message(statements, {{kRecord, {"'one'"}}});
   statements.settle(true);
 
-  prepares.clear();
-  EXPECT_EQ(statements.run(kRecord, {"'two'"}, prepares), "EXECUTE mn_ab_1('two')");
-  EXPECT_EQ(statements.run(kFence, {"'2'", "'x'"}, prepares), "EXECUTE mn_ab_3('2', 'x')");
-  EXPECT_EQ(statements.probe(prepares), "EXECUTE mn_ab_2;\n");
-  EXPECT_EQ(prepares, "PREPARE mn_ab_3 AS UPDATE lock SET step = $1;\n");
+  const Message second = message(statements, {{kRecord, {"'two'"}}, {kFence, {"'2'", "'x'"}}});
+  EXPECT_EQ(second.calls,
+            (std::vector<std::string>{"EXECUTE mn_ab_1('two')", "EXECUTE mn_ab_3('2', 'x')"}));
+  EXPECT_EQ(second.probe, "EXECUTE mn_ab_2;\n");
+  EXPECT_EQ(second.prepares, "PREPARE mn_ab_3 AS UPDATE lock SET step = $1;\n");
+  statements.settle(true);
+
+  // Even one that only prepares: its statements must land in the session of the earlier ones.
+  const Message third = message(statements, {{"DELETE FROM log", {}}});
+  EXPECT_EQ(third.probe, "EXECUTE mn_ab_2;\n");
+  EXPECT_EQ(third.prepares, "PREPARE mn_ab_4 AS DELETE FROM log;\n");
 }
 
 TEST(SessionStatementsTest, WhatAFailedMessagePreparedIsPreparedAgainUnderANewName) {
   SessionStatements statements("mn_ab");
-  std::string prepares;
-  statements.run(kRecord, {}, prepares);
-  statements.probe(prepares);
+  message(statements, {{kRecord, {}}});
   statements.settle(false);
 
-  prepares.clear();
-  EXPECT_EQ(statements.run(kRecord, {}, prepares), "EXECUTE mn_ab_3");
-  EXPECT_EQ(statements.probe(prepares), "");
-  EXPECT_EQ(prepares,
+  const Message again = message(statements, {{kRecord, {}}});
+  EXPECT_EQ(again.calls, std::vector<std::string>{"EXECUTE mn_ab_3"});
+  EXPECT_EQ(again.probe, "");
+  EXPECT_EQ(again.prepares,
             "PREPARE mn_ab_3 AS INSERT INTO log (name) VALUES ($1);\n"
             "PREPARE mn_ab_4 AS SELECT 1;\n");
 }
 
+// A message whose text could not be made (a value that cannot be quoted) is never sent: the
+// next one prepares what it would have, rather than call a name nobody prepared.
+TEST(SessionStatementsTest, AMessageNeverSentLeavesNothingBehind) {
+  SessionStatements statements("mn_ab");
+  statements.begin_message();
+  statements.call(kRecord, {"'one'"});
+
+  const Message next = message(statements, {{kRecord, {"'two'"}}});
+  EXPECT_EQ(next.calls, std::vector<std::string>{"EXECUTE mn_ab_2('two')"});
+  EXPECT_NE(next.prepares.find("PREPARE mn_ab_2 AS INSERT"), std::string::npos) << next.prepares;
+}
+
 TEST(SessionStatementsTest, ANewSessionHoldsNone) {
   SessionStatements statements("mn_ab");
-  std::string prepares;
-  statements.run(kRecord, {}, prepares);
-  statements.probe(prepares);
+  message(statements, {{kRecord, {}}});
   statements.settle(true);
   statements.forget();
 
-  prepares.clear();
-  statements.run(kRecord, {}, prepares);
-  EXPECT_EQ(statements.probe(prepares), "");
-  EXPECT_NE(prepares.find("PREPARE mn_ab_3 AS INSERT"), std::string::npos) << prepares;
+  const Message next = message(statements, {{kRecord, {}}});
+  EXPECT_EQ(next.probe, "");
+  EXPECT_NE(next.prepares.find("PREPARE mn_ab_3 AS INSERT"), std::string::npos) << next.prepares;
 }
 
 TEST(SessionStatementsTest, OnlyAMissingStatementOfItsOwnIsALackedOne) {

@@ -6,7 +6,6 @@
 
 #include <sqlite3.h>
 
-#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iterator>
@@ -81,10 +80,6 @@ struct DbCloser {
   void operator()(sqlite3* db) const { sqlite3_close_v2(db); }
 };
 using DbHandle = std::unique_ptr<sqlite3, DbCloser>;
-
-// The most records read_changelog() makes room for before it reads (a rowid set by hand may
-// be any number).
-constexpr std::int64_t kMostRowsReserved = 1 << 18;
 
 // A prepared statement with positional binding: bind() appends to the next placeholder.
 class Statement {
@@ -333,21 +328,17 @@ class SqliteStore final : public Store {
     }
     // In the table's own order, as written: ORDER BY would walk the name index and look each row
     // up in the table again, while rows written in run order are in name order already for the
-    // usual timestamped names (sort_by_name then costs one pass). The last column, the highest
-    // rowid (one B-tree descent, made once), is how many rows there are unless some were
-    // deleted: room for them all up front spares the vector's growth, which moves every record
-    // into memory not touched yet; room never written costs no memory at all.
+    // usual timestamped names (sort_by_name then costs one pass). The last column, the number of
+    // rows (counted once, on the smallest index), makes room for them all up front, which spares
+    // the vector's growth: each step moves every record into memory not touched yet.
     Statement select(db_.get(),
-                     "SELECT name" + field_list() + ", (SELECT max(rowid) FROM " +
-                         changelog_table_ + ") FROM " + changelog_table_,
+                     "SELECT name" + field_list() + ", (SELECT count(*) FROM " + changelog_table_ +
+                         ") FROM " + changelog_table_,
                      "read changelog");
     const RowReader<Field> row = columns_of(select, kAllFields, 1);
     const int rows_column = static_cast<int>(std::size(kAllFields)) + 1;
     while (select.step()) {
-      if (records.empty()) {
-        records.reserve(
-            std::clamp<std::int64_t>(select.integer(rows_column), 1, kMostRowsReserved));
-      }
+      if (records.empty()) records.reserve(static_cast<std::size_t>(select.integer(rows_column)));
       records.push_back(read_record(select.text(0), row));
     }
     sort_by_name(records);

@@ -273,22 +273,26 @@ TEST_F(SqliteStoreTest, ReadingTheChangelogLeavesAMissingIndexToEnsureSchema) {
             "1");
 }
 
-// The highest rowid sizes the read: rows deleted below it, or one moved to the largest rowid
-// SQLite allows, still read as the records there are.
-TEST_F(SqliteStoreTest, TheChangelogReadsWhateverItsHighestRowid) {
+// The read counts the rows to make room for them: rows deleted by hand, or a changelog table
+// remade WITHOUT ROWID, still read as the records there are.
+TEST_F(SqliteStoreTest, TheChangelogReadsWhateverShapeItsTableHas) {
   auto store = open_sqlite_store(config());
   store->ensure_schema();
   for (const char* name : {"0001-a", "0002-b", "0003-c"}) store->write_record(applied(name));
   testing::SqliteDb raw(db_path());
   raw.exec("DELETE FROM _migronaut_migrations WHERE name = '0002-b'");
-  raw.exec("UPDATE _migronaut_migrations SET rowid = 9223372036854775807 WHERE name = '0001-a'");
-  const std::vector<ChangelogRecord> records = store->read_changelog();
+  ASSERT_EQ(store->read_changelog().size(), 2u);
+
+  const std::string ddl =
+      raw.value("SELECT sql FROM sqlite_master WHERE name = '_migronaut_migrations'").value_or("");
+  raw.exec("ALTER TABLE _migronaut_migrations RENAME TO old_changelog");
+  raw.exec(ddl + " WITHOUT ROWID");
+  raw.exec("INSERT INTO _migronaut_migrations SELECT * FROM old_changelog");
+  raw.exec("DROP TABLE old_changelog");
+  const std::vector<ChangelogRecord> records = open_sqlite_store(config())->read_changelog();
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0].name, "0001-a");
   EXPECT_EQ(records[1].name, "0003-c");
-  raw.exec("UPDATE _migronaut_migrations SET rowid = -5 WHERE name = '0001-a'");
-  raw.exec("UPDATE _migronaut_migrations SET rowid = -6 WHERE name = '0003-c'");
-  EXPECT_EQ(store->read_changelog().size(), 2u);
 }
 
 TEST_F(SqliteStoreTest, FailingScriptRollsBackItsEarlierStatements) {

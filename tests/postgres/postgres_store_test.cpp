@@ -97,8 +97,24 @@ class PostgresStoreTest : public ::testing::Test {
                    .context = &context});
   }
 
+  // Claims the lock for `owner` on a connection of the test's own; returns the fence it makes.
+  LockToken hold_lock(const std::string& owner) {
+    lock_holder_ = open();
+    const LockClaim held = claim(owner);
+    EXPECT_TRUE(lock_holder_->try_acquire(held).acquired);
+    return token_of(held);
+  }
+
+  // Applies `sql` as the transactional migration `name`, fenced by `fence`.
+  void apply(Store& store, const std::string& name, const std::string& sql,
+             const LockToken& fence) {
+    const RecordWrite record = applied_record(name);
+    execute(store, Script{sql}, true, &record, &fence);
+  }
+
   Config config_;
   NullLogger logger_;
+  std::unique_ptr<Store> lock_holder_;
 };
 
 TEST_F(PostgresStoreTest, DescribesItself) {
@@ -584,29 +600,19 @@ TEST_F(PostgresStoreTest, AFenceIsNotFooledByQuotesInTheToken) {
 // A migration's record and fence are statements its session prepared once: a script run in that
 // session sees them, and a lost fence still rolls a later migration back.
 TEST_F(PostgresStoreTest, ASessionRunsTheBookkeepingItPrepared) {
-  const auto lock = open();
+  const LockToken fence = hold_lock("run-a");
   const auto store = open();
-  const LockClaim held = claim("run-a");
-  ASSERT_TRUE(lock->try_acquire(held).acquired);
-  const LockToken fence = token_of(held);
-  for (const char* name : {"m1", "m2"}) {
-    const RecordWrite record = applied_record(name);
-    execute(*store, Script{std::string("CREATE TABLE ") + name + " (id int);"}, true, &record,
-            &fence);
-  }
-  const RecordWrite third = applied_record("m3");
-  execute(*store,
-          Script{"CREATE TABLE seen AS SELECT name FROM pg_prepared_statements "
-                 "WHERE name LIKE 'migronaut%'"},
-          true, &third, &fence);
+  apply(*store, "m1", "CREATE TABLE m1 (id int);", fence);
+  apply(*store, "m2", "CREATE TABLE m2 (id int);", fence);
+  apply(*store, "m3",
+        "CREATE TABLE seen AS SELECT name FROM pg_prepared_statements WHERE name LIKE 'migronaut%'",
+        fence);
   EXPECT_EQ(query("SELECT count(*) FROM seen"), "3");  // the record, the fence, the probe
   for (const char* name : {"m1", "m2", "m3"}) EXPECT_TRUE(record_named(name).has_value()) << name;
 
   ASSERT_TRUE(open()->force_release().has_value());
   ASSERT_TRUE(open()->try_acquire(claim("run-b")).acquired);
-  const RecordWrite fourth = applied_record("m4");
-  EXPECT_THROW(execute(*store, Script{"CREATE TABLE m4 (id int);"}, true, &fourth, &fence),
-               LockLostError);
+  EXPECT_THROW(apply(*store, "m4", "CREATE TABLE m4 (id int);", fence), LockLostError);
   EXPECT_FALSE(table_exists("m4"));
   EXPECT_FALSE(record_named("m4").has_value());
 }
@@ -615,26 +621,17 @@ TEST_F(PostgresStoreTest, ASessionRunsTheBookkeepingItPrepared) {
 // another server session) has the migration rolled back and run again whole, once. Where an
 // earlier message lost them, the probe fails before the script: its sequence moves once.
 TEST_F(PostgresStoreTest, ASessionThatLostThePreparedBookkeepingRunsTheMigrationWhole) {
-  const auto lock = open();
+  const LockToken fence = hold_lock("run-a");
   const auto store = open();
-  const LockClaim held = claim("run-a");
-  ASSERT_TRUE(lock->try_acquire(held).acquired);
-  const LockToken fence = token_of(held);
-  const RecordWrite first = applied_record("m1");
-  execute(*store, Script{"CREATE TABLE log (name text); CREATE SEQUENCE moves;"}, true, &first,
-          &fence);
-  const RecordWrite second = applied_record("m2");
-  execute(*store, Script{"DEALLOCATE ALL; INSERT INTO log VALUES ('two');"}, true, &second, &fence);
+  apply(*store, "m1", "CREATE TABLE log (name text); CREATE SEQUENCE moves;", fence);
+  apply(*store, "m2", "DEALLOCATE ALL; INSERT INTO log VALUES ('two');", fence);
   EXPECT_EQ(query("SELECT count(*) FROM log WHERE name = 'two'"), "1");
   EXPECT_TRUE(record_named("m2").has_value());
 
   const auto other = open();
-  const RecordWrite third = applied_record("m3");
-  execute(*other, Script{"INSERT INTO log VALUES ('three');"}, true, &third, &fence);
+  apply(*other, "m3", "INSERT INTO log VALUES ('three');", fence);
   execute(*other, Script{"DEALLOCATE ALL;"}, false);
-  const RecordWrite fourth = applied_record("m4");
-  execute(*other, Script{"SELECT nextval('moves'); INSERT INTO log VALUES ('four');"}, true,
-          &fourth, &fence);
+  apply(*other, "m4", "SELECT nextval('moves'); INSERT INTO log VALUES ('four');", fence);
   EXPECT_EQ(query("SELECT last_value FROM moves"), "1");
   EXPECT_EQ(query("SELECT count(*) FROM log WHERE name = 'four'"), "1");
   EXPECT_TRUE(record_named("m4").has_value());

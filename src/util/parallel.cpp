@@ -8,6 +8,7 @@
 #include <vector>
 
 namespace migronaut {
+
 std::size_t threads_for(std::size_t count, Spread spread) {
   const std::size_t wanted = count / std::max<std::size_t>(spread.items_per_thread, 1);
   if (wanted < 2 || spread.max_threads < 2) return 1;

@@ -22,11 +22,8 @@ void append_padded(std::string& out, std::string_view text, std::size_t width, b
     if (!right_aligned) out.append(fill, ' ');
     return;
   }
-  if (right_aligned) {
-    fmt::format_to(std::back_inserter(out), "{:>{}}", text, width);
-  } else {
-    fmt::format_to(std::back_inserter(out), "{:<{}}", text, width);
-  }
+  fmt::format_to(std::back_inserter(out), fmt::runtime(right_aligned ? "{:>{}}" : "{:<{}}"), text,
+                 width);
 }
 
 std::string padded(std::string_view text, std::size_t width, bool right_aligned) {

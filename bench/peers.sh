@@ -147,8 +147,10 @@ fi
 if [[ " $skip " != *" storm "* ]]; then
   dir=$work/storm
   mkdir -p "$dir"
-  printf -- '-- migrate:up\nSELECT pg_sleep(2);\nCREATE TABLE storm (id int);\n' \
-    >"$dir/20260101000001-storm.sql"
+  # The migration first queues on the bench's gate (advisory lock 7), so its 2 s start only once
+  # every other process is waiting: spawning 100 processes can itself take seconds.
+  printf -- '-- migrate:up\nSELECT pg_advisory_xact_lock_shared(7);\nSELECT pg_sleep(2);\n%s\n' \
+    'CREATE TABLE storm (id int);' >"$dir/20260101000001-storm.sql"
   pg_psql postgres "CREATE DATABASE storm"
   python3 - "$bin" "$(pg_uri storm)" "$dir" "$storm" "$pg_bin/psql" "$pg_port" <<'PY'
 import os, signal, subprocess, sys, time
@@ -194,12 +196,38 @@ def until(condition):
     deadline = time.time() + 60
     while not condition():
         if time.time() > deadline:
-            sys.exit("storm: the floor's clients never all queued")
+            sys.exit("storm: the clients never all queued")
         time.sleep(0.01)
 
+def gate():
+    """A psql session holding advisory lock 7 until its stdin says COMMIT."""
+    session = subprocess.Popen(psql_on[:-1], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                               text=True)
+    session.stdin.write("BEGIN; SELECT pg_advisory_xact_lock(7);\n")
+    session.stdin.flush()
+    until(lambda: advisory_locks(granted=True) == 1)
+    return session
+
+def open_gate(session, sql=""):
+    session.stdin.write(sql + "COMMIT;\n")
+    session.stdin.close()
+    session.wait(timeout=60)
+
+# Exit times are taken when a process is reaped, so every process must be queued before the
+# holder can commit: the holder blocks on the gate until each of the others says it waits.
+logs = os.path.join(folder, "logs")
+os.makedirs(logs, exist_ok=True)
+storm_gate = gate()
 procs = [subprocess.Popen([binary, "--no-env", "--uri", uri, "--dir", folder, "up", "--wait"],
-                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-         for _ in range(count)]
+                          stdout=subprocess.DEVNULL,
+                          stderr=open(os.path.join(logs, f"{i}.log"), "w"))
+         for i in range(count)]
+def waiting(name):
+    with open(os.path.join(logs, name)) as log:
+        return "waiting for it to release" in log.read()
+until(lambda: advisory_locks(granted=False) == 1 and
+      sum(waiting(name) for name in os.listdir(logs)) == count - 1)
+open_gate(storm_gate)
 codes, ends = exits(procs)
 commit = commit_of("_migronaut_migrations")
 records, locks = (int(n) for n in query("SELECT (SELECT count(*) FROM _migronaut_migrations), "
@@ -210,17 +238,11 @@ last = 1000 * (ends[-1] - commit)
 # by its COMMIT once every one of them is queued, and exiting at once — what the server and the
 # machine allow a crowd to take.
 query("CREATE TABLE floor_gate (id int)")
-holder = subprocess.Popen(psql_on[:-1], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                          text=True)
-holder.stdin.write("BEGIN; INSERT INTO floor_gate VALUES (1); SELECT pg_advisory_xact_lock(7);\n")
-holder.stdin.flush()
-until(lambda: advisory_locks(granted=True) == 1)
+floor_gate = gate()
 crowd = [subprocess.Popen(psql_on + ["SELECT pg_advisory_xact_lock_shared(7)"],
                           stdout=subprocess.DEVNULL) for _ in range(count)]
 until(lambda: advisory_locks(granted=False) == count)
-holder.stdin.write("COMMIT;\n")
-holder.stdin.close()
-holder.wait(timeout=60)
+open_gate(floor_gate, "INSERT INTO floor_gate VALUES (1); ")
 floor_codes, floor_ends = exits(crowd)
 floor_last = 1000 * (floor_ends[-1] - commit_of("floor_gate"))
 

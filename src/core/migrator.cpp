@@ -14,6 +14,7 @@
 #include "core/runner.hpp"
 #include "fmt/format.h"
 #include "store/registry.hpp"
+#include "util/huge_pages.hpp"
 #include "util/ids.hpp"
 #include "util/process_identity.hpp"
 #include "util/redact.hpp"
@@ -120,8 +121,10 @@ struct Migrator::Impl {
   // the files' system calls overlap. A file load() refuses is still the error reported, as
   // when the load came first (that waits for the read to end, though).
   Plan load_and_plan(std::vector<Migration>& migrations) {
-    std::future<std::vector<ChangelogRecord>> changelog =
-        std::async(std::launch::async, [this] { return read_changelog(); });
+    std::future<std::vector<ChangelogRecord>> changelog = std::async(std::launch::async, [this] {
+      prefer_huge_pages_in_this_thread();
+      return read_changelog();
+    });
     migrations = load();
     return make_plan(migrations, changelog.get());
   }

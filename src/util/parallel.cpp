@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/huge_pages.hpp"
+
 namespace migronaut {
 
 std::size_t threads_for(std::size_t count, Spread spread) {
@@ -22,6 +24,7 @@ void for_each_index(std::size_t count, Spread spread,
   std::atomic<std::size_t> next{0};
   std::vector<std::exception_ptr> failures(threads);
   const auto drain = [&](std::size_t thread) {
+    prefer_huge_pages_in_this_thread();
     try {
       for (std::size_t begin; (begin = next.fetch_add(kIndexBlock)) < count;) {
         for (std::size_t i = begin; i < std::min(count, begin + kIndexBlock); ++i) work(i);

@@ -125,16 +125,25 @@ TEST_F(SqliteProcessTest, KilledHolderLeavesItsLockWhichThePeerReclaimsAfterTheT
   EXPECT_EQ(project.lock_row(), std::nullopt);
 }
 
-class StopSignalTest : public SqliteProcessTest, public ::testing::WithParamInterface<int> {};
+class StopSignalTest : public SqliteProcessTest, public ::testing::WithParamInterface<int> {
+ protected:
+  // Starts `up` with `flags` on the slow migration, and returns once it is sending it: "sending"
+  // is logged once the stop was checked for the last time before the body, so a signal from then
+  // on meets the migration in flight. (The lock record names the migration earlier; a signal
+  // then stops the run before its body, at once.)
+  std::unique_ptr<Process> start_sending_the_slow_one(std::vector<std::string> flags) {
+    write_slow_then_fast();
+    flags.insert(flags.end(), {"--verbose", "up"});
+    auto run = project.start(flags, kFastLock);
+    EXPECT_TRUE(eventually([&] {
+      return run->err_so_far().find("sending 0001-slow.sql") != std::string::npos;
+    })) << run->err_so_far();
+    return run;
+  }
+};
 
 TEST_P(StopSignalTest, FirstSignalFinishesTheMigrationInFlightAndExits11) {
-  write_slow_then_fast();
-  // "sending" is logged once the stop was checked for the last time before the body: a signal
-  // from then on must let the migration finish. (The lock record names the migration earlier.)
-  auto run = project.start({"--json", "--verbose", "up"}, kFastLock);
-  ASSERT_TRUE(eventually([&] {
-    return run->err_so_far().find("sending 0001-slow.sql") != std::string::npos;
-  })) << run->err_so_far();
+  auto run = start_sending_the_slow_one({"--json"});
   run->signal(GetParam());
   const ProcessResult result = run->wait();
 
@@ -146,8 +155,7 @@ TEST_P(StopSignalTest, FirstSignalFinishesTheMigrationInFlightAndExits11) {
 }
 
 TEST_P(StopSignalTest, SecondSignalExitsAtOnceLeavingTheLock) {
-  write_slow_then_fast();
-  auto run = start_and_wait_for({"up"}, "0001-slow.sql");
+  auto run = start_sending_the_slow_one({});
   run->signal(GetParam());
   // Two signals sent back to back could merge into one: the second goes after the first
   // was handled.

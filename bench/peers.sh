@@ -5,7 +5,8 @@
 # parses the schema as every real query does). Prints markdown tables of medians, peak RSS and
 # ratios (bench/lib/measure.py), then the scale slope beside the floor of reading the files
 # (bench/lib/read_files.c), and a 100-process storm beside the floor of 100 psql clients freed
-# by one COMMIT.
+# by one COMMIT (each crowd queued behind one gate before it opens). Its header gives what a page
+# fault costs on the machine (bench/lib/page_fault.c), which moves every absolute number.
 # Installs its npm peers into bench/.peers (git-ignored). Never run by ctest.
 #
 # Usage: bench/peers.sh [path/to/migronaut]     (default: build/src/cli/migronaut)
@@ -82,6 +83,8 @@ declare -A label=([migronaut]="migronaut up" [migronaut-wait]="migronaut up --wa
 folder_of() { case $1 in migronaut*) echo migronaut ;; *) echo "$1" ;; esac; }
 
 echo "# migronaut and its peers — $(date -u +%Y-%m-%d), $(nproc) cores, $("$pg_bin/postgres" --version)"
+cc -O2 -o "$work/page_fault" "$here/lib/page_fault.c"
+echo "# a page fault costs $("$work/page_fault") µs here (bench/lib/page_fault.c)"
 echo "# dbmate $("$dbmate" --version | awk '{print $NF}'), node-pg-migrate $(node -p "require('$peers/node_modules/node-pg-migrate/package.json').version"), sql-migrate (Debian $(dpkg-query -W -f='${Version}' sql-migrate))"
 
 if [[ " $skip " != *" boot "* ]]; then
@@ -148,9 +151,10 @@ if [[ " $skip " != *" storm "* ]]; then
   dir=$work/storm
   mkdir -p "$dir"
   # The migration first queues on the bench's gate (advisory lock 7), so its 2 s start only once
-  # every other process is waiting: spawning 100 processes can itself take seconds.
-  printf -- '-- migrate:up\nSELECT pg_advisory_xact_lock_shared(7);\nSELECT pg_sleep(2);\n%s\n' \
-    'CREATE TABLE storm (id int);' >"$dir/20260101000001-storm.sql"
+  # every other process is waiting: spawning 100 processes can itself take seconds. No lock
+  # timeout: the default 5 s would fail a long wait at the gate.
+  printf -- '%s\n' '-- migrate:up lock_timeout:off' 'SELECT pg_advisory_xact_lock_shared(7);' \
+    'SELECT pg_sleep(2);' 'CREATE TABLE storm (id int);' >"$dir/20260101000001-storm.sql"
   pg_psql postgres "CREATE DATABASE storm"
   python3 - "$bin" "$(pg_uri storm)" "$dir" "$storm" "$pg_bin/psql" "$pg_port" <<'PY'
 import os, signal, subprocess, sys, time
@@ -192,9 +196,13 @@ def advisory_locks(granted):
     return int(query("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND "
                      + ("" if granted else "NOT ") + "granted")[0])
 
-def until(condition):
+def until(condition, procs=()):
+    """Polls `condition`; a process of `procs` that ends first, or 60 s, ends the bench."""
     deadline = time.time() + 60
     while not condition():
+        ended = [proc for proc in procs if proc.poll() is not None]
+        if ended:
+            sys.exit(f"storm: a process ended (exit {ended[0].returncode}) before all queued")
         if time.time() > deadline:
             sys.exit("storm: the clients never all queued")
         time.sleep(0.01)
@@ -218,15 +226,16 @@ def open_gate(session, sql=""):
 logs = os.path.join(folder, "logs")
 os.makedirs(logs, exist_ok=True)
 storm_gate = gate()
-procs = [subprocess.Popen([binary, "--no-env", "--uri", uri, "--dir", folder, "up", "--wait"],
-                          stdout=subprocess.DEVNULL,
-                          stderr=open(os.path.join(logs, f"{i}.log"), "w"))
-         for i in range(count)]
+procs = []
+for i in range(count):
+    with open(os.path.join(logs, f"{i}.log"), "w") as log:
+        procs.append(subprocess.Popen([binary, "--no-env", "--uri", uri, "--dir", folder, "up",
+                                       "--wait"], stdout=subprocess.DEVNULL, stderr=log))
 def waiting(name):
     with open(os.path.join(logs, name)) as log:
         return "waiting for it to release" in log.read()
 until(lambda: advisory_locks(granted=False) == 1 and
-      sum(waiting(name) for name in os.listdir(logs)) == count - 1)
+      sum(waiting(name) for name in os.listdir(logs)) == count - 1, procs)
 open_gate(storm_gate)
 codes, ends = exits(procs)
 commit = commit_of("_migronaut_migrations")

@@ -144,18 +144,17 @@ int print_help(CLI::App& app, const std::string& topic) {
 // one. Keeping freed memory in the heap lets what one stage frees serve the next: with 10,000
 // migrations, `status` takes a fifth fewer page faults. (One arena for every thread would take
 // a few more away, but the threads reading files and the changelog then queue on its lock.)
-// Beyond its first 2 MiB, a heap is backed by huge pages (util/huge_pages.hpp).
 void keep_freed_memory() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the most glibc takes
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
-  prefer_huge_pages();
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   keep_freed_memory();
-  Signals signals;  // first: every thread started later inherits the blocked signals
+  prefer_huge_pages();  // a large folder's heaps in 2 MiB pages (util/huge_pages.hpp)
+  Signals signals;      // first: every thread started later inherits the blocked signals
 
   GlobalFlags flags;
   CLI::App app{"migronaut — versioned database migrations, applied exactly once", "migronaut"};

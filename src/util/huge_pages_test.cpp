@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -15,21 +17,50 @@ namespace {
 
 constexpr std::uintptr_t kHugePage = 2 << 20;
 
-// Whether the kernel was asked for huge pages at `address`: the "hg" flag of the mapping that
-// holds it in /proc/self/smaps (set by the advice, whether or not huge pages are to be had).
-bool advised_huge(std::uintptr_t address) {
+// The mapping of /proc/self/smaps that holds an address: where it starts and its VmFlags ("hg":
+// huge pages advised, "nh": advised against; set by the advice whether or not the kernel has
+// huge pages to give).
+struct Mapping {
+  std::uintptr_t from = 0;
+  std::string flags;
+};
+std::optional<Mapping> mapping_of(std::uintptr_t address) {
   std::ifstream smaps("/proc/self/smaps");
-  bool inside = false;
+  std::optional<Mapping> found;
   for (std::string line; std::getline(smaps, line);) {
     std::uintptr_t from = 0, to = 0;
     char dash = 0;
     if (std::istringstream(line) >> std::hex >> from >> dash >> to && dash == '-') {
-      inside = from <= address && address < to;
-    } else if (inside && line.starts_with("VmFlags:")) {
-      return line.find(" hg") != std::string::npos;
+      if (found) return found;
+      if (from <= address && address < to) found = Mapping{from, ""};
+    } else if (found && line.starts_with("VmFlags:")) {
+      found->flags = line.substr(8) + " ";
     }
   }
-  return false;
+  return found;
+}
+
+// Where the calling thread's allocations go, and the glibc heap of its arena (a thread arena's
+// 64 MiB heap is aligned to its size).
+struct Arena {
+  std::uintptr_t allocation = 0;
+  std::uintptr_t heap = 0;
+};
+Arena this_threads_arena() {
+  void* volatile block = std::malloc(64);
+  const auto address = reinterpret_cast<std::uintptr_t>(block);
+  std::free(block);
+  return {address, address & ~((std::uintptr_t{64} << 20) - 1)};
+}
+
+// What the advice made of the mapping at `address`: "huge", "small" (huge pages advised against),
+// "none", or "unmapped".
+std::string advice_of(std::uintptr_t address) {
+  const std::optional<Mapping> mapping = mapping_of(address);
+  if (!mapping) return "unmapped";
+  if (mapping->flags.find(" hg ") != std::string::npos) return "huge";
+  if (mapping->flags.find(" nh ") != std::string::npos) return "small";
+  return "none";
 }
 
 // Runs `body` on a thread of its own, which glibc gives an arena of its own.
@@ -38,42 +69,52 @@ void on_a_new_thread(Body body) {
   std::thread(body).join();
 }
 
-// Where the calling thread's allocations go, and where its arena's heap reaches past its first
-// huge page (glibc aligns a thread arena's 64 MiB heap to its size).
-struct ArenaSpots {
-  std::uintptr_t first_huge_page = 0;
-  std::uintptr_t beyond = 0;
-};
-ArenaSpots this_threads_arena() {
-  void* volatile block = std::malloc(64);
-  const auto address = reinterpret_cast<std::uintptr_t>(block);
-  std::free(block);
-  const std::uintptr_t heap = address & ~((std::uintptr_t{64} << 20) - 1);
-  return {address, heap + 3 * kHugePage};
-}
-
-// In its own process under ctest; run whole, it must come before the test that opts in.
 TEST(HugePagesTest, AThreadsArenaIsLeftAloneUnlessTheProcessOptedIn) {
   on_a_new_thread([] {
     prefer_huge_pages_in_this_thread();
-    const ArenaSpots spots = this_threads_arena();
-    EXPECT_FALSE(advised_huge(spots.beyond));
+    const Arena arena = this_threads_arena();
+    EXPECT_EQ(advice_of(arena.heap + 3 * kHugePage), "none");
   });
 }
 
-TEST(HugePagesTest, OptingInAdvisesEveryHeapBeyondItsFirstHugePage) {
+// Opting in changes the process for good: the test runs in a child process of its own, which
+// prints what it found and exits 0 when all was as expected.
+void opt_in_and_report() {
   const auto heap_start = reinterpret_cast<std::uintptr_t>(sbrk(0));
   prefer_huge_pages();
   const auto heap_end = reinterpret_cast<std::uintptr_t>(sbrk(0));
-  ASSERT_GT(heap_end, heap_start + 8 * kHugePage) << "the heap grew by its reserve";
-  EXPECT_FALSE(advised_huge(heap_start)) << "a small process keeps 4 KiB pages";
-  EXPECT_TRUE(advised_huge(heap_start + 4 * kHugePage));
-  on_a_new_thread([] {
+  std::string found = "main heap grew: " + std::to_string(heap_end > heap_start + 8 * kHugePage) +
+                      ", first " + advice_of(heap_start) + ", past " +
+                      advice_of(heap_start + 4 * kHugePage) + "; ";
+  on_a_new_thread([&] {
     prefer_huge_pages_in_this_thread();
-    const ArenaSpots spots = this_threads_arena();
-    EXPECT_FALSE(advised_huge(spots.first_huge_page)) << "a small thread keeps 4 KiB pages";
-    EXPECT_TRUE(advised_huge(spots.beyond));
+    const Arena arena = this_threads_arena();
+    const std::optional<Mapping> first = mapping_of(arena.allocation);
+    found += "thread heap mapped from its aligned start: " +
+             std::to_string(first && first->from == arena.heap) + ", first " +
+             advice_of(arena.allocation) + ", past " + advice_of(arena.heap + 3 * kHugePage);
   });
+  std::cerr << found << "\n";
+  std::exit(found == "main heap grew: 1, first small, past huge; thread heap mapped from its "
+                     "aligned start: 1, first small, past huge"
+                ? 0
+                : 1);
+}
+
+TEST(HugePagesTest, OptingInAdvisesEveryHeapBeyondItsFirstStretch) {
+  EXPECT_EXIT(opt_in_and_report(), ::testing::ExitedWithCode(0), "");
+}
+
+TEST(HugePagesTest, GlibcsOwnHugePagesTunableLeavesTheHeapsToGlibc) {
+  EXPECT_EXIT(
+      {
+        setenv("GLIBC_TUNABLES", "glibc.malloc.hugetlb=1", 1);  // read by prefer_huge_pages
+        const auto heap_start = reinterpret_cast<std::uintptr_t>(sbrk(0));
+        prefer_huge_pages();
+        std::cerr << "past the start: " << advice_of(heap_start + 4 * kHugePage) << "\n";
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "past the start: (none|unmapped)\n");
 }
 
 }  // namespace

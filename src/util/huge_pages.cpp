@@ -28,11 +28,11 @@ std::uintptr_t program_break() { return reinterpret_cast<std::uintptr_t>(sbrk(0)
 // Advice only: a failure changes nothing. The first stretch is marked as well, so that a kernel
 // giving huge pages to everything (THP "always") does not give a small command's heap one.
 void advise(std::uintptr_t small_from, std::uintptr_t to) {
+  small_from &= ~(static_cast<std::uintptr_t>(getpagesize()) - 1);
   const std::uintptr_t huge_from = (small_from + 2 * kHugePage - 1) & ~(kHugePage - 1);
   to &= ~(kHugePage - 1);
   if (to <= huge_from) return;
-  madvise(reinterpret_cast<void*>(small_from & ~(getpagesize() - 1UL)),
-          huge_from - (small_from & ~(getpagesize() - 1UL)), MADV_NOHUGEPAGE);
+  madvise(reinterpret_cast<void*>(small_from), huge_from - small_from, MADV_NOHUGEPAGE);
   madvise(reinterpret_cast<void*>(huge_from), to - huge_from, MADV_HUGEPAGE);
 }
 

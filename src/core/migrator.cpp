@@ -1,5 +1,6 @@
 #include "migronaut/migrator.hpp"
 
+#include <exception>
 #include <future>
 #include <mutex>
 
@@ -116,17 +117,26 @@ struct Migrator::Impl {
   Plan read_plan(const std::vector<Migration>& migrations) {
     return make_plan(migrations, read_changelog());
   }
-  // load() into `migrations`, and read_plan() of them, side by side: the files are read here
-  // while another thread connects and reads the changelog, so the database's round trips and
-  // the files' system calls overlap. A file load() refuses is still the error reported, as
-  // when the load came first (that waits for the read to end, though).
+  // load() into `migrations`, and read_plan() of them, side by side: another thread reads the
+  // files while this one connects and reads the changelog, so the database's round trips and
+  // the files' system calls overlap. The database is the usual laggard, and this way its work
+  // starts without a new thread's start-up and ends without waking a thread that waits for it.
+  // A file load() refuses is still the error reported, as when the load came first.
   Plan load_and_plan(std::vector<Migration>& migrations) {
-    std::future<std::vector<ChangelogRecord>> changelog = std::async(std::launch::async, [this] {
+    std::future<std::vector<Migration>> loaded = std::async(std::launch::async, [this] {
       prefer_huge_pages_in_this_thread();
-      return read_changelog();
+      return load();
     });
-    migrations = load();
-    return make_plan(migrations, changelog.get());
+    std::vector<ChangelogRecord> records;
+    std::exception_ptr read_failure;
+    try {
+      records = read_changelog();
+    } catch (...) {
+      read_failure = std::current_exception();
+    }
+    migrations = loaded.get();
+    if (read_failure) std::rethrow_exception(read_failure);
+    return make_plan(migrations, std::move(records));
   }
 
   // The plan under the lock, once each renamed migration is recorded under its new name (the

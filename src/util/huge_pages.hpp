@@ -12,7 +12,7 @@ namespace migronaut {
 void prefer_huge_pages();
 
 // The same for the glibc arena of the calling thread, when the process opted in: a thread that
-// reads files or records allocates in an arena of its own.
+// reads files allocates in an arena of its own.
 void prefer_huge_pages_in_this_thread();
 
 }  // namespace migronaut

@@ -137,7 +137,7 @@ struct MigratorOptions {
   Hooks hooks;
   std::vector<EventListener> listeners;
   // Where log lines go; null: spdlog's default logger on stderr. Called from more than one
-  // thread (the lock's heartbeat, the changelog read beside the file load): it must be
+  // thread (the lock's heartbeat, the file load beside the changelog read): it must be
   // thread-safe.
   std::shared_ptr<Logger> logger;
 };

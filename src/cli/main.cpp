@@ -143,7 +143,7 @@ int print_help(CLI::App& app, const std::string& topic) {
 // returned. A short command then touches fresh pages over and over, and the kernel zeroes each
 // one. Keeping freed memory in the heap lets what one stage frees serve the next: with 10,000
 // migrations, `status` takes a fifth fewer page faults. (One arena for every thread would take
-// a few more away, but the threads reading files and the changelog then queue on its lock.)
+// a few more away, but the threads reading files then queue on its lock.)
 void keep_freed_memory() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // the most glibc takes
   mallopt(M_TRIM_THRESHOLD, 512 << 20);

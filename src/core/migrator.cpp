@@ -121,7 +121,8 @@ struct Migrator::Impl {
   // files while this one connects and reads the changelog, so the database's round trips and
   // the files' system calls overlap. The database is the usual laggard, and this way its work
   // starts without a new thread's start-up and ends without waking a thread that waits for it.
-  // A file load() refuses is still the error reported, as when the load came first.
+  // A file load() refuses is still the error reported, as when the load came first (once the
+  // read has ended, though).
   Plan load_and_plan(std::vector<Migration>& migrations) {
     std::future<std::vector<Migration>> loaded = std::async(std::launch::async, [this] {
       prefer_huge_pages_in_this_thread();

@@ -533,6 +533,32 @@ TEST_F(LibraryTest, LockAlreadyHeldCarriesCodeMessageAndContext) {
   EXPECT_FALSE(database().has_table("orders"));
 }
 
+// The boot check reads the folder and the changelog side by side; which failure is reported
+// does not depend on which read ends first. The database here is a file SQLite cannot read.
+// (One that opened and then failed is waited out like a restart; these runs do not wait.)
+TEST_F(LibraryTest, AFileThatDoesNotParseIsReportedBeforeADatabaseThatCannotBeRead) {
+  dir_.write(std::filesystem::path("migrations") / "0001-a.sql", "DROP TABLE users;\n");
+  const std::string not_a_database(8192, 'x');
+  dir_.write("app.db", not_a_database);
+  config_.on_lock_held = OnLockHeld::kThrow;
+  try {
+    run_migrations(config_, quiet_run());
+    FAIL() << "0001-a.sql does not parse";
+  } catch (const MigrationInvalidFormatError& e) {
+    EXPECT_EQ(e.context().value("file", ""), "0001-a.sql");
+  }
+  EXPECT_EQ(dir_.read("app.db"), not_a_database);
+}
+
+TEST_F(LibraryTest, ADatabaseThatCannotBeReadIsReportedWhenEveryFileParses) {
+  add_file("0001-users.sql", "users");
+  const std::string not_a_database(8192, 'x');
+  dir_.write("app.db", not_a_database);
+  config_.on_lock_held = OnLockHeld::kThrow;
+  EXPECT_THROW(run_migrations(config_, quiet_run()), ConnectionFailedError);
+  EXPECT_EQ(dir_.read("app.db"), not_a_database);
+}
+
 TEST_F(LibraryTest, BadConfigIsAConfigInvalidError) {
   try {
     config_from_json({{"uri", "sqlite:app.db"}, {"onLockHeld", "sometimes"}});

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -34,6 +35,11 @@ std::filesystem::path TempDir::write(const std::filesystem::path& name,
   std::filesystem::create_directories(file.parent_path());
   std::ofstream(file, std::ios::binary) << content;
   return file;
+}
+
+std::string TempDir::read(const std::filesystem::path& name) const {
+  std::ifstream in(path_ / name, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 }  // namespace migronaut::testing

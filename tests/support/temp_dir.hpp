@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <string_view>
 
 namespace migronaut::testing {
@@ -18,6 +19,8 @@ class TempDir {
   std::filesystem::path file(std::string_view name) const { return path_ / name; }
   // Writes `content` to `name` (parent folders created) and returns its path.
   std::filesystem::path write(const std::filesystem::path& name, std::string_view content) const;
+  // The bytes of `name` (empty when it cannot be read).
+  std::string read(const std::filesystem::path& name) const;
 
  private:
   std::filesystem::path path_;

@@ -211,13 +211,15 @@ struct Migrator::Impl {
 
   // Runs `step`, marking a connection failure in it as one before the lock (kBeforeLockKey),
   // which a waiting run waits out — unless nothing asked to wait for a database that was never
-  // reached: a plain `up` against a wrong or dead URI fails at once.
+  // reached (a plain `up` against a wrong or dead URI fails at once), or waiting cannot mend it
+  // (is_lasting: a file that is not a database).
   template <typename Step>
   void before_lock(const Step& step) {
     try {
       step();
     } catch (ConnectionFailedError& error) {
-      if (error.context().is_object() && (wait_for_database || database_reached)) {
+      if (error.context().is_object() && !is_lasting(error) &&
+          (wait_for_database || database_reached)) {
         error.context()[kBeforeLockKey] = true;
       }
       throw;

@@ -290,6 +290,14 @@ inline bool is_writer_busy(const Error& error) {
          error.context().value(kWriterBusyKey, false);
 }
 
+// A ConnectionFailedError that waiting cannot mend: the database was reached, and what it holds
+// cannot be read as one (SQLite's "file is not a database", a corrupt file). A run reports it
+// at once instead of waiting it out as it would a restart.
+inline constexpr const char* kLastingKey = "lasting";
+inline bool is_lasting(const Error& error) {
+  return error.context().is_object() && error.context().value(kLastingKey, false);
+}
+
 // kRead creates nothing — no database file, no table — for the commands that only look.
 enum class Access { kRead, kWrite };
 

@@ -535,12 +535,10 @@ TEST_F(LibraryTest, LockAlreadyHeldCarriesCodeMessageAndContext) {
 
 // The boot check reads the folder and the changelog side by side; which failure is reported
 // does not depend on which read ends first. The database here is a file SQLite cannot read.
-// (One that opened and then failed is waited out like a restart; these runs do not wait.)
 TEST_F(LibraryTest, AFileThatDoesNotParseIsReportedBeforeADatabaseThatCannotBeRead) {
   dir_.write(std::filesystem::path("migrations") / "0001-a.sql", "DROP TABLE users;\n");
   const std::string not_a_database(8192, 'x');
   dir_.write("app.db", not_a_database);
-  config_.on_lock_held = OnLockHeld::kThrow;
   try {
     run_migrations(config_, quiet_run());
     FAIL() << "0001-a.sql does not parse";
@@ -550,12 +548,26 @@ TEST_F(LibraryTest, AFileThatDoesNotParseIsReportedBeforeADatabaseThatCannotBeRe
   EXPECT_EQ(dir_.read("app.db"), not_a_database);
 }
 
-TEST_F(LibraryTest, ADatabaseThatCannotBeReadIsReportedWhenEveryFileParses) {
+// A database that was reached and then failed is waited out like a restart, but no wait mends a
+// file that is not a database: it is reported at once, waiting for the database or not.
+TEST_F(LibraryTest, ADatabaseThatCannotBeReadIsReportedAtOnceWhenEveryFileParses) {
   add_file("0001-users.sql", "users");
   const std::string not_a_database(8192, 'x');
   dir_.write("app.db", not_a_database);
-  config_.on_lock_held = OnLockHeld::kThrow;
-  EXPECT_THROW(run_migrations(config_, quiet_run()), ConnectionFailedError);
+  config_.lock_wait_timeout_ms = 2000;  // what a regression would wait
+  for (const bool wait_for_database : {false, true}) {
+    RunMigrationsOptions options = quiet_run();
+    options.wait_for_database = wait_for_database;
+    int waits = 0;
+    options.on_wait = [&waits](const LockWaitReport&) { ++waits; };
+    try {
+      run_migrations(config_, options);
+      FAIL() << "app.db is not a database";
+    } catch (const ConnectionFailedError& e) {
+      EXPECT_THAT(e.what(), HasSubstr("file is not a database"));
+    }
+    EXPECT_EQ(waits, 0) << "wait_for_database " << wait_for_database;
+  }
   EXPECT_EQ(dir_.read("app.db"), not_a_database);
 }
 

@@ -66,9 +66,11 @@ bool is_connection_error(int code) {
 [[noreturn]] void throw_sqlite_error(sqlite3* db, int code, std::string_view operation) {
   const std::string error = sqlite3_errmsg(db);
   nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
-  if ((code & 0xff) == SQLITE_BUSY) context[kWriterBusyKey] = true;
+  const int primary = code & 0xff;
+  if (primary == SQLITE_BUSY) context[kWriterBusyKey] = true;
+  if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) context[kLastingKey] = true;
   const std::string message = "sqlite: " + std::string(operation) + " failed: " + error;
-  if ((code & 0xff) == SQLITE_READONLY || (code & 0xff) == SQLITE_PERM) {
+  if (primary == SQLITE_READONLY || primary == SQLITE_PERM) {
     throw PermissionDeniedError(
         message + " (the database file or its folder is not writable by this user)", context);
   }

@@ -68,15 +68,10 @@ void prefer_huge_pages_in_this_thread() {
   // The main arena lies in the program break's heap, below every mapping a thread arena has.
   if (address < program_break()) return;
   const std::uintptr_t heap = address & ~(kArenaHeap - 1);
-  // Once per heap and thread: the boot check's file reader asks before it lists the folder and
-  // again as it reads the files.
-  thread_local std::uintptr_t advised = 0;
-  if (heap == advised) return;
   // An arena's heap is mapped whole (what it does not use yet PROT_NONE); a hole means the
   // region is not one, and it is left alone. (msync with MS_ASYNC only checks the mapping.)
   if (msync(reinterpret_cast<void*>(heap), kArenaHeap, MS_ASYNC) != 0) return;
   advise(heap, heap + kArenaHeap);
-  advised = heap;
 }
 
 }  // namespace migronaut

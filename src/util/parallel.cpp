@@ -24,7 +24,9 @@ void for_each_index(std::size_t count, Spread spread,
   std::atomic<std::size_t> next{0};
   std::vector<std::exception_ptr> failures(threads);
   const auto drain = [&](std::size_t thread) {
-    prefer_huge_pages_in_this_thread();
+    // The threads started here advise their arenas; the calling thread's is its caller's (the
+    // boot check's file reader advises before it lists the folder).
+    if (thread > 0) prefer_huge_pages_in_this_thread();
     try {
       for (std::size_t begin; (begin = next.fetch_add(kIndexBlock)) < count;) {
         for (std::size_t i = begin; i < std::min(count, begin + kIndexBlock); ++i) work(i);

@@ -155,6 +155,12 @@ class LibraryTest : public ::testing::Test {
     return std::nullopt;
   }
   Database database() const { return Database(dir_.file("app.db")); }
+  // Fills the database file with bytes SQLite cannot read as a database, and returns them.
+  std::string write_a_database_that_is_not_one() const {
+    const std::string not_a_database(8192, 'x');
+    dir_.write("app.db", not_a_database);
+    return not_a_database;
+  }
 
   TempDir dir_{"migronaut-library"};
   Config config_;
@@ -537,8 +543,7 @@ TEST_F(LibraryTest, LockAlreadyHeldCarriesCodeMessageAndContext) {
 // does not depend on which read ends first. The database here is a file SQLite cannot read.
 TEST_F(LibraryTest, AFileThatDoesNotParseIsReportedBeforeADatabaseThatCannotBeRead) {
   dir_.write(std::filesystem::path("migrations") / "0001-a.sql", "DROP TABLE users;\n");
-  const std::string not_a_database(8192, 'x');
-  dir_.write("app.db", not_a_database);
+  const std::string not_a_database = write_a_database_that_is_not_one();
   try {
     run_migrations(config_, quiet_run());
     FAIL() << "0001-a.sql does not parse";
@@ -552,8 +557,7 @@ TEST_F(LibraryTest, AFileThatDoesNotParseIsReportedBeforeADatabaseThatCannotBeRe
 // file that is not a database: it is reported at once, waiting for the database or not.
 TEST_F(LibraryTest, ADatabaseThatCannotBeReadIsReportedAtOnceWhenEveryFileParses) {
   add_file("0001-users.sql", "users");
-  const std::string not_a_database(8192, 'x');
-  dir_.write("app.db", not_a_database);
+  const std::string not_a_database = write_a_database_that_is_not_one();
   config_.lock_wait_timeout_ms = 2000;  // what a regression would wait
   for (const bool wait_for_database : {false, true}) {
     RunMigrationsOptions options = quiet_run();

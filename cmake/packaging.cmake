@@ -25,8 +25,10 @@ set(CPACK_COMPONENT_CLI_DESCRIPTION
 
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME migronaut-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
-# The library's users link the clients of the backends it was built with.
-set(dev_depends "nlohmann-json3-dev, libssl-dev, libfmt-dev, libspdlog-dev")
+# The library is static: its users link what it links, the clients of the backends it was built
+# with among them.
+set(dev_depends
+    "nlohmann-json3-dev, libssl-dev, zlib1g-dev, libfmt-dev, libspdlog-dev, libpg-query-dev")
 foreach(backend SQLITE:libsqlite3-dev POSTGRES:libpq-dev MONGO:libmongoc-dev)
   string(REPLACE ":" ";" pair ${backend})
   list(GET pair 0 option)

@@ -118,7 +118,10 @@ struct ImportedMigration {
   std::string name;
   std::optional<std::int64_t> applied_at_ms;  // the tool's time; absent when it keeps none
   std::string checksum;
-  std::string checksum_source;  // "disk", "reused" (the tool's hash) or "missing" (no file)
+  // "disk" (the file's), "verified" (the file's, the tool's own checksum of it agreeing),
+  // "changed" (the tool's, which the file no longer matches: drift), "reused" (the tool's hash,
+  // migrate-mongo's) or "missing" (no file).
+  std::string checksum_source;
   std::string description;
   std::string baseline;  // Flyway: the baseline version that covers it, when no row of its own does
 };

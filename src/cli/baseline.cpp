@@ -15,26 +15,32 @@ Command add_baseline(CLI::App& app) {
   sub->add_flag("-y,--yes", *yes, "Do not ask for confirmation");
   document(sub, "migronaut baseline --to 20260101090100-create-orders.sql --yes",
            "0 baselined, 3 lock held, 5 connection failed, 8 an unknown --to target, 11 declined");
-  return {sub,
-          [to, yes](Context& context) {
-            const Config config = context.config();
-            if (!confirm(context, "Mark migrations applied WITHOUT running them?", *yes)) {
-              throw RunAbortedError("baseline cancelled");
-            }
-            StoppableMigrator migrator(context, config);
-            const BaselineResult result =
-                migrator->baseline(to->empty() ? std::nullopt : std::optional(*to));
-            Output& out = context.out();
-            out.success(fmt::format("{} baselined in batch {}, {} already applied",
-                                    result.baselined.size(), result.batch, result.skipped.size()));
-            if (out.json_mode()) {
-              out.document({{"baselined", result.baselined},
-                            {"skipped", result.skipped},
-                            {"batch", result.batch}});
-            }
-            return 0;
-          },
-          /*graceful_stop=*/true};
+  return {
+      sub,
+      [to, yes](Context& context) {
+        const Config config = context.config();
+        if (!confirm(context, "Mark migrations applied WITHOUT running them?", *yes)) {
+          throw RunAbortedError("baseline cancelled");
+        }
+        StoppableMigrator migrator(context, config);
+        const BaselineResult result =
+            migrator->baseline(to->empty() ? std::nullopt : std::optional(*to));
+        Output& out = context.out();
+        if (result.baselined.empty()) {
+          out.success(
+              fmt::format("Nothing to baseline: {} already applied", result.skipped.size()));
+        } else {
+          out.success(fmt::format("{} baselined in batch {}, {} already applied",
+                                  result.baselined.size(), result.batch, result.skipped.size()));
+        }
+        if (out.json_mode()) {
+          out.document({{"baselined", result.baselined},
+                        {"skipped", result.skipped},
+                        {"batch", result.batch}});
+        }
+        return 0;
+      },
+      /*graceful_stop=*/true};
 }
 
 }  // namespace migronaut::cli

@@ -7,12 +7,21 @@
 namespace migronaut::cli {
 namespace {
 
+// Where an imported record's checksum comes from, in words.
+std::string_view checksum_origin(const std::string& source) {
+  if (source == "verified") return "the file's, as the tool's checksum agrees";
+  if (source == "changed") return "the tool's: the file changed since it ran (drift)";
+  if (source == "reused") return "the tool's";
+  if (source == "missing") return "none: no file";
+  return "the file's";
+}
+
 // One imported record, as the report lists it.
 std::string imported_line(const ImportedMigration& migration) {
   return fmt::format(
-      "  {}  applied {}  checksum from {}{}", migration.name,
+      "  {}  applied {}  checksum {}{}", migration.name,
       migration.applied_at_ms ? format_time(*migration.applied_at_ms) : "(time not kept)",
-      migration.checksum_source,
+      checksum_origin(migration.checksum_source),
       migration.baseline.empty() ? "" : "  (Flyway baseline " + migration.baseline + ")");
 }
 

@@ -3,14 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "migronaut/errors.hpp"
 #include "source/names.hpp"
 #include "source/version.hpp"
+#include "util/checksum.hpp"
 
 namespace migronaut {
 namespace {
+
+using FileChecksums = std::map<std::string, std::string>;
 
 // One migration the tool applied, before it is matched to a file.
 struct Applied {
@@ -95,16 +99,34 @@ void add_baselined(const ForeignRecord& baseline, const std::vector<Migration>& 
   applied.insert(applied.begin(), below.begin(), below.end());
 }
 
-// One successful Flyway row: an undo takes its version back out; a repeatable's later run
-// replaces its earlier one.
-void add_flyway_row(const ForeignRecord& row, std::vector<Applied>& applied) {
+// How Flyway's checksum of a file (its CRC-32, as text) is recorded: marked as Flyway's, as
+// it is never one of migronaut's.
+std::string as_flyway_checksum(std::string_view crc) {
+  return crc.empty() ? "" : "flyway:" + std::string(crc);
+}
+
+// One successful Flyway row: an undo takes its version back out, as a delete (`flyway repair`
+// marking a migration whose file is gone) takes its version or repeatable back out; a
+// repeatable's later run replaces its earlier one.
+void add_flyway_row(const ForeignRecord& row, std::vector<Applied>& applied, ImportResult& result) {
+  const auto same_migration = [&](const Applied& a) {
+    return row.version.empty() ? a.version.empty() && a.name == row.name
+                               : at_version(a, row.version);
+  };
   if (row.type.starts_with("UNDO")) {
-    std::erase_if(applied, [&](const Applied& a) { return at_version(a, row.version); });
+    std::erase_if(applied, same_migration);
+    return;
+  }
+  if (row.type == "DELETE") {
+    std::erase_if(applied, same_migration);
+    result.not_imported.emplace_back(row.name.empty() ? row.version : row.name,
+                                     "marked deleted by `flyway repair`");
     return;
   }
   std::erase_if(applied,
                 [&](const Applied& a) { return row.version.empty() && a.name == row.name; });
-  applied.push_back({row.version, row.name, row.applied_at_ms, "", row.description, ""});
+  applied.push_back({row.version, row.name, row.applied_at_ms, as_flyway_checksum(row.checksum),
+                     row.description, ""});
 }
 
 // Flyway: rows by installed rank, then what its baseline (if any) covers.
@@ -120,7 +142,7 @@ std::vector<Applied> flyway(const std::vector<ForeignRecord>& history,
     } else if (row.type == "BASELINE") {
       baseline = &row;
     } else {
-      add_flyway_row(row, applied);
+      add_flyway_row(row, applied, result);
     }
   }
   if (baseline != nullptr) add_baselined(*baseline, migrations, applied, result);
@@ -142,9 +164,44 @@ std::vector<Applied> applied_in(ForeignTool tool, const std::vector<ForeignRecor
   return applied;
 }
 
+// Each file's checksum as `tool` computes its own, by name: Flyway's; none for the other tools,
+// whose hash (migrate-mongo's) is migronaut's own kind or who keep none.
+FileChecksums tool_checksums(ForeignTool tool, const FileTexts& texts) {
+  FileChecksums checksums;
+  if (tool != ForeignTool::kFlyway) return checksums;
+  for (const auto& [name, text] : texts) {
+    checksums.emplace(name, as_flyway_checksum(std::to_string(flyway_checksum(text))));
+  }
+  return checksums;
+}
+
+// The checksum `imported` records for `file`: the file's own when the tool's hash agrees with
+// the file or there is none. A tool that hashes files its own way (Flyway) ran another text when
+// its hash differs: the record keeps that hash, so migronaut sees the edit as drift (and runs a
+// repeatable again, as Flyway would). migrate-mongo's hash that differs is kept only with
+// `trust_hash`.
+void take_checksum(const Applied& applied, const Migration& file,
+                   const FileChecksums& tool_checksums, bool trust_hash,
+                   ImportedMigration& imported) {
+  const auto theirs = tool_checksums.find(file.name);
+  const bool tool_hashes_files = theirs != tool_checksums.end();
+  if (applied.hash.empty() ||
+      applied.hash == (tool_hashes_files ? theirs->second : file.checksum)) {
+    imported.checksum = file.checksum;
+    imported.checksum_source = applied.hash.empty() ? "disk" : "verified";
+  } else if (tool_hashes_files) {
+    imported.checksum = applied.hash;
+    imported.checksum_source = "changed";
+  } else {
+    imported.checksum = trust_hash ? applied.hash : file.checksum;
+    imported.checksum_source = trust_hash ? "reused" : "disk";
+  }
+}
+
 // `applied` matched to its file, or to the tool's own name; nullopt (noted) when neither works.
 std::optional<ImportedMigration> match(const Applied& applied,
-                                       const std::vector<Migration>& migrations, bool trust_hash,
+                                       const std::vector<Migration>& migrations,
+                                       const FileChecksums& tool_checksums, bool trust_hash,
                                        ImportResult& result) {
   const Migration* file = applied.name.empty() ? nullptr : by_name(migrations, applied.name);
   if (file == nullptr) file = by_version(migrations, applied.version);
@@ -155,9 +212,7 @@ std::optional<ImportedMigration> match(const Applied& applied,
   if (file != nullptr) {
     imported.name = file->name;
     if (imported.description.empty()) imported.description = file->description;
-    const bool reuse = !applied.hash.empty() && (trust_hash || applied.hash == file->checksum);
-    imported.checksum = reuse ? applied.hash : file->checksum;
-    imported.checksum_source = reuse ? "reused" : "disk";
+    take_checksum(applied, *file, tool_checksums, trust_hash, imported);
     return imported;
   }
   const std::string label = applied.name.empty() ? applied.version : applied.name;
@@ -179,16 +234,18 @@ std::optional<ImportedMigration> match(const Applied& applied,
 
 ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& history,
                          const std::vector<Migration>& migrations,
-                         const std::vector<ChangelogRecord>& existing, bool trust_hash) {
+                         const std::vector<ChangelogRecord>& existing, bool trust_hash,
+                         const FileTexts& texts) {
   ImportResult result;
+  const FileChecksums checksums = tool_checksums(tool, texts);
   result.from = foreign_tool_name(tool);
+  // Whatever migronaut recorded itself stands: a migration it reverted stays reverted.
   std::set<std::string> done;
-  for (const ChangelogRecord& record : existing) {
-    if (record.status == RecordStatus::kApplied) done.insert(record.name);
-  }
+  for (const ChangelogRecord& record : existing) done.insert(record.name);
   std::set<std::string> taken;
   for (const Applied& applied : applied_in(tool, history, migrations, result)) {
-    std::optional<ImportedMigration> imported = match(applied, migrations, trust_hash, result);
+    std::optional<ImportedMigration> imported =
+        match(applied, migrations, checksums, trust_hash, result);
     if (!imported || !taken.insert(imported->name).second) continue;
     if (done.contains(imported->name)) {
       result.skipped.push_back(imported->name);

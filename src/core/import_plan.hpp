@@ -2,6 +2,8 @@
 // disk. A pure function of its inputs: no store, no clock.
 #pragma once
 
+#include <map>
+#include <string>
 #include <vector>
 
 #include "migronaut/changelog.hpp"
@@ -11,17 +13,23 @@
 
 namespace migronaut {
 
+// Files' texts by file name.
+using FileTexts = std::map<std::string, std::string>;
+
 // The migrations `history` says are applied, in the order the tool applied them, each named
 // after its file on disk (matched by name, else by version) with the file's checksum — or,
-// where no file matches, under the tool's own name when that is a valid one. Records already
-// applied in `existing` are skipped. golang-migrate keeps only its current version: every
-// migration up to it is applied. Flyway's failed rows and undone versions are not imported;
-// its baseline at version V imports every versioned file at or below V without a successful
-// row of its own, at the baseline's time, marked with V (`baseline`). migrate-mongo's fileHash
-// is reused when it matches the file (always with `trust_hash`). Throws MigrationBlockedError
-// for a dirty golang-migrate version.
+// where no file matches, under the tool's own name when that is a valid one. A migration that
+// `existing` records, in any status, is skipped: what migronaut recorded itself stands.
+// golang-migrate keeps only its current version: every migration up to it is applied. Flyway's
+// failed rows, undone versions and deleted ones (`flyway repair`) are not imported; its baseline
+// at version V imports every versioned file at or below V without a successful row of its own,
+// at the baseline's time, marked with V (`baseline`). Flyway's checksum of each file in `texts`
+// is compared with its row's: a file edited since keeps the row's checksum, which migronaut
+// reports as drift. migrate-mongo's fileHash is reused when it matches the file (always with
+// `trust_hash`). Throws MigrationBlockedError for a dirty golang-migrate version.
 ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& history,
                          const std::vector<Migration>& migrations,
-                         const std::vector<ChangelogRecord>& existing, bool trust_hash);
+                         const std::vector<ChangelogRecord>& existing, bool trust_hash,
+                         const FileTexts& texts = {});
 
 }  // namespace migronaut

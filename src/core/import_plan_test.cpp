@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "migronaut/errors.hpp"
+#include "util/checksum.hpp"
 
 namespace migronaut {
 namespace {
@@ -96,6 +97,49 @@ TEST(PlanImportTest, FlywaySkipsFailedRowsAndUndoneVersions) {
   EXPECT_EQ(result.not_imported[1].first, "0");  // a baseline below every file covers none
 }
 
+TEST(PlanImportTest, FlywayDeletedVersionsAndRepeatablesAreNotImported) {
+  const std::vector<Migration> disk = {file("V1__a.sql", "1"), file("R__views.sql", "")};
+  const ImportResult result = plan_import(
+      ForeignTool::kFlyway,
+      {flyway_row("1", "V1__a.sql", "SQL", true), flyway_row("1.5", "V1.5__b.sql", "SQL", true),
+       flyway_row("", "R__views.sql", "SQL", true),
+       flyway_row("1.5", "V1.5__b.sql", "DELETE", true),
+       flyway_row("", "R__views.sql", "DELETE", true)},
+      disk, {}, false);
+  EXPECT_EQ(names(result), std::vector<std::string>{"V1__a.sql"});
+  ASSERT_EQ(result.not_imported.size(), 2u);
+  EXPECT_EQ(result.not_imported[0].first, "V1.5__b.sql");
+  EXPECT_EQ(result.not_imported[1].first, "R__views.sql");
+}
+
+// Flyway's row for a file, with the checksum Flyway computed over `text`.
+ForeignRecord flyway_row_of(std::string version, std::string script, std::string_view text) {
+  ForeignRecord row = flyway_row(std::move(version), std::move(script), "SQL", true);
+  row.checksum = std::to_string(flyway_checksum(text));
+  return row;
+}
+
+TEST(PlanImportTest, AFileEditedSinceFlywayRanItKeepsFlywaysChecksum) {
+  const std::vector<Migration> disk = {file("V1__a.sql", "1"), file("V2__b.sql", "2"),
+                                       file("R__views.sql", "")};
+  const FileTexts texts = {{"V1__a.sql", "CREATE TABLE a (id int);\r\n"},
+                           {"V2__b.sql", "CREATE TABLE b (id int, note text);\n"},
+                           {"R__views.sql", "CREATE VIEW v AS SELECT 2;\n"}};
+  const ForeignRecord edited_view =
+      flyway_row_of("", "R__views.sql", "CREATE VIEW v AS SELECT 1;\n");
+  const ImportResult result =
+      plan_import(ForeignTool::kFlyway,
+                  {flyway_row_of("1", "V1__a.sql", "CREATE TABLE a (id int);\n"),
+                   flyway_row_of("2", "V2__b.sql", "CREATE TABLE b (id int);\n"), edited_view},
+                  disk, {}, false, texts);
+  ASSERT_EQ(names(result), (std::vector<std::string>{"V1__a.sql", "V2__b.sql", "R__views.sql"}));
+  EXPECT_EQ(result.imported[0].checksum, "sum-V1__a.sql");  // CRLF is no edit to Flyway
+  EXPECT_EQ(result.imported[0].checksum_source, "verified");
+  EXPECT_EQ(result.imported[1].checksum_source, "changed");
+  EXPECT_EQ(result.imported[2].checksum, "flyway:" + edited_view.checksum);
+  EXPECT_EQ(result.imported[2].checksum_source, "changed");
+}
+
 TEST(PlanImportTest, AFlywayBaselineCoversEveryVersionUpToAndIncludingIt) {
   const std::vector<Migration> disk = {file("V1__a.sql", "1"), file("V2__b.sql", "2"),
                                        file("V2.1__c.sql", "2.1"), file("V3__d.sql", "3"),
@@ -148,12 +192,23 @@ TEST(PlanImportTest, MigrateMongoHashesAreReusedOnlyWhenTheyMatch) {
   other.checksum = "js-hash";
   const ImportResult recomputed =
       plan_import(ForeignTool::kMigrateMongo, {same, other}, disk, {}, false);
-  EXPECT_EQ(recomputed.imported[0].checksum_source, "reused");
+  EXPECT_EQ(recomputed.imported[0].checksum_source, "verified");
   EXPECT_EQ(recomputed.imported[1].checksum, "sum-20260102-b.json");
   EXPECT_EQ(recomputed.imported[1].checksum_source, "disk");
   const ImportResult trusted =
       plan_import(ForeignTool::kMigrateMongo, {same, other}, disk, {}, true);
   EXPECT_EQ(trusted.imported[1].checksum, "js-hash");
+}
+
+TEST(PlanImportTest, AMigrationRevertedSinceTheFirstImportStaysReverted) {
+  ChangelogRecord reverted;
+  reverted.name = "2_b.sql";
+  reverted.status = RecordStatus::kReverted;
+  const ImportResult result =
+      plan_import(ForeignTool::kDbmate, {versioned("1"), versioned("2")},
+                  {file("1_a.sql", "1"), file("2_b.sql", "2")}, {reverted}, false);
+  EXPECT_EQ(names(result), std::vector<std::string>{"1_a.sql"});
+  EXPECT_EQ(result.skipped, std::vector<std::string>{"2_b.sql"});
 }
 
 TEST(PlanImportTest, RecordsAlreadyAppliedAreSkipped) {

@@ -15,6 +15,7 @@
 #include "core/runner.hpp"
 #include "fmt/format.h"
 #include "store/registry.hpp"
+#include "util/file.hpp"
 #include "util/huge_pages.hpp"
 #include "util/ids.hpp"
 #include "util/process_identity.hpp"
@@ -284,7 +285,10 @@ std::vector<RunResult> Migrator::Impl::locked_run(const char* command, Direction
   std::exception_ptr failure = run_work(work, stop, lease.get(), run, results);
   failure = release_lock(lease.get(), failure);
   if (failure) fail_run(run, failure, results);
-  logger->info(fmt::format("Done: {} migration(s) in {} ms", results.size(), run.elapsed_ms()));
+  // Only a run that ran migrations counts them: baseline, import and repair report what they did.
+  if (!results.empty()) {
+    logger->info(fmt::format("Done: {} migration(s) in {} ms", results.size(), run.elapsed_ms()));
+  }
   emit_run_end(run, results, true, "");
   return results;
 }
@@ -631,10 +635,27 @@ std::vector<RepairTarget> Migrator::repair(const std::optional<std::string>& fil
 
 namespace {
 
-// Why an imported record is applied, when its row does not say so itself.
-std::string import_reason(const ImportedMigration& migration) {
+// Why an imported record is applied, or shows drift, when its row does not say so itself.
+std::string import_reason(const ImportedMigration& migration, const std::string& tool) {
+  if (migration.checksum_source == "changed") {
+    return fmt::format("the file changed since {} applied it: its checksum is {}'s", tool, tool);
+  }
   if (migration.baseline.empty()) return "";
   return "covered by the Flyway baseline at version " + migration.baseline;
+}
+
+// The texts of the migration files, for a tool that checksums them its own way (Flyway); a
+// migration from code has none.
+FileTexts texts_to_check(ForeignTool tool, const std::filesystem::path& dir,
+                         const std::vector<Migration>& migrations) {
+  FileTexts texts;
+  if (tool != ForeignTool::kFlyway) return texts;
+  for (const Migration& migration : migrations) {
+    if (std::optional<std::string> text = read_whole_file(dir / migration.name)) {
+      texts.emplace(migration.name, std::move(*text));
+    }
+  }
+  return texts;
 }
 
 // Where an imported record comes from: the tool, or "baseline" for one a Flyway baseline covers
@@ -656,6 +677,7 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
         {{"key", "from"}, {"value", options.from}});
   }
   const std::vector<Migration> migrations = impl_->load();
+  const FileTexts texts = texts_to_check(*tool, impl_->config.migrations_dir, migrations);
   const auto plan_now = [&] {
     const std::optional<std::vector<ForeignRecord>> history =
         impl_->reader().read_foreign_history(*tool);
@@ -671,7 +693,8 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
                       existing.size()),
           {{"records", existing.size()}});
     }
-    ImportResult result = plan_import(*tool, *history, migrations, existing, options.trust_hash);
+    ImportResult result =
+        plan_import(*tool, *history, migrations, existing, options.trust_hash, texts);
     return std::pair{std::move(result), make_plan(migrations, existing).next_batch()};
   };
   ImportResult result = plan_now().first;
@@ -686,7 +709,7 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
           impl_->writer().write_record(imported_record(
               {migration.name, migration.checksum, migration.description, migration.applied_at_ms,
                batch++, import_origin(migration, result.from)},
-              impl_->stamp(run_id, "", import_reason(migration))));
+              impl_->stamp(run_id, "", import_reason(migration, result.from))));
         }
       });
   return result;

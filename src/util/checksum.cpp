@@ -5,6 +5,9 @@
 // check with 100 files 30% of its instructions, for the same digest.
 #define OPENSSL_SUPPRESS_DEPRECATED
 #include <openssl/sha.h>
+#include <zlib.h>
+
+#include <algorithm>
 
 namespace migronaut {
 namespace {
@@ -34,6 +37,19 @@ std::string to_hex(const unsigned char* data, unsigned int size) {
 }
 
 }  // namespace
+
+// Flyway feeds CRC-32 each line that Java's readLine gives (ended by \n, \r or \r\n, without
+// it): the CRC-32 of the text without its line ends.
+std::int32_t flyway_checksum(std::string_view bytes) {
+  if (bytes.starts_with(kUtf8Bom)) bytes.remove_prefix(kUtf8Bom.size());
+  uLong crc = crc32(0L, Z_NULL, 0);
+  while (!bytes.empty()) {
+    const std::size_t line_end = std::min(bytes.find_first_of("\r\n"), bytes.size());
+    crc = crc32(crc, reinterpret_cast<const Bytef*>(bytes.data()), static_cast<uInt>(line_end));
+    bytes.remove_prefix(std::min(line_end + 1, bytes.size()));
+  }
+  return static_cast<std::int32_t>(static_cast<std::uint32_t>(crc));
+}
 
 std::string checksum_hex(std::string_view bytes) {
   unsigned char digest[SHA256_DIGEST_LENGTH];

@@ -44,5 +44,22 @@ TEST(ChecksumTest, DifferentContentDiffers) {
   EXPECT_NE(checksum_hex("SELECT 1;"), checksum_hex("SELECT 2;"));
 }
 
+// Expected values: CRC-32 (Python's zlib.crc32) of the text without its line ends, read as a
+// signed 32-bit number, as Java's CRC32 cast to int gives.
+TEST(FlywayChecksumTest, IsTheCrc32OfTheLinesAsASignedNumber) {
+  EXPECT_EQ(flyway_checksum(""), 0);
+  EXPECT_EQ(flyway_checksum("SELECT 1;"), 78787420);
+  EXPECT_EQ(flyway_checksum("CREATE TABLE a (id int);\n"), -623083431);
+  EXPECT_EQ(flyway_checksum("CREATE TABLE a (id int);\nINSERT INTO a VALUES (1);\n"), -279898995);
+}
+
+TEST(FlywayChecksumTest, IgnoresLineEndsBlankLinesAndALeadingBom) {
+  const std::int32_t plain = flyway_checksum("CREATE TABLE a (id int);\nINSERT INTO a VALUES (1);");
+  EXPECT_EQ(flyway_checksum("\xEF\xBB\xBF"
+                            "CREATE TABLE a (id int);\r\n\r\nINSERT INTO a VALUES (1);\r"),
+            plain);
+  EXPECT_NE(flyway_checksum("CREATE TABLE a (id int); INSERT INTO a VALUES (1);"), plain);
+}
+
 }  // namespace
 }  // namespace migronaut

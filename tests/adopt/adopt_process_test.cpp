@@ -344,7 +344,8 @@ TEST_F(AdoptTest, ImportsGolangMigrateHistoryAndRefusesADirtyOne) {
   EXPECT_FALSE(has_table("a"));
 }
 
-// flyway_schema_history as Flyway's SQLite support creates it.
+// flyway_schema_history as Flyway's SQLite support creates it. The rows' checksums are Flyway's
+// of the files the tests write (CRC-32 of the lines, as a signed number).
 constexpr const char* kFlywayHistory =
     "CREATE TABLE flyway_schema_history (installed_rank INT NOT NULL PRIMARY KEY,"
     " version VARCHAR(50), description VARCHAR(200) NOT NULL, type VARCHAR(20) NOT NULL,"
@@ -368,8 +369,9 @@ TEST_F(AdoptTest, ImportsFlywayHistoryWithItsTimesSkippingFailedRows) {
   project.open().exec(
       std::string(kFlywayHistory) +
       "INSERT INTO flyway_schema_history VALUES"
-      " (1, '1', 'a', 'SQL', 'V1__a.sql', 123, 'dba', '2025-03-04 05:06:07.000', 5, 1),"
-      " (2, '1.1', 'b', 'SQL', 'V1.1__b.sql', 456, 'dba', '2025-03-05 05:06:07.000', 5, 0);");
+      " (1, '1', 'a', 'SQL', 'V1__a.sql', -59897099, 'dba', '2025-03-04 05:06:07.000', 5, 1),"
+      " (2, '1.1', 'b', 'SQL', 'V1.1__b.sql', -317497204, 'dba', '2025-03-05 05:06:07.000', 5,"
+      " 0);");
   const nlohmann::json preview =
       json_of(expect({"--json", "import", "--from", "flyway", "--dry-run"}, 0));
   EXPECT_EQ(preview["imported"].size(), 1u);
@@ -387,6 +389,40 @@ TEST_F(AdoptTest, ImportsFlywayHistoryWithItsTimesSkippingFailedRows) {
   expect({"up"}, 0);
   EXPECT_TRUE(has_table("b"));
   EXPECT_FALSE(has_table("a"));
+}
+
+// Flyway ran V2 and the repeatable before they were edited: V2 is imported as drift, which audit
+// fails and repair accepts, and the repeatable runs again at the next up, as Flyway would.
+TEST_F(AdoptTest, AFileEditedSinceFlywayRanItIsImportedAsDrift) {
+  project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("V2__b.sql", "CREATE TABLE b (id INTEGER, note TEXT);\n");
+  project.write_migration("R__v.sql", "DROP VIEW IF EXISTS v;\nCREATE VIEW v AS SELECT 2 AS n;\n");
+  { std::ofstream create(project.db_path()); }
+  project.open().exec(
+      std::string(kFlywayHistory) +
+      "CREATE TABLE a (id INTEGER); CREATE TABLE b (id INTEGER); CREATE VIEW v AS SELECT 1 AS n;"
+      "INSERT INTO flyway_schema_history VALUES"
+      " (1, '1', 'a', 'SQL', 'V1__a.sql', -59897099, 'dba', '2025-03-04 05:06:07.000', 5, 1),"
+      " (2, '2', 'b', 'SQL', 'V2__b.sql', -317497204, 'dba', '2025-03-05 05:06:07.000', 5, 1),"
+      " (3, NULL, 'v', 'SQL', 'R__v.sql', 1358804636, 'dba', '2025-03-06 05:06:07.000', 5, 1);");
+  const nlohmann::json imported =
+      json_of(expect({"--json", "import", "--from", "flyway"}, 0))["imported"];
+  ASSERT_EQ(imported.size(), 3u);
+  EXPECT_EQ(imported[0]["checksumSource"], "verified");
+  EXPECT_EQ(imported[1]["checksumSource"], "changed");
+  EXPECT_EQ(imported[1]["checksum"], "flyway:-317497204");
+  EXPECT_EQ(imported[2]["checksumSource"], "changed");
+  EXPECT_EQ(
+      project.open().value("SELECT reason FROM _migronaut_migrations WHERE name = 'V2__b.sql'"),
+      "the file changed since flyway applied it: its checksum is flyway's");
+
+  expect({"up"}, 0);
+  EXPECT_EQ(project.open().value("SELECT n FROM v"), "2");
+  EXPECT_EQ(project.open().value("SELECT count(*) FROM pragma_table_info('b')"),
+            "1");  // not re-run
+  expect({"audit"}, 22);
+  expect({"repair", "--yes"}, 0);
+  expect({"audit"}, 0);
 }
 
 // `flyway baseline -baselineVersion=2`: everything up to and including 2 counts as applied.

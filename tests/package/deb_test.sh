@@ -2,7 +2,7 @@
 # The CLI's .deb from this build tree, as a user gets it: built by CPack, installed with
 # dpkg -i, `migronaut --version` run from /usr/bin, the binary under 5 MB and loading no
 # database client, logger or C++ runtime itself, its runtime dependencies declared, the man page
-# and completions in place, then removed again.
+# and completions in place, then removed again; and the -dev package's dependencies.
 # Needs root (dpkg); anyone else skips (exit 77).
 # Usage: deb_test.sh <build dir> <expected version>
 set -euo pipefail
@@ -35,6 +35,19 @@ for library in libpq5 libmongoc-1.0-0; do
   case "$depends" in
     *"$library"*) ;;
     *) echo "Depends lacks $library: $depends"; exit 1 ;;
+  esac
+done
+
+# The -dev package declares the Debian packages of the static libraries its library's users
+# link beside it (cmake/migronaut.pc.in), found by who owns them here.
+cpack --config "$build_dir/CPackConfig.cmake" -G DEB -D CPACK_COMPONENTS_ALL=dev -B "$work/dev" \
+  >"$work/cpack-dev.log" || { cat "$work/cpack-dev.log"; exit 1; }
+dev_depends=", $(dpkg-deb -f "$work"/dev/migronaut-dev_*.deb Depends),"
+for archive in libpg_query.a libz.a; do
+  owner=$(dpkg -S "/usr/lib/$(gcc -print-multiarch)/$archive" | cut -d: -f1)
+  case "$dev_depends" in
+    *", $owner,"*) ;;
+    *) echo "migronaut-dev's Depends lack $owner (for $archive): $dev_depends"; exit 1 ;;
   esac
 done
 

@@ -114,6 +114,26 @@ RecordWrite renamed_record(const ChangelogRecord& former, const std::string& nam
   return write;
 }
 
+namespace {
+
+std::string retired_reason(std::string_view name) { return "renamed to " + std::string(name); }
+
+}  // namespace
+
+RecordWrite retired_record(const std::string& former, const std::string& name,
+                           const RecordStamp& stamp) {
+  RecordWrite write;
+  write.name = former;
+  write.set = {{Field::kStatus, status(RecordStatus::kReverted)},
+               {Field::kRequestedBy, stamp.executed_by},
+               {Field::kReason, retired_reason(name)}};
+  return write;
+}
+
+bool retired_for(const ChangelogRecord& record, std::string_view name) {
+  return record.status == RecordStatus::kReverted && record.reason == retired_reason(name);
+}
+
 RecordWrite restamped_record(const std::string& name, const std::string& checksum,
                              const RecordStamp& stamp) {
   RecordWrite write;

@@ -35,9 +35,16 @@ RecordWrite failed_record(const Migration& migration, std::int64_t batch, const 
                           const RecordStamp& stamp);
 
 // A renamed migration's record under its new name: the former record's history, with the
-// rename as its reason. The former record stays (records are never deleted).
+// rename as its reason. The former record stays (records are never deleted), retired.
 RecordWrite renamed_record(const ChangelogRecord& former, const std::string& name,
                            const RecordStamp& stamp);
+// The former record of a renamed migration, once the new name is recorded: no longer applied, so
+// the migration counts once and a revert under the new name leaves nothing applied behind
+// (status reverted, though nothing was undone), its reason naming the new name.
+RecordWrite retired_record(const std::string& former, const std::string& name,
+                           const RecordStamp& stamp);
+// Whether `record` was retired in favour of `name` (a file renamed back takes it up again).
+bool retired_for(const ChangelogRecord& record, std::string_view name);
 // Repair: the checksum of an applied migration re-stamped, with who asked and why.
 RecordWrite restamped_record(const std::string& name, const std::string& checksum,
                              const RecordStamp& stamp);

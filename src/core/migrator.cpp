@@ -141,8 +141,10 @@ struct Migrator::Impl {
     return make_plan(migrations, std::move(records));
   }
 
-  // The plan under the lock, once each renamed migration is recorded under its new name (the
-  // next locked run's job, so the changelog follows the folder): one read, two after a rename.
+  // The plan under the lock, once each renamed migration is recorded under its new name and its
+  // former record retired (the next locked run's job, so the changelog follows the folder): one
+  // read, two after a rename. The new name is written first: a run stopped between the two
+  // writes leaves both applied, which the next run's plan pairs again and retires.
   Plan locked_plan(const std::vector<Migration>& migrations, const std::string& run_id) {
     Plan plan = read_plan(migrations);
     bool renamed = false;
@@ -150,7 +152,11 @@ struct Migrator::Impl {
       if (entry.renamed_from.empty()) continue;
       logger->info(fmt::format("{} is {} renamed: recorded under its new name", entry.name,
                                entry.renamed_from));
-      writer().write_record(renamed_record(*entry.record, std::string(entry.name), stamp(run_id)));
+      const std::string name(entry.name);
+      if (entry.record->name != name) {
+        writer().write_record(renamed_record(*entry.record, name, stamp(run_id)));
+      }
+      writer().write_record(retired_record(entry.renamed_from, name, stamp(run_id)));
       renamed = true;
     }
     if (renamed) return read_plan(migrations);

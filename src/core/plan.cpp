@@ -9,6 +9,7 @@
 #include <set>
 #include <string_view>
 
+#include "core/changelog.hpp"
 #include "migronaut/errors.hpp"
 #include "source/names.hpp"
 #include "source/version.hpp"
@@ -88,7 +89,10 @@ bool same_migration(const PlanEntry& former, const PlanEntry& entry) {
 }
 
 // Pairs each applied record whose file is gone with the migration it was renamed to, if any,
-// the former names taken in name order. Returns the formers' positions, which leave the plan.
+// the former names taken in name order. A migration takes up the former's record when its own
+// name has none, or one retired in favour of the former (a file renamed back); one applied under
+// its own name only marks the former for retiring. Returns the formers' positions, which leave
+// the plan.
 std::set<std::size_t> match_renames(std::vector<PlanEntry>& entries) {
   std::vector<std::size_t> formers;
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -100,14 +104,14 @@ std::set<std::size_t> match_renames(std::vector<PlanEntry>& entries) {
   for (std::size_t position : formers) {
     const PlanEntry& former = entries[position];
     for (PlanEntry& entry : entries) {
-      const bool unrecorded = entry.record == nullptr;
       if (!same_migration(former, entry)) continue;
-      if (!unrecorded && entry.state != MigrationState::kApplied) continue;
-      if (unrecorded) {
+      const bool takes_up = entry.record == nullptr || retired_for(*entry.record, former.name);
+      if (!takes_up && entry.state != MigrationState::kApplied) continue;
+      if (takes_up) {
         entry.state = MigrationState::kApplied;
         entry.record = former.record;
-        entry.renamed_from = former.name;
       }
+      entry.renamed_from = former.name;
       renamed.insert(position);
       break;
     }

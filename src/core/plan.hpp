@@ -25,7 +25,8 @@ struct PlanEntry {
   bool out_of_order = false;  // pending, sorting before the newest applied migration
   bool invalid_name = false;  // a record name that is not a bare file name
   // The applied record's name when this migration is that one renamed (same version, same
-  // checksum, the old file gone) and the changelog does not know the new name yet.
+  // checksum, the old file gone) and the changelog has not retired it yet. `record` is still
+  // the former's when the changelog does not know the new name as applied.
   std::string renamed_from;
 
   bool pending() const { return needs_run(state); }
@@ -50,7 +51,7 @@ struct Plan {
 // `migrations` must outlive the plan. A repeatable migration is pending whenever its checksum
 // differs from the one applied. An applied record whose file is gone but whose version and
 // checksum a migration on hand carries is that migration's former name: the migration counts as
-// applied (renamed_from, while its own name has no record) and the former record drops out.
+// applied (renamed_from) and the former record drops out.
 Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRecord> records);
 
 // The status row of `entry`, a plan's entry for `migrations`. The row takes its migration's and

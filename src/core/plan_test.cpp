@@ -294,13 +294,40 @@ TEST_F(PlanTest, ARenamedFileIsTheAppliedMigration) {
   EXPECT_EQ(plan.entries[0].renamed_from, "0001-a.sql");
   EXPECT_TRUE(select_up(plan, {}, config).targets.empty());
 
-  // Once recorded under the new name, the former record drops out and nothing is renamed.
+  // Recorded under the new name, the former is still to retire (a run stopped between the two
+  // writes); once retired, nothing is renamed.
   ChangelogRecord recorded = record("0001-new-name.sql", RecordStatus::kApplied, 1);
   recorded.checksum = "sum-0001-a.sql";
-  const Plan after =
+  const Plan halfway =
       make_plan(renamed, {record("0001-a.sql", RecordStatus::kApplied, 1), recorded});
+  ASSERT_EQ(halfway.entries.size(), 1u);
+  EXPECT_EQ(halfway.entries[0].renamed_from, "0001-a.sql");
+  EXPECT_EQ(halfway.entries[0].record->name, "0001-new-name.sql");
+  ChangelogRecord retired = record("0001-a.sql", RecordStatus::kReverted, 1);
+  retired.reason = "renamed to 0001-new-name.sql";
+  const Plan after = make_plan(renamed, {retired, recorded});
   ASSERT_EQ(after.entries.size(), 1u);
   EXPECT_EQ(after.entries[0].renamed_from, "");
+  EXPECT_EQ(after.entries[0].state, MigrationState::kApplied);
+}
+
+TEST_F(PlanTest, AFileRenamedBackTakesUpItsRetiredRecord) {
+  std::vector<Migration> back = {migration("0001-a.sql")};
+  ChangelogRecord retired = record("0001-a.sql", RecordStatus::kReverted, 1);
+  retired.reason = "renamed to 0001-new-name.sql";
+  ChangelogRecord recorded = record("0001-new-name.sql", RecordStatus::kApplied, 1);
+  recorded.checksum = "sum-0001-a.sql";
+  const Plan plan = make_plan(back, {retired, recorded});
+  ASSERT_EQ(plan.entries.size(), 1u);
+  EXPECT_EQ(plan.entries[0].state, MigrationState::kApplied);
+  EXPECT_EQ(plan.entries[0].renamed_from, "0001-new-name.sql");
+  EXPECT_TRUE(select_up(plan, {}, config).targets.empty());
+
+  // Reverted for real, it is pending: only a retirement in its favour is taken up.
+  ChangelogRecord undone = record("0001-a.sql", RecordStatus::kReverted, 1);
+  const Plan after_down = make_plan(back, {undone, recorded});
+  EXPECT_EQ(after_down.entries[0].name, "0001-a.sql");
+  EXPECT_EQ(after_down.entries[0].state, MigrationState::kReverted);
 }
 
 TEST_F(PlanTest, AChangedFileWithTheSameVersionIsNoRename) {

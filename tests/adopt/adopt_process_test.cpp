@@ -183,7 +183,43 @@ TEST_F(AdoptTest, ARenamedFileIsNotRunAgain) {
   project.write_migration("20260102120000_create_b.sql", sections("b"));
   expect({"up"}, 0);  // would fail on "table a already exists" if it ran again
   EXPECT_EQ(project.statuses()["20260101120000_create_table_a.sql"], "applied");
+  EXPECT_EQ(project.statuses()["20260101120000_create_a.sql"], "reverted");  // retired
   EXPECT_EQ(json_of(expect({"--json", "status"}, 0))["migrations"].size(), 2u);
+}
+
+// Reverting a renamed migration leaves no applied record behind under the former name.
+TEST_F(AdoptTest, ARenamedMigrationRevertsCleanly) {
+  project.write_migration("1-a.sql", sections("a"));
+  expect({"up"}, 0);
+  std::filesystem::rename(project.migrations() / "1-a.sql", project.migrations() / "1-b.sql");
+  expect({"down"}, 0);
+  EXPECT_FALSE(has_table("a"));
+  EXPECT_EQ(project.statuses(), (Statuses{{"1-a.sql", "reverted"}, {"1-b.sql", "reverted"}}));
+  const nlohmann::json status = json_of(expect({"--json", "status"}, 0));
+  ASSERT_EQ(status["migrations"].size(), 1u);
+  EXPECT_EQ(status["migrations"][0]["state"], "reverted");
+  expect({"audit"}, 0);
+  expect({"up"}, 0);
+  EXPECT_TRUE(has_table("a"));
+}
+
+// A file renamed, recorded so, then renamed back is still the applied migration.
+TEST_F(AdoptTest, AFileRenamedBackIsNotRunAgain) {
+  project.write_migration("1-a.sql", sections("a"));
+  expect({"up"}, 0);
+  // Each rename is recorded by the next run that takes the lock: one with something to apply.
+  std::filesystem::rename(project.migrations() / "1-a.sql", project.migrations() / "1-b.sql");
+  project.write_migration("2-c.sql", sections("c"));
+  expect({"up"}, 0);
+  EXPECT_EQ(project.statuses()["1-a.sql"], "reverted");
+  std::filesystem::rename(project.migrations() / "1-b.sql", project.migrations() / "1-a.sql");
+  project.write_migration("3-d.sql", sections("d"));
+  expect({"up"}, 0);  // would fail on "table a already exists" if 1-a.sql ran again
+  EXPECT_EQ(project.statuses(), (Statuses{{"1-a.sql", "applied"},
+                                          {"1-b.sql", "reverted"},
+                                          {"2-c.sql", "applied"},
+                                          {"3-d.sql", "applied"}}));
+  expect({"audit"}, 0);
 }
 
 TEST_F(AdoptTest, RepeatablesRunAfterVersionedOnesAndAgainWhenChanged) {

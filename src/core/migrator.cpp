@@ -163,6 +163,18 @@ struct Migrator::Impl {
     return plan;
   }
 
+  // A migration reverted though its file changed since it was applied runs the down section the
+  // file has now: refused with strict, as `up` refuses any drift, else said.
+  void check_drift(const std::vector<const PlanEntry*>& targets) {
+    refuse_drift_if_strict(targets, config);
+    for (const PlanEntry* entry : targets) {
+      if (!entry->drifted) continue;
+      logger->warn(fmt::format(
+          "{} changed since it was applied (checksum mismatch): reverting it as the file is now",
+          entry->name));
+    }
+  }
+
   void warn_about(const UpSelection& selection) {
     for (const PlanEntry* entry : selection.drifted) {
       logger->warn(
@@ -467,6 +479,7 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
   const Plan boot_plan = impl_->read_plan(migrations);
   const std::vector<const PlanEntry*> boot_targets = select_down(boot_plan, options);
   if (boot_targets.empty()) return {};
+  impl_->check_drift(boot_targets);
   ScriptChecks checks;
   checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
   return impl_->locked_run(
@@ -488,6 +501,10 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   const Plan boot_plan = impl_->read_plan(migrations);
   const std::vector<const PlanEntry*> boot_targets = select_down(boot_plan, down_options);
   if (boot_targets.empty()) throw NotAppliedError("Nothing is applied: nothing to redo");
+  impl_->check_drift(boot_targets);
+  UpOptions again_options;
+  again_options.file = std::string(boot_targets.front()->name);
+  select_up(boot_plan, again_options, impl_->config);  // what the up half refuses, refused now
   ScriptChecks checks;
   checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
   checks.check(impl_->reader(), impl_->config, Direction::kUp, boot_targets);
@@ -500,8 +517,7 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
         const std::vector<const PlanEntry*> targets = select_down(before, down_options);
         runner.run(Direction::kDown, targets, 0, results);
         const Plan after = impl_->read_plan(migrations);
-        UpOptions again_options;
-        again_options.file = targets.front()->name;
+        again_options.file = std::string(targets.front()->name);
         const UpSelection again = select_up(after, again_options, impl_->config);
         runner.run(Direction::kUp, again.targets, after.next_batch(), results);
       });

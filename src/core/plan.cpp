@@ -287,6 +287,19 @@ void refuse_empty(const std::vector<const PlanEntry*>& targets) {
 
 }  // namespace
 
+void refuse_drift_if_strict(const std::vector<const PlanEntry*>& entries, const Config& config) {
+  if (!config.strict) return;
+  std::vector<const PlanEntry*> drifted;
+  std::copy_if(entries.begin(), entries.end(), std::back_inserter(drifted),
+               [](const PlanEntry* entry) { return entry->drifted; });
+  if (drifted.empty()) return;
+  std::vector<std::string_view> names;
+  for (const PlanEntry* entry : drifted) names.push_back(entry->name);
+  throw ChecksumMismatchError(
+      fmt::format("Applied migrations changed since they were applied: {}", fmt::join(names, ", ")),
+      {{"names", names_of(drifted)}});
+}
+
 UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& config) {
   if (options.file && (options.to || options.steps)) {
     throw ConfigInvalidError("up takes a file, or --to and --steps, not both");
@@ -298,10 +311,7 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
   for (const PlanEntry& entry : plan.entries) {
     if (entry.drifted) selection.drifted.push_back(&entry);
   }
-  if (config.strict && !selection.drifted.empty()) {
-    throw ChecksumMismatchError("Applied migrations changed since they were applied",
-                                {{"names", names_of(selection.drifted)}});
-  }
+  refuse_drift_if_strict(selection.drifted, config);
 
   if (options.file) {
     const PlanEntry& entry = require_migration(plan, *options.file, "file");

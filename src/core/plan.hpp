@@ -68,6 +68,9 @@ struct UpSelection {
 // "3", "1.2"). Throws MigrationFileNotFoundError naming `option` when nothing matches.
 const PlanEntry& find_target(const Plan& plan, const std::string& target, const char* option);
 
+// Throws ChecksumMismatchError naming the drifted ones among `entries` when `config.strict`.
+void refuse_drift_if_strict(const std::vector<const PlanEntry*>& entries, const Config& config);
+
 // `steps` caps the count. Throws MigrationFileNotFoundError (unknown file or `to`),
 // ChecksumMismatchError (drift with `strict`), MigrationOutOfOrderError (late arrivals with
 // onOutOfOrder: error; a single-file up is exempt), ConfigInvalidError (file and `to` together).

@@ -269,6 +269,30 @@ TEST_F(AdoptTest, AuditFailsOnDriftAndRepairMakesItPassWithoutRunningAnything) {
             "comment only");
 }
 
+// Reverting a migration whose file changed since it was applied runs the file's down section as
+// it is now: with strict that is refused before anything runs, as `up` refuses drift; without,
+// it is said.
+TEST_F(AdoptTest, DownAndRedoOfAChangedFileAreRefusedWhenStrictAndSaidOtherwise) {
+  project.write_migration("1-a.sql", sections("a"));
+  project.write_migration("2-b.sql", sections("b"));
+  expect({"up"}, 0);
+  project.write_migration("2-b.sql",
+                          "-- migrate:up\nCREATE TABLE b (id INTEGER);\n"
+                          "-- migrate:down\nDROP TABLE b;\nCREATE TABLE oops (id INTEGER);\n");
+  const Env strict = {{"MIGRONAUT_STRICT", "true"}};
+  const std::string error = expect({"down"}, 4, strict).err;
+  EXPECT_NE(error.find("2-b.sql"), std::string::npos) << error;
+  expect({"redo"}, 4, strict);
+  expect({"redo", "1-a.sql"}, 4, strict);  // its up half would meet 2-b.sql's drift
+  EXPECT_TRUE(has_table("a"));
+  EXPECT_TRUE(has_table("b"));
+  EXPECT_EQ(project.statuses(), (Statuses{{"1-a.sql", "applied"}, {"2-b.sql", "applied"}}));
+
+  const std::string said = expect({"down"}, 0).err;
+  EXPECT_NE(said.find("2-b.sql changed since it was applied"), std::string::npos) << said;
+  EXPECT_TRUE(has_table("oops"));
+}
+
 TEST_F(AdoptTest, AuditFailsOnAMissingAppliedFile) {
   project.write_migration("0001-a.sql", sections("a"));
   expect({"up"}, 0);

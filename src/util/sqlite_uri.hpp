@@ -1,6 +1,7 @@
 // `sqlite:` URIs. "sqlite:app.db" and "sqlite://app.db" name app.db relative to the working
 // directory; "sqlite:/srv/app.db" and "sqlite:///srv/app.db" an absolute path (the forms of
-// dbmate and golang-migrate); "sqlite::memory:" a private in-memory database.
+// dbmate and golang-migrate). The SQLite store refuses "sqlite::memory:" and SQLite's URI
+// filenames ("sqlite:file:app.db").
 #pragma once
 
 #include <filesystem>

@@ -528,6 +528,24 @@ const BadInput kCorpus[] = {
     ghost_lock("TtlBeyondAnyConfig", 0, 99999999999),
     ghost_lock("LockedAtADayAhead", -86'400'000, 60'000),
 
+    // SQLite names that are no database file: nothing is opened, so nothing is applied.
+    {.name = "Sqlite_InMemory",
+     .files = {{"0002-two.sql", kValid}},
+     .args = {"up"},
+     .exit_code = 6,
+     .code = "CONFIG_INVALID",
+     .culprit = "sqlite::memory:",
+     .uri = [](const Project&) { return std::string("sqlite::memory:"); },
+     .stores = {"sqlite"}},
+    {.name = "Sqlite_UriFilename",
+     .files = {{"0002-two.sql", kValid}},
+     .args = {"up"},
+     .exit_code = 6,
+     .code = "CONFIG_INVALID",
+     .culprit = "sqlite:file:",
+     .uri = [](const Project& project) { return "sqlite:file:" + project.uri().substr(7); },
+     .stores = {"sqlite"}},
+
     // Secrets: a raw '@' never reaches the driver; a password in the query never shows.
     {.name = "Secret_RawAtInPassword",
      .args = {"status"},

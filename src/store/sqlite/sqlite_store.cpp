@@ -609,10 +609,17 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionO
     throw ConfigInvalidError("uri: sqlite: needs a database file path, e.g. sqlite:app.db",
                              {{"key", "uri"}});
   }
+  // An in-memory database is gone when the run ends; a URI filename (file:…), which SQLite
+  // opens as a URI, would name one file to `up` and another to a read-only command's check.
+  if (path == ":memory:" || path.starts_with("file:")) {
+    throw ConfigInvalidError(
+        "uri: sqlite:" + path + " is not a database file: name one, e.g. sqlite:app.db",
+        {{"key", "uri"}, {"value", path}});
+  }
   const bool read_only = options.access == Access::kRead;
   std::optional<std::string> missing;
   std::error_code error;
-  if (read_only && path != ":memory:" && !std::filesystem::exists(path, error)) {
+  if (read_only && !std::filesystem::exists(path, error)) {
     missing = path;  // an empty in-memory database stands in for it, and nothing is created
   }
   // NOMUTEX: a Store is used by one thread at a time (store.hpp), so SQLite's per-call

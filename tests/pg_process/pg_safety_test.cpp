@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -89,7 +90,7 @@ class PgSafetyTest : public ::testing::Test {
   }
 
   // `up` must be refused with MIGRATION_INVALID_FORMAT naming `where`, nothing of it run.
-  void expect_refused(const std::string& where) const {
+  ProcessResult expect_refused(const std::string& where) const {
     const ProcessResult result = migronaut({"up"});
     EXPECT_EQ(result.exit_code, 20) << result.out << result.err;
     const nlohmann::json error = nlohmann::json::parse(result.out).at("error");
@@ -99,6 +100,7 @@ class PgSafetyTest : public ::testing::Test {
     EXPECT_EQ(records(), 0);
     EXPECT_FALSE(table_exists("_migronaut_locks") &&
                  count("SELECT count(*) FROM _migronaut_locks") > 0);
+    return result;
   }
 
   TempDir dir_{"migronaut-pg-safety"};
@@ -113,6 +115,28 @@ TEST_F(PgSafetyTest, CommitInATransactionalMigrationIsRefusedBeforeAnythingRuns)
   expect_refused("20260101000002-commit.sql at line 4, column 1: `COMMIT`");
   EXPECT_FALSE(table_exists("first"));
   EXPECT_FALSE(table_exists("half"));
+}
+
+// A script ending inside a quote or comment would swallow what migronaut sends after it (its
+// bookkeeping, the lock's nonce) and have the server quote all of it back: refused before the
+// run, earlier migrations included, in or out of a transaction, without quoting the text.
+TEST_F(PgSafetyTest, AnUnterminatedQuoteOrCommentIsRefusedBeforeAnythingRuns) {
+  dir_.write("20260101000001-first.sql", "-- migrate:up\nCREATE TABLE first (id bigint);\n");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-- migrate:up\nCREATE FUNCTION f() RETURNS int AS $$\n  SELECT 1 -- body_text\n",
+       "line 2, column 36: unterminated dollar-quoted string"},
+      {"-- migrate:up transaction:false\nSELECT 1;\n/* body_text\n",
+       "line 3, column 1: unterminated /* comment"},
+      {"-- migrate:up\nINSERT INTO t VALUES ('body_text);\n",
+       "line 2, column 23: unterminated quoted string"},
+      {"-- migrate:up\nSELECT 1 AS \"body_text;\n",
+       "line 2, column 13: unterminated quoted identifier"}};
+  for (const auto& [text, where] : cases) {
+    dir_.write("20260101000002-open.sql", text);
+    const ProcessResult result = expect_refused("20260101000002-open.sql at " + where);
+    EXPECT_EQ(result.out.find("body_text"), std::string::npos) << result.out;
+    EXPECT_FALSE(table_exists("first"));
+  }
 }
 
 // A CLI installed without its parser module refuses the run before its lock, even for a

@@ -652,6 +652,46 @@ TEST_F(PostgresStoreTest, ACodeMigrationUsesTheNativeHandleInsideTheTransaction)
   EXPECT_TRUE(record_named("code").has_value());
 }
 
+// The record after a body that changed the session's role and search_path is still written to
+// migronaut's own tables, as the connection's own role.
+TEST_F(PostgresStoreTest, ACodeMigrationThatChangesItsSessionIsStillRecorded) {
+  query("DROP ROLE IF EXISTS store_test_lowly; CREATE ROLE store_test_lowly");
+  const LockToken fence = hold_lock("run-a");
+  const auto store = open();
+  const RecordWrite record = applied_record("code");
+  const Work body = MigrationBody([](MigrationContext& context) {
+    PQclear(PQexec(context.handle.postgres,
+                   "SET LOCAL ROLE store_test_lowly; SET LOCAL search_path = ''"));
+  });
+  execute(*store, body, true, &record, &fence);
+  EXPECT_TRUE(record_named("code").has_value());
+  EXPECT_EQ(query("SELECT locked_at > clock_timestamp() - interval '1 minute' FROM "
+                  "_migronaut_locks WHERE owner = 'run-a'"),
+            "t");
+}
+
+// Should a script reach the server ending inside a quote (check_script refuses it first), the
+// server's message quotes the rest of the text sent: neither the bookkeeping after the script
+// nor the lock's nonce may reach the error.
+TEST_F(PostgresStoreTest, AnUnterminatedScriptsErrorShowsNoneOfMigronautsOwnText) {
+  const LockToken fence = hold_lock("run-a");
+  const auto store = open();
+  apply(*store, "m1", "CREATE TABLE m1 (id int);", fence);  // later calls EXECUTE
+  for (const std::string name : {"m2", "m3"}) {
+    try {
+      apply(*store, name, "CREATE FUNCTION f() RETURNS int AS $$ SELECT 1", fence);
+      FAIL() << "the script should have failed";
+    } catch (const MigrationExecutionFailedError& error) {
+      const std::string message = error.what();
+      EXPECT_NE(message.find("unterminated dollar-quoted string"), std::string::npos) << message;
+      for (const char* own : {"run-a-nonce", "EXECUTE", "PREPARE", "_migronaut_", "COMMIT"}) {
+        EXPECT_EQ(message.find(own), std::string::npos) << own << " in " << message;
+      }
+    }
+    EXPECT_FALSE(record_named(name).has_value());
+  }
+}
+
 TEST_F(PostgresStoreTest, AThrowingCodeMigrationRollsBack) {
   const auto store = open();
   store->ensure_schema();

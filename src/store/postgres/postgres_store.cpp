@@ -3,7 +3,9 @@
 // BEGIN, the script, the changelog upsert, the fence (which also writes the run's progress to
 // the lock record), COMMIT — so applying it costs one round trip and its record commits only
 // with its body and only while the lock is ours. The upsert and the fence are statements the
-// session prepared (session_statements.hpp), where the session keeps them.
+// session prepared (session_statements.hpp), where the session keeps them. The script may change
+// its session's role or search_path (SET LOCAL, set_config, a plain SET that outlives it): the
+// bookkeeping after it first puts both back as the connection opened them (kOwnSession).
 #include "store/postgres/postgres_store.hpp"
 
 #include <fmt/format.h>
@@ -33,6 +35,7 @@
 #include "store/postgres/adopt.hpp"
 #include "store/postgres/blockers.hpp"
 #include "store/postgres/session_statements.hpp"
+#include "store/postgres/unterminated_text.hpp"
 #include "store/rows.hpp"
 #include "store/script_check.hpp"
 #include "util/ids.hpp"
@@ -62,6 +65,15 @@ constexpr int kClientCheckIntervalMs = 1000;
 // wait_for_release() polls the socket in slices this long so it honours its stop token.
 constexpr auto kWaitSlice = std::chrono::milliseconds(100);
 constexpr std::size_t kMaxIdentifierLength = 63;
+// Runs first in the bookkeeping of a transaction that may follow a migration's statements: the
+// role and search_path the connection opened with (its URI's options, the role's and database's
+// defaults), whatever the migration set, so migronaut's unqualified tables are found and written
+// with the connection's own rights. LOCAL: a setting the migration made for its session outlives
+// the transaction as it would without migronaut.
+constexpr std::string_view kOwnSession =
+    "SET LOCAL role TO DEFAULT;\nSET LOCAL search_path TO DEFAULT;\n";
+// What stands for migronaut's own SQL cut out of a server's message.
+constexpr std::string_view kOwnSqlCut = "…";
 
 // SCHEMA_INVALID naming what holds migronaut's table names ("_migronaut_locks is a view").
 SchemaInvalidError foreign_relations_error(std::string_view found) {
@@ -261,13 +273,45 @@ std::string changelog_columns() {
 }
 
 // Which part of a migration's script a query carried: `length` bytes from byte `offset`,
-// after `prefix` characters of migronaut's own (BEGIN; SET LOCAL …).
+// after `prefix` characters of migronaut's own (BEGIN; SET LOCAL …) and before `after`, its
+// own again (the bookkeeping).
 struct SentPiece {
   const Script* script = nullptr;
   std::size_t offset = 0;
   std::size_t length = 0;
   std::size_t prefix = 0;
+  std::string_view after;
 };
+
+// How much of migronaut's text after a script a message must quote to be cut there: enough to
+// be its own, not so much that a message quoting it only in part (a server cutting a long
+// token) keeps it.
+constexpr std::size_t kOwnTextMark = 32;
+
+// A server's `message` without migronaut's text after the script (`after`): an unterminated
+// quote or comment makes the server quote the query from inside the script to its end, the
+// bookkeeping and the lock's nonce included. Remembered secrets (the nonce) are masked too.
+std::string without_own_text(std::string message, std::string_view after) {
+  if (!after.empty()) {
+    const std::size_t own = message.find(after.substr(0, kOwnTextMark));
+    if (own != std::string::npos) message = message.substr(0, own) + std::string(kOwnSqlCut);
+  }
+  return redact(message);
+}
+
+// The server's message for a failed migration: its primary message, detail, hint and context,
+// without libpq's excerpt of the query ("LINE 3: …"), which may show migronaut's own statements.
+std::string migration_message(const PGresult* result, std::string_view after) {
+  std::string text;
+  const std::pair<int, const char*> fields[] = {{PG_DIAG_MESSAGE_PRIMARY, ""},
+                                                {PG_DIAG_MESSAGE_DETAIL, "\nDETAIL:  "},
+                                                {PG_DIAG_MESSAGE_HINT, "\nHINT:  "},
+                                                {PG_DIAG_CONTEXT, "\nCONTEXT:  "}};
+  for (const auto& [field, label] : fields) {
+    if (const char* value = PQresultErrorField(result, field)) text += label + std::string(value);
+  }
+  return without_own_text(std::move(text), after);
+}
 
 // The server's error position (1-based, in characters of the query) mapped back to the
 // script's file: line, column and the statement. False when the error has no position or it
@@ -506,14 +550,13 @@ class PostgresStore final : public Store {
     return records;
   }
 
+  // A transaction of its own, as the connection's own role and search_path: it may follow the
+  // statements of a migration outside a transaction, which can change them for the session.
   void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
-    if (fence != nullptr) {
-      check_migration(send("BEGIN;\n" + commit_script(&write, fence, nullptr)));
-      return;
-    }
-    SqlValues values;
-    const std::string sql = upsert_sql(write, values);
-    run("write the changelog record " + write.name, sql, values.params());
+    const Result result =
+        send("BEGIN;\n" + std::string(kOwnSession) + commit_script(&write, fence, nullptr));
+    if (fence != nullptr) return check_migration(result);
+    check("write the changelog record " + write.name, result.get());
   }
 
   void check_script(std::string_view file, const Script& script,
@@ -521,6 +564,7 @@ class PostgresStore final : public Store {
     // Every script is split by the parser when it runs: a CLI whose parser module is missing
     // fails here, before the lock, not halfway through a run.
     pg_parser();
+    refuse_unterminated_text(file, script);
     if (!transactional) return;
     const std::vector<PgStatement> statements = parse_pg_script(script.text);
     const std::vector<TransactionConflict> conflicts = transaction_conflicts(statements);
@@ -554,7 +598,8 @@ class PostgresStore final : public Store {
       return;
     }
     run_code(execution);
-    check_migration(send(commit_script(execution.record, execution.fence, execution.progress)));
+    check_migration(send(std::string(kOwnSession) +
+                         commit_script(execution.record, execution.fence, execution.progress)));
   }
 
   void interrupt() override {
@@ -700,10 +745,12 @@ class PostgresStore final : public Store {
     if (locate(result.get(), piece, context, where)) {
       const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
       throw MigrationExecutionFailedError(
-          fmt::format("{}: {}", where, primary ? primary : server_message(result.get())),
+          fmt::format("{}: {}", where, without_own_text(primary ? primary : "", piece.after)),
           std::move(context));
     }
-    throw MigrationExecutionFailedError(server_message(result.get()), std::move(context));
+    const std::string message = migration_message(result.get(), piece.after);
+    throw MigrationExecutionFailedError(
+        message.empty() ? redact(server_message(result.get())) : message, std::move(context));
   }
 
   // Outside a transaction each statement goes on its own: the server runs a multi-statement
@@ -714,12 +761,13 @@ class PostgresStore final : public Store {
     const bool readable = std::all_of(statements.begin(), statements.end(),
                                       [](const PgStatement& s) { return s.parsed(); });
     if (!readable) {
-      check_migration(send(script.text), SentPiece{&script, 0, script.text.size(), 0});
+      check_migration(send(script.text), SentPiece{&script, 0, script.text.size(), 0, {}});
       return;
     }
     for (const PgStatement& statement : statements) {
-      check_migration(send(std::string(statement.text(script.text))),
-                      SentPiece{&script, statement.offset, statement.end - statement.offset, 0});
+      check_migration(
+          send(std::string(statement.text(script.text))),
+          SentPiece{&script, statement.offset, statement.end - statement.offset, 0, {}});
     }
   }
 
@@ -761,7 +809,8 @@ class PostgresStore final : public Store {
 
   // The end of a migration's transaction: its record, the fence, COMMIT. With `statements`,
   // the record and the fence are called as statements the session prepared; without, they go
-  // whole.
+  // whole. Callers put kOwnSession before it (and before any PREPARE of it). The fence's nonce
+  // is remembered as a secret: no message quoting it shows it.
   std::string commit_script(const RecordWrite* record, const LockToken* fence,
                             const LockProgress* progress, SessionStatements* statements = nullptr) {
     const auto bookkeeping = [&](const auto& make) {
@@ -778,6 +827,7 @@ class PostgresStore final : public Store {
     std::string sql;
     if (record) sql += bookkeeping([&](SqlValues& values) { return upsert_sql(*record, values); });
     if (fence) {
+      remember_secret(fence->nonce);
       sql += bookkeeping([&](SqlValues& values) { return fence_sql(*fence, progress, values); });
     }
     return sql + "COMMIT;";
@@ -801,8 +851,8 @@ class PostgresStore final : public Store {
     }
     // The script comes right after BEGIN, where pg_stat_activity's cut-off text still shows it.
     const std::string head = begin_sql(execution) + ";\n" + probe;
-    const Result result =
-        send_watched(head + script.text + "\n;\n" + prepares + tail, execution.lock_timeout);
+    const std::string after = "\n;\n" + std::string(kOwnSession) + prepares + tail;
+    const Result result = send_watched(head + script.text + after, execution.lock_timeout);
     if (statements != nullptr) {
       statements->settle(succeeded(result.get()));
       const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
@@ -812,7 +862,7 @@ class PostgresStore final : public Store {
         return false;
       }
     }
-    check_migration(result, SentPiece{&script, 0, script.text.size(), head.size()});
+    check_migration(result, SentPiece{&script, 0, script.text.size(), head.size(), after});
     return true;
   }
 

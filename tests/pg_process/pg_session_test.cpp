@@ -1,0 +1,120 @@
+// Migrations that change their session's search_path or role, through the real binary against a
+// throwaway server: migronaut's bookkeeping after them still reaches its own tables, as the
+// connection's own role, in the migration's transaction and in the next migration's.
+#include <cctype>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "support/pg_cluster.hpp"
+#include "support/process.hpp"
+#include "support/temp_dir.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+class PgSessionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // Lower case: the search_path in the URI is not quoted, so it folds to lower case.
+    schema_ =
+        std::string("session_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    for (char& c : schema_) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema_);
+    app_ = schema_ + "_app";
+    lowly_ = schema_ + "_lowly";
+    // A role that may create in the test's schema but has no rights on migronaut's tables.
+    value("DROP SCHEMA IF EXISTS " + app_ + " CASCADE; DROP ROLE IF EXISTS " + lowly_ +
+          "; CREATE ROLE " + lowly_ + "; GRANT " + lowly_ +
+          " TO CURRENT_USER; GRANT USAGE, "
+          "CREATE ON SCHEMA " +
+          schema_ + " TO " + lowly_);
+  }
+
+  ProcessResult up() const {
+    return run_migronaut(
+        {"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "up"});
+  }
+
+  std::string value(const std::string& sql) const {
+    return pg_query_value(uri_, sql).value_or("<null>");
+  }
+  // The changelog's names and statuses, in order: "a:applied,b:applied".
+  std::string records() const {
+    return value("SELECT string_agg(name || ':' || status, ',' ORDER BY name) FROM " + schema_ +
+                 "._migronaut_migrations");
+  }
+  std::string owner_of(const std::string& table) const {
+    return value("SELECT tableowner FROM pg_tables WHERE schemaname || '.' || tablename = '" +
+                 table + "'");
+  }
+  // `up` applies both files: its exit code, both records, no lock left behind.
+  void expect_both_applied(const std::string& first, const std::string& second) const {
+    const ProcessResult result = up();
+    EXPECT_EQ(result.exit_code, 0) << result.out << result.err;
+    EXPECT_EQ(records(), first + ":applied," + second + ":applied");
+    EXPECT_EQ(value("SELECT count(*) FROM " + schema_ + "._migronaut_locks"), "0");
+  }
+
+  TempDir dir_{"migronaut-pg-session"};
+  std::string uri_;
+  std::string schema_;
+  std::string app_;
+  std::string lowly_;
+};
+
+constexpr const char* kFirst = "20260101000001-first.sql";
+constexpr const char* kSecond = "20260101000002-second.sql";
+
+// The README's advice behind a transaction pooler: SET LOCAL in the migration.
+TEST_F(PgSessionTest, SetLocalSearchPath) {
+  dir_.write(kFirst, "-- migrate:up\nCREATE SCHEMA " + app_ + ";\nSET LOCAL search_path = " + app_ +
+                         ";\nCREATE TABLE users (id bigint);\n");
+  dir_.write(kSecond, "-- migrate:up\nCREATE TABLE orders (id bigint);\n");
+  expect_both_applied(kFirst, kSecond);
+  EXPECT_EQ(value("SELECT to_regclass('" + app_ + ".users') IS NOT NULL"), "t");
+  EXPECT_EQ(value("SELECT to_regclass('" + schema_ + ".orders') IS NOT NULL"), "t");
+}
+
+// What pg_dump writes: an empty search_path for the rest of the session, so the next
+// migration's bookkeeping runs in a session that has it too.
+TEST_F(PgSessionTest, SessionWideEmptySearchPathFromPgDump) {
+  dir_.write(kFirst,
+             "-- migrate:up\nSELECT pg_catalog.set_config('search_path', '', false);\n"
+             "CREATE TABLE " +
+                 schema_ + ".users (id bigint);\n");
+  dir_.write(kSecond, "-- migrate:up\nCREATE TABLE " + schema_ + ".orders (id bigint);\n");
+  expect_both_applied(kFirst, kSecond);
+  EXPECT_EQ(value("SELECT to_regclass('" + schema_ + ".users') IS NOT NULL"), "t");
+  EXPECT_EQ(value("SELECT to_regclass('" + schema_ + ".orders') IS NOT NULL"), "t");
+}
+
+// The migration's objects are the role's; migronaut's records are still written by its own.
+TEST_F(PgSessionTest, SetLocalRoleWithoutRightsOnMigronautsTables) {
+  dir_.write(kFirst,
+             "-- migrate:up\nSET LOCAL ROLE " + lowly_ + ";\nCREATE TABLE users (id bigint);\n");
+  dir_.write(kSecond,
+             "-- migrate:up\nSET ROLE " + lowly_ + ";\nCREATE TABLE orders (id bigint);\n");
+  expect_both_applied(kFirst, kSecond);
+  EXPECT_EQ(owner_of(schema_ + ".users"), lowly_);
+  EXPECT_EQ(owner_of(schema_ + ".orders"), lowly_);
+  EXPECT_EQ(value("SELECT has_table_privilege('" + lowly_ + "', '" + schema_ +
+                  "._migronaut_migrations', 'INSERT')"),
+            "f");
+}
+
+// Outside a transaction the settings last for the session: the record right after the work, and
+// the next migration's, are still written (no migration is left `interrupted`).
+TEST_F(PgSessionTest, TransactionFalseSessionSettings) {
+  dir_.write(kFirst, "-- migrate:up transaction:false\nCREATE SCHEMA " + app_ +
+                         ";\nGRANT USAGE, CREATE ON SCHEMA " + app_ + " TO " + lowly_ +
+                         ";\nSET search_path = " + app_ + ";\nSET ROLE " + lowly_ +
+                         ";\nCREATE TABLE users (id bigint);\n");
+  dir_.write(kSecond, "-- migrate:up transaction:false\nCREATE TABLE orders (id bigint);\n");
+  expect_both_applied(kFirst, kSecond);
+  EXPECT_EQ(owner_of(app_ + ".users"), lowly_);
+  EXPECT_EQ(owner_of(app_ + ".orders"), lowly_);
+}
+
+}  // namespace
+}  // namespace migronaut::testing

@@ -1,6 +1,7 @@
 // `migronaut audit`: read-only health checks for CI — each pass, warn or fail, as a table or
 // with --json {ok, failed, warnings, checks}. Exit 22 (AUDIT_FAILED) when any check fails.
 #include "cli/cli.hpp"
+#include "cli/help.hpp"
 #include "fmt/format.h"
 #include "util/redact.hpp"
 
@@ -36,6 +37,9 @@ void print_report(Output& out, const AuditReport& report) {
 
 Command add_audit(CLI::App& app) {
   auto* sub = app.add_subcommand("audit", "Read-only health checks (exit 22 when one fails)");
+  document(sub, "migronaut audit --json",
+           "0 every check passes (warnings allowed), 22 a check failed (an unreachable database "
+           "among them)");
   return {sub, [](Context& context) {
             AuditReport report;
             try {

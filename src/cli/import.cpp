@@ -1,6 +1,7 @@
 // `migronaut import --from <tool> [--dry-run] [--force] [--trust-hash]`: adopts a database
 // another tool manages, recording what it applied without running anything.
 #include "cli/format.hpp"
+#include "cli/help.hpp"
 #include "cli/run_output.hpp"
 #include "fmt/format.h"
 
@@ -37,6 +38,11 @@ Command add_import(CLI::App& app) {
   sub->add_flag("--force", options->force, "Import into a changelog that has records");
   sub->add_flag("--trust-hash", options->trust_hash,
                 "migrate-mongo: keep its fileHash even when the file differs");
+  document(sub, "migronaut import --from dbmate --dry-run",
+           "0 imported (or nothing to import), 3 lock held, 5 connection failed, 6 an unknown tool "
+           "or no history of it, 17 the changelog has records (use --force), 20 its table is not "
+           "that tool's, 24 a dirty "
+           "golang-migrate version");
   return {sub,
           [options](Context& context) {
             StoppableMigrator migrator(context, context.config());

@@ -72,6 +72,17 @@ std::optional<std::string_view> named_command(const CLI::App& app, int argc, cha
   return std::nullopt;
 }
 
+// Whether the command line asks for --json, read from `argv` itself: a command line CLI11
+// refuses (a flag without its value) sets no flag, and its error is still owed as JSON.
+bool asks_for_json(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--") return false;
+    if (arg == "--json") return true;
+  }
+  return false;
+}
+
 // The way out of a held lock: when it expires, how to wait, how to look and how to release.
 void explain_held_lock(Output& out, Error& error) {
   const nlohmann::json& context = error.context();
@@ -184,11 +195,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ExtrasError& e) {
-    Output out(flags.json, flags.quiet, flags.verbose, flags.no_color);
+    Output out(asks_for_json(argc, argv), flags.quiet, flags.verbose, flags.no_color);
     return report(out, ConfigInvalidError(explain_extras(app, chosen_command(app), app.remaining()),
                                           {{"arguments", app.remaining()}}));
   } catch (const CLI::ParseError& e) {
-    Output out(flags.json, flags.quiet, flags.verbose, flags.no_color);
+    Output out(asks_for_json(argc, argv), flags.quiet, flags.verbose, flags.no_color);
     return report(out, ConfigInvalidError(e.what()));
   }
 

@@ -1,5 +1,6 @@
 // `migronaut repair [file] [--reason r] [--yes]`: accepts changed files of applied migrations
 // by re-stamping their checksums under the lock, after listing them and asking. Runs nothing.
+#include "cli/help.hpp"
 #include "cli/run_output.hpp"
 #include "fmt/format.h"
 
@@ -29,6 +30,9 @@ Command add_repair(CLI::App& app) {
   sub->add_option("file", flags->file, "Only this migration (a name or a version)");
   sub->add_option("--reason", flags->reason, "Why: stamped on the changelog records");
   sub->add_flag("-y,--yes", flags->yes, "Do not ask for confirmation");
+  document(sub, "migronaut repair 20260101090100-create-orders.sql --reason 'comment only' --yes",
+           "0 re-stamped (or nothing to repair), 3 lock held, 5 connection failed, 8 an unknown "
+           "file or one whose file is gone, 9 not applied, 11 declined");
   return {sub,
           [flags](Context& context) {
             const std::optional<std::string> file =
@@ -37,7 +41,8 @@ Command add_repair(CLI::App& app) {
             Output& out = context.out();
             const std::vector<RepairTarget> targets = migrator->repair_targets(file);
             if (targets.empty()) {
-              out.success("Nothing to repair: every applied file matches its checksum");
+              out.success(file ? "Nothing to repair: " + *file + " matches its checksum"
+                               : "Nothing to repair: every applied file matches its checksum");
               if (out.json_mode()) out.document({{"repaired", nlohmann::json::array()}});
               return 0;
             }

@@ -2,6 +2,7 @@
 // the plan. No lock, no writes.
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 
 #include "cli/cli.hpp"
@@ -40,7 +41,11 @@ void write_notes(std::string& notes, const StatusRow& row) {
   if (row.invalid_name) notes += "invalid name; ";
   if (row.up_empty) notes += "empty — fill it in; ";
   if (row.record && !row.record->error.empty() && row.state == MigrationState::kFailed) {
-    notes += "error: " + row.record->error + "; ";
+    // On one line, as each migration is one line of the table (`list | wc -l` counts them).
+    std::string error = row.record->error;
+    std::replace_if(
+        error.begin(), error.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+    notes += "error: " + error + "; ";
   }
   if (!row.description.empty()) notes += row.description;
   if (notes.ends_with("; ")) notes.resize(notes.size() - 2);

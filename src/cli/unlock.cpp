@@ -43,7 +43,14 @@ Command add_unlock(CLI::App& app) {
               throw RunAbortedError("unlock cancelled");
             }
             const std::optional<LockInfo> removed = migrator.force_unlock();
-            out.success(removed ? "Lock released" : "The lock was free");
+            if (removed) {
+              out.success("Lock released");
+            } else if (current) {
+              // On SQLite a holder's open transaction holds the release back until it commits.
+              out.success("Nothing to release: its holder released the lock first");
+            } else {
+              out.success("The lock was free");
+            }
             if (out.json_mode()) {
               out.document({{"released", removed.has_value()},
                             {"holder", removed ? nlohmann::json(*removed) : nlohmann::json()}});

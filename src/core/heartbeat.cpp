@@ -178,7 +178,8 @@ Heartbeat::Renewal Heartbeat::renew_once(int& failures_in_a_row) {
     }
   }
   if (matched == false) {
-    lose("another run reclaimed it");
+    // The row is gone or another run's: the store cannot tell which.
+    lose("another run reclaimed it, or `unlock --force` released it");
     return Renewal::kLost;
   }
   if (matched) {

@@ -617,6 +617,11 @@ namespace {
 
 std::vector<RepairTarget> drifted(const Plan& plan, const std::optional<std::string>& file) {
   const PlanEntry* only = file ? &find_target(plan, *file, "file") : nullptr;
+  if (only != nullptr && only->state == MigrationState::kMissing) {
+    throw MigrationFileNotFoundError(
+        "'" + *file + "' is applied, but its file is gone: there is no checksum to re-stamp",
+        {{"name", *file}});
+  }
   if (only != nullptr && (only->state != MigrationState::kApplied || only->migration == nullptr)) {
     throw NotAppliedError("'" + *file + "' is not applied: nothing to repair", {{"name", *file}});
   }

@@ -374,6 +374,32 @@ TEST_F(CliTest, TyposGetADidYouMean) {
   EXPECT_FALSE(project.exists()) << "a typo touches no database";
 }
 
+// A failed migration's error that spans lines (SQLite quotes a CHECK as written) is still one
+// line of the table.
+TEST_F(CliTest, AMultiLineErrorKeepsListToALinePerMigration) {
+  project.write_migration("0001-check.sql",
+                          "-- migrate:up\nCREATE TABLE t (x INTEGER CHECK (x\n> 0));\n"
+                          "INSERT INTO t VALUES (-1);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 7);
+  const ProcessResult listed = project.run({"list", "--pending"});
+  ASSERT_EQ(listed.exit_code, 0) << describe(listed);
+  EXPECT_EQ(line_count(listed.out), 1u) << listed.out;
+  EXPECT_TRUE(contains(listed.out, "CHECK constraint failed: x > 0")) << listed.out;
+}
+
+// A flag without its value is refused before any flag is set, --json included: the error is
+// still the one JSON document on stdout.
+TEST_F(CliTest, AFlagWithoutItsValueIsStillAnsweredInJson) {
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--json", "--uri"}, {"--json", "up", "--steps"}, {"--json", "up", "--wait-timeout"}}) {
+    const ProcessResult result = project.run(args);
+    EXPECT_EQ(result.exit_code, 6) << describe(result);
+    ASSERT_FALSE(result.out.empty()) << describe(result);
+    EXPECT_EQ(nlohmann::json::parse(result.out)["error"]["code"], "CONFIG_INVALID") << result.out;
+  }
+  EXPECT_FALSE(project.exists());
+}
+
 // --- a freshly created migration ----------------------------------------------------------------
 
 TEST_F(CliTest, CreateThenStatusWorksAndOnlyUpRefusesTheEmptyFile) {

@@ -91,7 +91,8 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
                         .ttl_ms = options.ttl.count(),
                         .pid = static_cast<std::int64_t>(getpid()),
                         .host = host_name(),
-                        .executed_by = options.executed_by};
+                        .executed_by = options.executed_by,
+                        .fail_fast = options.fail_fast};
   const auto started = options.clock->now();
   const AcquireResult result = store.try_acquire(claim);
   const auto acquire_ms =

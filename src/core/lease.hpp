@@ -22,6 +22,7 @@ struct LeaseOptions {
   std::chrono::milliseconds ttl{60'000};
   std::string executed_by;
   OnLockLost on_lock_lost = OnLockLost::kAbort;
+  bool fail_fast = false;  // the run will not wait for a held lock (LockClaim::fail_fast)
   Clock* clock = &Clock::real();
   Logger* logger = nullptr;
   std::function<void(const Event&)> emit;  // lock:acquired, lock:lost, lock:released

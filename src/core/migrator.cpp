@@ -49,6 +49,9 @@ struct Migrator::Impl {
   // dropped connection, not a wrong URI.
   bool wait_for_database = false;
   bool database_reached = false;
+  // Whether a held lock is waited for (run_migrations with onLockHeld wait): any other run takes
+  // the lock in one attempt that does not queue behind the holder.
+  bool waits_for_lock = false;
 
   // The connection for reading: it creates nothing, not even a missing SQLite file.
   Store& reader() {
@@ -58,8 +61,7 @@ struct Migrator::Impl {
     database_reached = !missing;  // a stand-in for a missing SQLite file reached nothing
     if (missing) {
       logger->warn(fmt::format(
-          "The database {} does not exist: nothing is applied yet (`migronaut up` creates it)",
-          *missing));
+          "The database {} does not exist: nothing is applied yet (`up` creates it)", *missing));
     }
     return *store;
   }
@@ -329,6 +331,7 @@ std::unique_ptr<Lease> Migrator::Impl::take_lock(RunStop& stop, const std::strin
                                         .ttl = milliseconds(config.lock_ttl_ms()),
                                         .executed_by = executed_by(),
                                         .on_lock_lost = config.on_lock_lost,
+                                        .fail_fast = !waits_for_lock,
                                         .logger = logger.get(),
                                         .emit = [this](const Event& event) { emit(event); }});
   });
@@ -803,10 +806,11 @@ RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOpti
   Migrator migrator(config, options.migrator);
   std::stop_callback stop_run(options.stop, [&] { migrator.stop("stop requested"); });
   migrator.impl_->wait_for_database = options.wait_for_database;
+  const LockWaitOptions wait = migrator.impl_->lock_wait_options(options);
+  migrator.impl_->waits_for_lock = wait.on_lock_held == OnLockHeld::kWait;
   RunMigrationsResult result;
   const LockWaitResult waited =
-      with_lock_wait([&](int) { result.applied = migrator.up(options.up); },
-                     migrator.impl_->lock_wait_options(options));
+      with_lock_wait([&](int) { result.applied = migrator.up(options.up); }, wait);
   result.up_to_date = result.applied.empty();
   result.waited = waited.waited;
   result.waited_for = waited.waited_for;

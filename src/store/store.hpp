@@ -41,6 +41,9 @@ struct LockClaim {
   std::int64_t pid = 0;
   std::string host;
   std::string executed_by;
+  // The claimant will not wait for a held lock: a store whose claim can queue behind a holder's
+  // open transaction (SQLite's one writer) answers at once with the holder it reads instead.
+  bool fail_fast = false;
 };
 
 // What renew, release and fencing match on: both must equal the record's.

@@ -539,6 +539,31 @@ TEST_F(LibraryTest, LockAlreadyHeldCarriesCodeMessageAndContext) {
   EXPECT_FALSE(database().has_table("orders"));
 }
 
+// A holder in the middle of a transactional migration holds SQLite's one write slot. A run that
+// will not wait is answered from the lock row it reads, not after the busy timeout, and
+// nothing of it is written.
+TEST_F(LibraryTest, FailingFastMeetsAHolderThatIsWritingWithItsRow) {
+  add_file("0001-users.sql", "users");
+  run_migrations(config_, quiet_run());
+  add_file("0002-orders.sql", "orders");
+  Database holder = database();
+  holder.hold_lock();
+  holder.exec("BEGIN IMMEDIATE; CREATE TABLE holder_work (id INTEGER)");  // its migration
+  Config fail_fast = config_;
+  fail_fast.on_lock_held = OnLockHeld::kThrow;
+  try {
+    run_migrations(fail_fast, quiet_run());
+    FAIL() << "the lock is held";
+  } catch (const LockAlreadyHeldError& e) {
+    EXPECT_TRUE(e.refusal().writer_busy);
+    ASSERT_TRUE(e.refusal().holder.has_value());
+    EXPECT_EQ(e.refusal().holder->run_id, "peer-run");
+  }
+  holder.exec("ROLLBACK");
+  EXPECT_FALSE(database().has_table("orders"));
+  EXPECT_EQ(database().count("SELECT count(*) FROM _migronaut_locks WHERE owner = 'peer-run'"), 1);
+}
+
 // The boot check reads the folder and the changelog side by side; which failure is reported
 // does not depend on which read ends first. The database here is a file SQLite cannot read.
 TEST_F(LibraryTest, AFileThatDoesNotParseIsReportedBeforeADatabaseThatCannotBeRead) {

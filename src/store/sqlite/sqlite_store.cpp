@@ -208,8 +208,9 @@ std::string field_list() {
 class SqliteStore final : public Store {
  public:
   SqliteStore(DbHandle db, const Config& config, bool writable,
-              std::optional<std::string> missing_file)
+              std::optional<std::string> missing_file, std::chrono::milliseconds busy_timeout)
       : db_(std::move(db)),
+        busy_timeout_(busy_timeout),
         writable_(writable),
         missing_file_(std::move(missing_file)),
         lock_table_name_(config.lock_table),
@@ -251,43 +252,28 @@ class SqliteStore final : public Store {
   }
 
   AcquireResult try_acquire(const LockClaim& claim) override {
-    try {
-      Transaction transaction(db_.get());
-      std::optional<LockInfo> previous = select_lock();
-      Statement upsert(
-          db_.get(),
-          "INSERT INTO " + lock_table_ +
-              " (id, locked_at, ttl_ms, owner, nonce, pid, host, executed_by, migration, step,"
-              " total) VALUES (?, " +
-              std::string(kNowMs) +
-              ", ?, ?, ?, ?, ?, ?, '', 0, 0) ON CONFLICT(id) DO UPDATE SET"
-              " locked_at = excluded.locked_at, ttl_ms = excluded.ttl_ms,"
-              " owner = excluded.owner, nonce = excluded.nonce, pid = excluded.pid,"
-              " host = excluded.host, executed_by = excluded.executed_by, migration = '',"
-              " step = 0, total = 0 WHERE " +
-              lock_table_ + ".locked_at < excluded.locked_at - max(" + lock_table_ +
-              ".ttl_ms, excluded.ttl_ms)",
-          "acquire lock");
-      upsert.bind(kLockId).bind(claim.ttl_ms).bind(claim.owner).bind(claim.nonce);
-      upsert.bind(claim.pid).bind(claim.host).bind(claim.executed_by).run();
-      if (sqlite3_changes(db_.get()) == 1) {
-        transaction.commit();
-        return {.acquired = true, .holder = std::nullopt, .reclaimed = std::move(previous)};
+    if (claim.fail_fast) {
+      // SQLite has one writer: a holder's transactional migration keeps this claim's write
+      // waiting out the busy timeout. A claimant that will not wait tries without waiting, and a
+      // holder on record is then its answer; with none, another's short write is in the way,
+      // which is waited for as usual.
+      sqlite3_busy_timeout(db_.get(), 0);
+      std::optional<AcquireResult> outcome;
+      try {
+        outcome = acquire_once(claim);
+      } catch (const ConnectionFailedError& e) {
+        outcome = refusal_while_writing(e);
       }
-      AcquireResult refused{.acquired = false, .holder = select_lock(), .reclaimed = std::nullopt};
-      transaction.commit();
-      return refused;
+      sqlite3_busy_timeout(db_.get(), static_cast<int>(busy_timeout_.count()));
+      if (outcome) return *outcome;
+    }
+    try {
+      return acquire_once(claim);
     } catch (const ConnectionFailedError& e) {
       // Another connection kept the database busy past the timeout (a long transactional
-      // migration). WAL still lets us read: if the lock has a holder, that is a refusal, not
-      // an outage.
-      if (!is_writer_busy(e)) throw;
-      auto holder = select_lock();
-      if (!holder) throw;
-      return {.acquired = false,
-              .holder = std::move(holder),
-              .reclaimed = std::nullopt,
-              .writer_busy = true};
+      // migration).
+      if (std::optional<AcquireResult> refused = refusal_while_writing(e)) return *refused;
+      throw;
     }
   }
 
@@ -570,6 +556,49 @@ class SqliteStore final : public Store {
   }
 
   DbHandle db_;
+  // One attempt at the lock, in one write transaction: taken when free or stale, else refused
+  // with the holder.
+  AcquireResult acquire_once(const LockClaim& claim) {
+    Transaction transaction(db_.get());
+    std::optional<LockInfo> previous = select_lock();
+    Statement upsert(
+        db_.get(),
+        "INSERT INTO " + lock_table_ +
+            " (id, locked_at, ttl_ms, owner, nonce, pid, host, executed_by, migration, step,"
+            " total) VALUES (?, " +
+            std::string(kNowMs) +
+            ", ?, ?, ?, ?, ?, ?, '', 0, 0) ON CONFLICT(id) DO UPDATE SET"
+            " locked_at = excluded.locked_at, ttl_ms = excluded.ttl_ms,"
+            " owner = excluded.owner, nonce = excluded.nonce, pid = excluded.pid,"
+            " host = excluded.host, executed_by = excluded.executed_by, migration = '',"
+            " step = 0, total = 0 WHERE " +
+            lock_table_ + ".locked_at < excluded.locked_at - max(" + lock_table_ +
+            ".ttl_ms, excluded.ttl_ms)",
+        "acquire lock");
+    upsert.bind(kLockId).bind(claim.ttl_ms).bind(claim.owner).bind(claim.nonce);
+    upsert.bind(claim.pid).bind(claim.host).bind(claim.executed_by).run();
+    if (sqlite3_changes(db_.get()) == 1) {
+      transaction.commit();
+      return {.acquired = true, .holder = std::nullopt, .reclaimed = std::move(previous)};
+    }
+    AcquireResult refused{.acquired = false, .holder = select_lock(), .reclaimed = std::nullopt};
+    transaction.commit();
+    return refused;
+  }
+
+  // A claim another connection's write kept out (`busy`): refused, when a holder is on record,
+  // as one held by a run that is writing. WAL still lets us read the lock row.
+  std::optional<AcquireResult> refusal_while_writing(const ConnectionFailedError& busy) {
+    if (!is_writer_busy(busy)) return std::nullopt;
+    std::optional<LockInfo> holder = select_lock();
+    if (!holder) return std::nullopt;
+    return AcquireResult{.acquired = false,
+                         .holder = std::move(holder),
+                         .reclaimed = std::nullopt,
+                         .writer_busy = true};
+  }
+
+  std::chrono::milliseconds busy_timeout_;  // how long a write waits for another's to end
   bool writable_;
   std::optional<std::string> missing_file_;
   std::string lock_table_name_;
@@ -645,7 +674,8 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionO
     const int rc = exec_retrying_busy(raw, pragmas, busy_timeout);
     if (rc != SQLITE_OK) throw_sqlite_error(raw, rc, "open " + path);
   }
-  return std::make_unique<SqliteStore>(std::move(db), config, !read_only, std::move(missing));
+  return std::make_unique<SqliteStore>(std::move(db), config, !read_only, std::move(missing),
+                                       busy_timeout);
 }
 
 }  // namespace migronaut

@@ -2,6 +2,7 @@
 #include "cli/cli.hpp"
 #include "cli/format.hpp"
 #include "cli/help.hpp"
+#include "core/lease.hpp"
 
 namespace migronaut::cli {
 
@@ -12,9 +13,16 @@ Command add_lock(CLI::App& app) {
             Migrator migrator(context.config(), context.migrator_options());
             const std::optional<LockInfo> holder = migrator.lock_info();
             Output& out = context.out();
-            out.report(holder
-                           ? "Lock held by " + describe_holder(*holder, migrator.database_now_ms())
-                           : "The lock is free");
+            if (!holder) {
+              out.report("The lock is free");
+            } else {
+              const std::int64_t now = migrator.database_now_ms();
+              out.report("Lock held by " + describe_holder(*holder, now));
+              // What `up` refuses (exit 40) and `unlock` clears without --force.
+              const std::string unusable =
+                  lock_row_unusable(*holder, now, context.config().lock_ttl_ms());
+              if (!unusable.empty()) out.warn("The lock row cannot be trusted: " + unusable);
+            }
             if (out.json_mode()) {
               out.document({{"held", holder.has_value()},
                             {"holder", holder ? nlohmann::json(*holder) : nlohmann::json()}});

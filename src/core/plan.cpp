@@ -381,6 +381,11 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
     for (const PlanEntry* entry : applied) {
       if (entry->record->batch == batch) targets.push_back(entry);
     }
+    // A batch asked for by number that holds nothing applied is no success of nothing to do.
+    if (options.batch && targets.empty()) {
+      throw NotAppliedError(fmt::format("No applied migration is in batch {}", batch),
+                            {{"batch", batch}});
+    }
   }
 
   for (const PlanEntry* entry : targets) {

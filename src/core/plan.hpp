@@ -76,10 +76,10 @@ void refuse_drift_if_strict(const std::vector<const PlanEntry*>& entries, const 
 // onOutOfOrder: error; a single-file up is exempt), ConfigInvalidError (file and `to` together).
 UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& config);
 
-// Newest first. Checks every target before anything runs: NotAppliedError,
-// MigrationIrreversibleError (no down section, or a baseline record),
-// MigrationFileNotFoundError (the migration is gone), MigrationInvalidNameError (a tampered
-// record name), ConfigInvalidError (conflicting options).
+// Newest first. Checks every target before anything runs: NotAppliedError (a file not applied,
+// a --batch with nothing applied in it), MigrationIrreversibleError (no down section, or a
+// baseline record), MigrationFileNotFoundError (the migration is gone),
+// MigrationInvalidNameError (a tampered record name), ConfigInvalidError (conflicting options).
 std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options);
 
 }  // namespace migronaut

@@ -181,6 +181,9 @@ TEST_F(PlanTest, DownRefusesBeforeRunningAnything) {
   DownOptions one;
   one.file = "0001-a.sql";
   EXPECT_THROW(select_down(plan, one), NotAppliedError);
+  DownOptions no_such_batch;
+  no_such_batch.batch = 99;
+  EXPECT_THROW(select_down(plan, no_such_batch), NotAppliedError);
   one.file = "0002-b.sql";
   EXPECT_THROW(select_down(plan, one), MigrationIrreversibleError);
   one.file = "0004-d.sql";  // no down section

@@ -666,6 +666,10 @@ TEST(BadInputLock, AnUnusableLockRowIsClearedByUnlock) {
     project->write_migration("0002-two.sql", kValid);
     project->exec(project->ghost_lock_sql(-86'400'000, 60'000));
     EXPECT_EQ(project->run({"up"}).exit_code, 40) << store;
+    const ProcessResult shown = project->run({"lock"});
+    EXPECT_EQ(shown.exit_code, 0) << describe(shown);
+    EXPECT_NE(shown.err.find("The lock row cannot be trusted"), std::string::npos)
+        << describe(shown);
     const ProcessResult unlocked = project->run({"unlock", "--yes"});
     EXPECT_EQ(unlocked.exit_code, 0) << describe(unlocked);
     const ProcessResult applied = project->run({"up"});

@@ -140,7 +140,8 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
     const Migration& migration = *targets[i]->migration;
     const Step step{.direction = direction,
                     .migration = migration,
-                    .batch = batch,
+                    // A revert reports the batch the migration was applied in.
+                    .batch = direction == Direction::kUp ? batch : targets[i]->record->batch,
                     .info = {env_.stamp.run_id, direction, i, targets.size()},
                     .progress = progress_of(i),
                     .commit_progress = progress_of(i + 1 < targets.size() ? i + 1 : i),

@@ -60,8 +60,8 @@ class Runner {
  public:
   explicit Runner(RunEnvironment environment) : env_(std::move(environment)) {}
 
-  // Applies (up) or reverts (down) `targets` in order, appending to `results` as each
-  // completes so a caller still has them when a later one fails.
+  // Applies (up, in `batch`) or reverts (down: `batch` unused) `targets` in order, appending to
+  // `results` as each completes so a caller still has them when a later one fails.
   void run(Direction direction, const std::vector<const PlanEntry*>& targets, std::int64_t batch,
            std::vector<RunResult>& results);
 

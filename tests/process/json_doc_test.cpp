@@ -159,8 +159,14 @@ TEST_F(JsonDocTest, EveryCommandPrintsWhatTheDocumentShows) {
   EXPECT_EQ(check("baseline", {"baseline", "--yes", "--to", "0001-a.sql"})["baselined"].size(), 1u);
   EXPECT_EQ(check("up", {"up"})["results"].size(), 1u);
   EXPECT_EQ(check("status", {"status"})["migrations"][1]["record"]["status"], "applied");
-  EXPECT_EQ(check("redo", {"redo"})["results"].size(), 2u);
-  EXPECT_EQ(check("down", {"down"})["results"].size(), 1u);
+  // A revert reports the batch its migration was applied in: b went in batch 2, again in 3.
+  const nlohmann::json redone = check("redo", {"redo"})["results"];
+  ASSERT_EQ(redone.size(), 2u);
+  EXPECT_EQ(redone[0]["batch"], 2);
+  EXPECT_EQ(redone[1]["batch"], 3);
+  const nlohmann::json reverted = check("down", {"down"})["results"];
+  ASSERT_EQ(reverted.size(), 1u);
+  EXPECT_EQ(reverted[0]["batch"], 3);
   check("error", {"wait", "--timeout", "200ms"}, 2, kFastLock);  // b is pending again
   ASSERT_EQ(project.run({"up"}).exit_code, 0);
   check("wait", {"wait"});

@@ -141,15 +141,18 @@ std::string closest(std::string_view typed, const std::vector<std::string>& cand
 std::string explain_extras(const CLI::App& app, const CLI::App* command,
                            const std::vector<std::string>& extras) {
   std::vector<std::string> flags = flag_names(app);
-  if (command != nullptr) {
-    const std::vector<std::string> own = flag_names(*command);
-    flags.insert(flags.end(), own.begin(), own.end());
-  }
+  const std::vector<std::string> own =
+      command != nullptr ? flag_names(*command) : std::vector<std::string>();
+  flags.insert(flags.end(), own.begin(), own.end());
   std::string message;
   for (const std::string& extra : extras) {
     if (!message.empty()) message += "; ";
     const std::string flag = extra.substr(0, extra.find('='));
-    if (extra.starts_with("-")) {
+    if (std::find(own.begin(), own.end(), flag) != own.end()) {
+      // `migronaut --no-wait up`: the command's flag, before the command.
+      message += fmt::format("`{}` is a flag of `{}`: put it after the command", flag,
+                             command->get_name());
+    } else if (extra.starts_with("-")) {
       message += fmt::format("unknown flag `{}`{}", flag, suggestion(flag, flags));
     } else if (command == nullptr) {
       message +=

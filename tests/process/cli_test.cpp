@@ -366,6 +366,10 @@ TEST_F(CliTest, TyposGetADidYouMean) {
   const ProcessResult flag = project.run({"status", "--chek"});
   EXPECT_EQ(flag.exit_code, 6) << describe(flag);
   EXPECT_TRUE(contains(flag.err, "unknown flag `--chek` (did you mean `--check`?)")) << flag.err;
+  const ProcessResult early = project.run({"--no-wait", "up"});
+  EXPECT_EQ(early.exit_code, 6) << describe(early);
+  EXPECT_TRUE(contains(early.err, "`--no-wait` is a flag of `up`: put it after the command"))
+      << early.err;
   const ProcessResult global = project.run({"status", "--verbos"});
   EXPECT_TRUE(contains(global.err, "did you mean `--verbose`?")) << global.err;
   const ProcessResult help = run_migronaut({"help", "stat"});

@@ -39,7 +39,8 @@ Command add_unlock(CLI::App& app) {
                     {{"holder", *current}, {"renewedAgoMs", age}, {"option", "--force"}});
               }
             }
-            if (!confirm(context, "Release the migration lock?", *yes)) {
+            // A free lock has nothing to confirm.
+            if (current && !confirm(context, "Release the migration lock?", *yes)) {
               throw RunAbortedError("unlock cancelled");
             }
             const std::optional<LockInfo> removed = migrator.force_unlock();

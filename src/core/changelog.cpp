@@ -116,7 +116,7 @@ RecordWrite renamed_record(const ChangelogRecord& former, const std::string& nam
 
 namespace {
 
-std::string retired_reason(std::string_view name) { return "renamed to " + std::string(name); }
+constexpr std::string_view kRetiredReason = "renamed to ";
 
 }  // namespace
 
@@ -126,12 +126,12 @@ RecordWrite retired_record(const std::string& former, const std::string& name,
   write.name = former;
   write.set = {{Field::kStatus, status(RecordStatus::kReverted)},
                {Field::kRequestedBy, stamp.executed_by},
-               {Field::kReason, retired_reason(name)}};
+               {Field::kReason, std::string(kRetiredReason) + name}};
   return write;
 }
 
-bool retired_for(const ChangelogRecord& record, std::string_view name) {
-  return record.status == RecordStatus::kReverted && record.reason == retired_reason(name);
+bool is_retired(const ChangelogRecord& record) {
+  return record.status == RecordStatus::kReverted && record.reason.starts_with(kRetiredReason);
 }
 
 RecordWrite restamped_record(const std::string& name, const std::string& checksum,

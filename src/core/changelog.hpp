@@ -43,8 +43,8 @@ RecordWrite renamed_record(const ChangelogRecord& former, const std::string& nam
 // (status reverted, though nothing was undone), its reason naming the new name.
 RecordWrite retired_record(const std::string& former, const std::string& name,
                            const RecordStamp& stamp);
-// Whether `record` was retired in favour of `name` (a file renamed back takes it up again).
-bool retired_for(const ChangelogRecord& record, std::string_view name);
+// Whether `record` was retired by a rename (a file renamed back takes it up again).
+bool is_retired(const ChangelogRecord& record);
 // Repair: the checksum of an applied migration re-stamped, with who asked and why.
 RecordWrite restamped_record(const std::string& name, const std::string& checksum,
                              const RecordStamp& stamp);

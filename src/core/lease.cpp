@@ -73,8 +73,9 @@ void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_tt
 
 std::string lock_row_unusable(const LockInfo& holder, std::int64_t now_ms,
                               std::int64_t claim_ttl_ms) {
-  if (holder.ttl_ms > kLongestTtlMs) {
-    return fmt::format("its TTL of {} ms is beyond any configuration", holder.ttl_ms);
+  if (holder.ttl_ms > kLongestTtlMs || holder.ttl_ms <= 0) {
+    return fmt::format("its TTL of {} ms is {}", holder.ttl_ms,
+                       holder.ttl_ms > 0 ? "beyond any configuration" : "one no holder sets");
   }
   if (holder.locked_at_ms > now_ms &&
       holder.locked_at_ms - now_ms > std::max(holder.ttl_ms, claim_ttl_ms)) {

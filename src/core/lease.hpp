@@ -28,9 +28,10 @@ struct LeaseOptions {
   std::function<void(const Event&)> emit;  // lock:acquired, lock:lost, lock:released
 };
 
-// Why no live holder can have written `holder`, or "": a TTL beyond any configuration, or a
-// lockedAt further ahead of the database's clock (`now_ms`) than any lease lasts (the clock
-// stepped back). Such a row is reported, never waited on, and `unlock` clears it without --force.
+// Why no live holder can have written `holder`, or "": a TTL beyond any configuration or not
+// positive (lockTTLSeconds is at least 1), or a lockedAt further ahead of the database's clock
+// (`now_ms`) than any lease lasts (the clock stepped back). Such a row is reported, never waited
+// on, and `unlock` clears it without --force.
 std::string lock_row_unusable(const LockInfo& holder, std::int64_t now_ms,
                               std::int64_t claim_ttl_ms);
 

@@ -151,14 +151,16 @@ struct Migrator::Impl {
     Plan plan = read_plan(migrations);
     bool renamed = false;
     for (const PlanEntry& entry : plan.entries) {
-      if (entry.renamed_from.empty()) continue;
+      if (entry.to_retire.empty()) continue;
       logger->info(fmt::format("{} is {} renamed: recorded under its new name", entry.name,
                                entry.renamed_from));
       const std::string name(entry.name);
       if (entry.record->name != name) {
         writer().write_record(renamed_record(*entry.record, name, stamp(run_id)));
       }
-      writer().write_record(retired_record(entry.renamed_from, name, stamp(run_id)));
+      for (std::string_view former : entry.to_retire) {
+        writer().write_record(retired_record(std::string(former), name, stamp(run_id)));
+      }
       renamed = true;
     }
     if (renamed) return read_plan(migrations);
@@ -507,7 +509,8 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   impl_->check_drift(boot_targets);
   UpOptions again_options;
   again_options.file = std::string(boot_targets.front()->name);
-  select_up(boot_plan, again_options, impl_->config);  // what the up half refuses, refused now
+  // The up half's drift check (strict refuses any drift), made before the down half runs.
+  select_up(boot_plan, again_options, impl_->config);
   ScriptChecks checks;
   checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
   checks.check(impl_->reader(), impl_->config, Direction::kUp, boot_targets);

@@ -89,10 +89,9 @@ bool same_migration(const PlanEntry& former, const PlanEntry& entry) {
 }
 
 // Pairs each applied record whose file is gone with the migration it was renamed to, if any,
-// the former names taken in name order. A migration takes up the former's record when its own
-// name has none, or one retired in favour of the former (a file renamed back); one applied under
-// its own name only marks the former for retiring. Returns the formers' positions, which leave
-// the plan.
+// the former names taken in name order; each is to retire. A migration takes up the first
+// former's record when its own name has none or a retired one (a file renamed back, at the end
+// of a chain of renames too). Returns the formers' positions, which leave the plan.
 std::set<std::size_t> match_renames(std::vector<PlanEntry>& entries) {
   std::vector<std::size_t> formers;
   for (std::size_t i = 0; i < entries.size(); ++i) {
@@ -105,13 +104,14 @@ std::set<std::size_t> match_renames(std::vector<PlanEntry>& entries) {
     const PlanEntry& former = entries[position];
     for (PlanEntry& entry : entries) {
       if (!same_migration(former, entry)) continue;
-      const bool takes_up = entry.record == nullptr || retired_for(*entry.record, former.name);
+      const bool takes_up = entry.record == nullptr || is_retired(*entry.record);
       if (!takes_up && entry.state != MigrationState::kApplied) continue;
       if (takes_up) {
         entry.state = MigrationState::kApplied;
         entry.record = former.record;
       }
-      entry.renamed_from = former.name;
+      if (entry.renamed_from.empty()) entry.renamed_from = former.name;
+      entry.to_retire.push_back(former.name);
       renamed.insert(position);
       break;
     }

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "migronaut/changelog.hpp"
@@ -28,6 +29,9 @@ struct PlanEntry {
   // checksum, the old file gone) and the changelog has not retired it yet. `record` is still
   // the former's when the changelog does not know the new name as applied.
   std::string renamed_from;
+  // Every such former name (several after a chain of renames), for the next locked run to
+  // retire; they point into Plan::records.
+  std::vector<std::string_view> to_retire;
 
   bool pending() const { return needs_run(state); }
 };

@@ -314,6 +314,21 @@ TEST_F(PlanTest, ARenamedFileIsTheAppliedMigration) {
   EXPECT_EQ(after.entries[0].state, MigrationState::kApplied);
 }
 
+// Several names applied for one migration (renames recorded before formers were retired, or a
+// run stopped between the writes): all of them are to retire.
+TEST_F(PlanTest, EveryFormerNameOfARenamedMigrationIsToRetire) {
+  std::vector<Migration> renamed = {migration("0001-c.sql")};
+  renamed[0].checksum = "sum-0001-a.sql";
+  ChangelogRecord a = record("0001-a.sql", RecordStatus::kApplied, 1);
+  ChangelogRecord b = record("0001-b.sql", RecordStatus::kApplied, 1);
+  b.checksum = "sum-0001-a.sql";
+  const Plan plan = make_plan(renamed, {a, b});
+  ASSERT_EQ(plan.entries.size(), 1u);
+  EXPECT_EQ(plan.entries[0].state, MigrationState::kApplied);
+  EXPECT_EQ(plan.entries[0].renamed_from, "0001-a.sql");
+  EXPECT_EQ(plan.entries[0].to_retire, (std::vector<std::string_view>{"0001-a.sql", "0001-b.sql"}));
+}
+
 TEST_F(PlanTest, AFileRenamedBackTakesUpItsRetiredRecord) {
   std::vector<Migration> back = {migration("0001-a.sql")};
   ChangelogRecord retired = record("0001-a.sql", RecordStatus::kReverted, 1);
@@ -326,7 +341,19 @@ TEST_F(PlanTest, AFileRenamedBackTakesUpItsRetiredRecord) {
   EXPECT_EQ(plan.entries[0].renamed_from, "0001-new-name.sql");
   EXPECT_TRUE(select_up(plan, {}, config).targets.empty());
 
-  // Reverted for real, it is pending: only a retirement in its favour is taken up.
+  // Renamed A → B → C, then back to A: A's retirement named B, C holds the applied record.
+  ChangelogRecord by_b = record("0001-a.sql", RecordStatus::kReverted, 1);
+  by_b.reason = "renamed to 0001-b.sql";
+  ChangelogRecord b_retired = record("0001-b.sql", RecordStatus::kReverted, 1);
+  b_retired.reason = "renamed to 0001-c.sql";
+  ChangelogRecord at_c = record("0001-c.sql", RecordStatus::kApplied, 1);
+  at_c.checksum = "sum-0001-a.sql";
+  const Plan chain = make_plan(back, {by_b, b_retired, at_c});
+  ASSERT_EQ(chain.entries.size(), 1u);
+  EXPECT_EQ(chain.entries[0].state, MigrationState::kApplied);
+  EXPECT_EQ(chain.entries[0].to_retire, std::vector<std::string_view>{"0001-c.sql"});
+
+  // Reverted for real, it is pending: only a retirement by a rename is taken up.
   ChangelogRecord undone = record("0001-a.sql", RecordStatus::kReverted, 1);
   const Plan after_down = make_plan(back, {undone, recorded});
   EXPECT_EQ(after_down.entries[0].name, "0001-a.sql");

@@ -203,7 +203,7 @@ TEST_F(AdoptTest, ARenamedMigrationRevertsCleanly) {
   EXPECT_TRUE(has_table("a"));
 }
 
-// A file renamed, recorded so, then renamed back is still the applied migration.
+// A file renamed twice, each recorded, then renamed back is still the applied migration.
 TEST_F(AdoptTest, AFileRenamedBackIsNotRunAgain) {
   project.write_migration("1-a.sql", sections("a"));
   expect({"up"}, 0);
@@ -212,13 +212,18 @@ TEST_F(AdoptTest, AFileRenamedBackIsNotRunAgain) {
   project.write_migration("2-c.sql", sections("c"));
   expect({"up"}, 0);
   EXPECT_EQ(project.statuses()["1-a.sql"], "reverted");
-  std::filesystem::rename(project.migrations() / "1-b.sql", project.migrations() / "1-a.sql");
+  std::filesystem::rename(project.migrations() / "1-b.sql", project.migrations() / "1-z.sql");
   project.write_migration("3-d.sql", sections("d"));
+  expect({"up"}, 0);
+  std::filesystem::rename(project.migrations() / "1-z.sql", project.migrations() / "1-a.sql");
+  project.write_migration("4-e.sql", sections("e"));
   expect({"up"}, 0);  // would fail on "table a already exists" if 1-a.sql ran again
   EXPECT_EQ(project.statuses(), (Statuses{{"1-a.sql", "applied"},
                                           {"1-b.sql", "reverted"},
+                                          {"1-z.sql", "reverted"},
                                           {"2-c.sql", "applied"},
-                                          {"3-d.sql", "applied"}}));
+                                          {"3-d.sql", "applied"},
+                                          {"4-e.sql", "applied"}}));
   expect({"audit"}, 0);
 }
 

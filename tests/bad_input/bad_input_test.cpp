@@ -526,6 +526,8 @@ const BadInput kCorpus[] = {
     // A lock row that cannot be judged is reported with its holder and the way out.
     ghost_lock("TtlNearInt64Max", 0, 9223372036854775000),
     ghost_lock("TtlBeyondAnyConfig", 0, 99999999999),
+    ghost_lock("TtlNegative", 0, -5),
+    ghost_lock("TtlZero", 0, 0),
     ghost_lock("LockedAtADayAhead", -86'400'000, 60'000),
 
     // SQLite names that are no database file: nothing is opened, so nothing is applied.

@@ -225,6 +225,11 @@ TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceR
   EXPECT_EQ(json_of(unlocked)["holder"]["runId"], "foreign-run");
   EXPECT_EQ(project.lock_row(), std::nullopt);
   EXPECT_EQ(project.statuses(), (Statuses{{"0001-first.sql", "applied"}}));
+
+  // A free lock has nothing to confirm: no --yes needed, even without a terminal.
+  const ProcessResult free = project.run({"--json", "unlock"});
+  ASSERT_EQ(free.exit_code, 0) << describe(free);
+  EXPECT_EQ(json_of(free)["released"], false);
 }
 
 TEST_F(SqliteProcessTest, EveryCommandEndToEnd) {

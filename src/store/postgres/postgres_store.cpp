@@ -744,8 +744,11 @@ class PostgresStore final : public Store {
     std::string where;
     if (locate(result.get(), piece, context, where)) {
       const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
+      const std::string said =
+          primary != nullptr ? without_own_text(primary, piece.after) : std::string();
       throw MigrationExecutionFailedError(
-          fmt::format("{}: {}", where, without_own_text(primary ? primary : "", piece.after)),
+          fmt::format("{}: {}", where,
+                      said.empty() ? migration_message(result.get(), piece.after) : said),
           std::move(context));
     }
     const std::string message = migration_message(result.get(), piece.after);

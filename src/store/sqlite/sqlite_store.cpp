@@ -156,6 +156,22 @@ void rollback(sqlite3* db) {
 }
 
 // Commits on commit(); rolls back when left without it (an exception on the way).
+// `db`'s busy timeout set to `now` for as long as this lives, then back to `usual`.
+class BusyTimeout {
+ public:
+  BusyTimeout(sqlite3* db, std::chrono::milliseconds now, std::chrono::milliseconds usual)
+      : db_(db), usual_(usual) {
+    sqlite3_busy_timeout(db_, static_cast<int>(now.count()));
+  }
+  ~BusyTimeout() { sqlite3_busy_timeout(db_, static_cast<int>(usual_.count())); }
+  BusyTimeout(const BusyTimeout&) = delete;
+  BusyTimeout& operator=(const BusyTimeout&) = delete;
+
+ private:
+  sqlite3* db_;
+  std::chrono::milliseconds usual_;
+};
+
 class Transaction {
  public:
   explicit Transaction(sqlite3* db) : db_(db) { exec(db, "BEGIN IMMEDIATE", "begin"); }
@@ -257,14 +273,15 @@ class SqliteStore final : public Store {
       // waiting out the busy timeout. A claimant that will not wait tries without waiting, and a
       // holder on record is then its answer; with none, another's short write is in the way,
       // which is waited for as usual.
-      sqlite3_busy_timeout(db_.get(), 0);
       std::optional<AcquireResult> outcome;
-      try {
-        outcome = acquire_once(claim);
-      } catch (const ConnectionFailedError& e) {
-        outcome = refusal_while_writing(e);
+      {
+        const BusyTimeout no_wait(db_.get(), std::chrono::milliseconds(0), busy_timeout_);
+        try {
+          outcome = acquire_once(claim);
+        } catch (const ConnectionFailedError& e) {
+          outcome = refusal_while_writing(e);
+        }
       }
-      sqlite3_busy_timeout(db_.get(), static_cast<int>(busy_timeout_.count()));
       if (outcome) return *outcome;
     }
     try {

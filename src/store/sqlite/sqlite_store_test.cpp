@@ -150,6 +150,28 @@ TEST_F(SqliteStoreTest, LockContentionWaitsForTheOtherWriter) {
             "run-a");
 }
 
+// A claim that will not wait is answered from the lock row while the holder's transaction
+// holds the write slot. The busy timeout here is ten minutes: a claim that waited it out would
+// outlast the test's own timeout.
+TEST_F(SqliteStoreTest, AClaimThatWillNotWaitIsAnsweredWhileTheHolderWrites) {
+  auto store = open_sqlite_store(config(), {.statement_bound = std::chrono::minutes(10)});
+  store->ensure_schema();
+  ASSERT_TRUE(store->try_acquire(claim("holder")).acquired);
+  testing::SqliteDb holder(db_path());
+  holder.exec("BEGIN IMMEDIATE; CREATE TABLE holder_work (id INTEGER)");
+
+  LockClaim fail_fast = claim("run-b");
+  fail_fast.fail_fast = true;
+  const AcquireResult refused = store->try_acquire(fail_fast);
+  EXPECT_FALSE(refused.acquired);
+  EXPECT_TRUE(refused.writer_busy);
+  ASSERT_TRUE(refused.holder.has_value());
+  EXPECT_EQ(refused.holder->run_id, "holder");
+  holder.exec("ROLLBACK");
+  EXPECT_EQ(testing::SqliteDb(db_path()).value("SELECT owner FROM _migronaut_locks").value_or(""),
+            "holder");
+}
+
 // Statements SQLite fails busy, as its process-wide error log reports them while installed.
 class BusyLog {
  public:

@@ -6,6 +6,7 @@
 #include <random>
 #include <thread>
 
+#include "core/lock_wait.hpp"
 #include "fmt/format.h"
 #include "store/registry.hpp"
 #include "util/redact.hpp"
@@ -14,6 +15,27 @@ namespace migronaut {
 namespace {
 
 using std::chrono::milliseconds;
+
+// How often a run looks again for a dead run's sessions, and tells that it still waits.
+constexpr milliseconds kDeadRunPoll{200};
+constexpr milliseconds kDeadRunReport{10'000};
+
+// Each session on a line of its own, for a log line or an error.
+std::string listed(const std::vector<std::string>& sessions) {
+  std::string text;
+  for (const std::string& session : sessions) text += "\n  " + session;
+  return text;
+}
+
+// What a run reports when a dead run's sessions outlast its wait (Runner::wait_out_dead_run).
+MigrationBlockedError dead_run_blocks(std::string_view name, const ChangelogRecord& mark,
+                                      milliseconds waited, const LeftSessions& left) {
+  return MigrationBlockedError(
+      fmt::format("{} was interrupted, and run {} still runs it after {} ms:{}\nEnd those "
+                  "sessions or let them finish, then run up again",
+                  name, mark.run_id.substr(0, 8), waited.count(), listed(left.sessions)),
+      {{"migration", std::string(name)}, {"runId", mark.run_id}, {"sessions", left.sessions}});
+}
 
 // Fires a migration's timeout: stops its body and interrupts the store's statement in flight.
 class Watchdog {
@@ -130,6 +152,7 @@ void ScriptChecks::check(const Store& store, const Config& config, Direction dir
 void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targets,
                  std::int64_t batch, std::vector<RunResult>& results) {
   env_.checks.check(env_.store, env_.config, direction, targets);
+  env_.store.tag_sessions(env_.stamp.run_id);
   bool all_fenced = true;  // every migration so far committed in a transaction fenced on the lock
   announced_after_renewals_.reset();
   const auto progress_of = [&](std::size_t i) {
@@ -150,6 +173,7 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
     // Between migrations is the only safe point: the previous one committed, the next has not
     // started.
     if (env_.stop.requested()) env_.stop.throw_reason(results);
+    if (direction == Direction::kUp) wait_out_dead_run(*targets[i]);
     announce(direction, *targets[i], step.info);
     try {
       results.push_back(run_one(step));
@@ -201,6 +225,35 @@ void Runner::finish(bool all_fenced, const std::vector<RunResult>& results) {
 void Runner::check_stop() {
   if (env_.lease) env_.lease->held();
   if (env_.stop.requested()) env_.stop.throw_reason(nlohmann::json::array());
+}
+
+// Only under the lock: it proves the run that left the mark no longer holds it (--no-lock
+// proves nothing, and ending a live run's work is not for a development shortcut).
+void Runner::wait_out_dead_run(const PlanEntry& entry) {
+  const ChangelogRecord* mark = entry.record;
+  if (!env_.lease || !mark || mark->status != RecordStatus::kApplying) return;
+  if (mark->run_id.empty() || mark->run_id == env_.stamp.run_id) return;
+  const milliseconds bound(
+      env_.config.lock_wait_timeout_ms.value_or(kDefaultLockWaitTimeout.count()));
+  const auto deadline = env_.clock->now() + bound;
+  auto report_at = env_.clock->now();
+  for (LeftSessions left = env_.store.end_sessions_of(mark->run_id); !left.sessions.empty();
+       left = env_.store.end_sessions_of(mark->run_id)) {
+    if (env_.clock->now() >= deadline) throw dead_run_blocks(entry.name, *mark, bound, left);
+    if (env_.clock->now() >= report_at) {
+      env_.logger.warn(fmt::format(
+          "{}: the interrupted run {} still runs it; {} before re-running it:{}", entry.name,
+          mark->run_id.substr(0, 8),
+          left.ending
+              ? "ended its sessions, waiting for them to go"
+              : fmt::format("not allowed to end them, waiting at most {} ms", bound.count()),
+          listed(left.sessions)));
+      report_at = env_.clock->now() + kDeadRunReport;
+    }
+    if (!env_.clock->sleep_for(kDeadRunPoll, env_.stop.token())) {
+      env_.stop.throw_reason(nlohmann::json::array());
+    }
+  }
 }
 
 void Runner::announce(Direction direction, const PlanEntry& entry, const HookInfo& info) {

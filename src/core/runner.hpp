@@ -85,6 +85,10 @@ class Runner {
   // that since) or whose store folds it into its own commit (no round trip; the loss deadline
   // is checked here, locally); else the lease is renewed now, which also checks the lock.
   void report_progress(const Step& step);
+  // Before re-running a migration that another run, now dead, left `applying`: that run's
+  // statement may still run on the server (Store::end_sessions_of()); waits, reporting, until
+  // its sessions are gone, at most the lock wait's timeout (then MigrationBlockedError).
+  void wait_out_dead_run(const PlanEntry& entry);
   // The progress line before a migration (and a note when it re-runs an interrupted one).
   void announce(Direction direction, const PlanEntry& entry, const HookInfo& info);
   // Each statement of the body, for --verbose, just before it is sent.

@@ -163,6 +163,17 @@ struct Execution {
   std::optional<std::chrono::milliseconds> time_limit = std::nullopt;
 };
 
+// ----- Sessions of a dead run -----
+
+// What end_sessions_of() found of a dead run still at work on the server.
+struct LeftSessions {
+  // Each one described for the log: "pid 4242 (active since …): CREATE INDEX …".
+  std::vector<std::string> sessions;
+  // Whether this connection asked them to end (PostgreSQL: pg_terminate_backend); false where it
+  // lacks the right, and then only the sessions' own end (or an operator) frees the way.
+  bool ending = false;
+};
+
 // ----- Adopting other tools' databases (import) and read-only health probes (audit) -----
 
 // The tools whose history a store can read. Each keeps it in its own table (collection) under
@@ -260,6 +271,19 @@ class Store {
   // migration runs), the engine renews the lease with the progress before a migration that the
   // previous commit did not announce.
   virtual bool fence_records_progress() const { return false; }
+
+  // --- sessions a dead run left running ---
+  // Where a statement outlives its killed process (PostgreSQL: outside a transaction it runs
+  // until it ends), a run re-running a migration that a dead run left `applying` must first
+  // see that run's sessions gone, or both would run it at once. tag_sessions() makes this
+  // connection's sessions findable as run `run_id`'s, at no round trip of its own (with the
+  // next `applying` mark); end_sessions_of() finds another run's that still work and ends
+  // those this connection may end. Default: nothing outlives its process.
+  virtual void tag_sessions(std::string_view run_id) { (void)run_id; }
+  virtual LeftSessions end_sessions_of(std::string_view run_id) {
+    (void)run_id;
+    return {};
+  }
 
   // The database's current time in ms since the epoch (status output, tests).
   virtual std::int64_t now_ms() = 0;

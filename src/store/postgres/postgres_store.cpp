@@ -34,6 +34,7 @@
 #include "store/execution.hpp"
 #include "store/postgres/adopt.hpp"
 #include "store/postgres/blockers.hpp"
+#include "store/postgres/run_sessions.hpp"
 #include "store/postgres/session_statements.hpp"
 #include "store/postgres/unterminated_text.hpp"
 #include "store/rows.hpp"
@@ -352,6 +353,8 @@ class PostgresStore final : public Store {
         changelog_index_(quote_identifier(derived_name(config.migrations_table, "_status_batch"))),
         channel_(derived_name(config.lock_table, "_released")),
         uri_for_blockers_(config.uri) {
+    const char* name = PQparameterStatus(conn_, "application_name");
+    opened_as_ = name ? name : "";
     // Server notices (e.g. "relation already exists, skipping") are not ours to print.
     PQsetNoticeProcessor(
         conn_, [](void*, const char*) {}, nullptr);
@@ -552,9 +555,13 @@ class PostgresStore final : public Store {
 
   // A transaction of its own, as the connection's own role and search_path: it may follow the
   // statements of a migration outside a transaction, which can change them for the session.
+  // The session's run tag, if not yet set, goes with it: it comes before every body run outside
+  // a transaction (the `applying` mark).
   void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
-    const Result result =
-        send("BEGIN;\n" + std::string(kOwnSession) + commit_script(&write, fence, nullptr));
+    const bool naming = !session_name_.empty() && !session_named_;
+    const Result result = send("BEGIN;\n" + (naming ? name_session_sql() : "") +
+                               std::string(kOwnSession) + commit_script(&write, fence, nullptr));
+    session_named_ = session_named_ || (naming && succeeded(result.get()));
     if (fence != nullptr) return check_migration(result);
     check("write the changelog record " + write.name, result.get());
   }
@@ -609,6 +616,23 @@ class PostgresStore final : public Store {
   }
 
   bool fence_records_progress() const override { return true; }
+
+  void tag_sessions(std::string_view run_id) override {
+    session_name_ = run_application_name(opened_as_, run_id);
+    session_named_ = false;
+  }
+
+  // Terminates what it may; should the server refuse anyway (a role rule the query did not
+  // foresee), it only looks.
+  LeftSessions end_sessions_of(std::string_view run_id) override {
+    const std::string tag = run_session_tag(run_id);
+    Result result = send(run_sessions_sql(), {tag, "true"});
+    if (sqlstate_of(result.get()) == kInsufficientPrivilege) {
+      result = send(run_sessions_sql(), {tag, "false"});
+    }
+    check("look for the sessions of run " + std::string(run_id), result.get());
+    return read_run_sessions(result.get());
+  }
 
   std::int64_t now_ms() override {
     const Result result = run("read the server clock", "SELECT " + epoch_ms("clock_timestamp()"));
@@ -665,9 +689,17 @@ class PostgresStore final : public Store {
     if (PQstatus(conn_) != CONNECTION_OK) throw connection_lost("reconnect");
     listening_ = false;
     statements_.forget();
+    // A new session, as the URI names it: a body about to run must still carry its run's tag.
+    if (!session_name_.empty()) Result named(PQexec(conn_, name_session_sql().c_str()));
     std::lock_guard lock(cancel_mutex_);
     PQfreeCancel(cancel_);
     cancel_ = PQgetCancel(conn_);
+  }
+
+  // Names this session after the run (tag_sessions()), for as long as it lives.
+  std::string name_session_sql() const {
+    SqlValues literal(conn_);
+    return "SET application_name TO " + literal.add(session_name_) + ";\n";
   }
 
   void rollback_if_open() {
@@ -949,6 +981,9 @@ class PostgresStore final : public Store {
   SessionStatements statements_{"migronaut_" + new_nonce().substr(0, 12)};
   std::string uri_for_blockers_;  // unredacted: the blocker query's own connection
   nlohmann::json blockers_ = nlohmann::json::array();  // seen during the last watched query
+  std::string opened_as_;     // the application_name the connection opened with
+  std::string session_name_;  // the run's, once tag_sessions() named one
+  bool session_named_ = false;
 };
 
 // Remembers the passwords libpq itself reads from the URI, so that redact() masks them in any

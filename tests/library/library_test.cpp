@@ -141,6 +141,12 @@ class LibraryTest : public ::testing::Test {
   void add_file(const std::string& name, const std::string& table) {
     dir_.write(std::filesystem::path("migrations") / name, create_table_sql(table));
   }
+  // 0001-users.sql applied, 0002-orders.sql pending.
+  void one_applied_one_pending() {
+    add_file("0001-users.sql", "users");
+    run_migrations(config_, quiet_run());
+    add_file("0002-orders.sql", "orders");
+  }
   MigratorOptions quiet() const {
     MigratorOptions options;
     options.logger = logger_;
@@ -208,9 +214,7 @@ TEST_F(LibraryTest, RecordsNameTheOsUserUnlessAUserIsConfigured) {
 }
 
 TEST_F(LibraryTest, RunMigrationsWaitsForAPeerHoldingTheLock) {
-  add_file("0001-users.sql", "users");
-  run_migrations(config_, quiet_run());
-  add_file("0002-orders.sql", "orders");
+  one_applied_one_pending();
   Database db = database();
   db.hold_lock();
   // The peer finishes a little later and releases its lock.
@@ -238,9 +242,7 @@ TEST_F(LibraryTest, RunMigrationsWaitsForAPeerHoldingTheLock) {
 
 TEST_F(LibraryTest, RunMigrationsWaitsByDefault) {
   EXPECT_EQ(config_.on_lock_held, OnLockHeld::kWait);
-  add_file("0001-users.sql", "users");
-  run_migrations(config_, quiet_run());
-  add_file("0002-orders.sql", "orders");
+  one_applied_one_pending();
   Database db = database();
   db.hold_lock();
 
@@ -255,9 +257,7 @@ TEST_F(LibraryTest, RunMigrationsWaitsByDefault) {
 }
 
 TEST_F(LibraryTest, StopTokenAbortsTheWaitForTheLock) {
-  add_file("0001-users.sql", "users");
-  run_migrations(config_, quiet_run());
-  add_file("0002-orders.sql", "orders");
+  one_applied_one_pending();
   Database db = database();
   db.hold_lock();
 
@@ -510,9 +510,7 @@ TEST_F(LibraryTest, ThrowingOnErrorDoesNotMaskTheMigrationsError) {
 // --- typed errors ---------------------------------------------------------------------------
 
 TEST_F(LibraryTest, LockAlreadyHeldCarriesCodeMessageAndContext) {
-  add_file("0001-users.sql", "users");
-  run_migrations(config_, quiet_run());
-  add_file("0002-orders.sql", "orders");
+  one_applied_one_pending();
   database().hold_lock();
   // onLockHeld: "throw" fails fast (waiting is the default).
   Config fail_fast = config_;
@@ -540,12 +538,10 @@ TEST_F(LibraryTest, LockAlreadyHeldCarriesCodeMessageAndContext) {
 }
 
 // A holder in the middle of a transactional migration holds SQLite's one write slot. A run that
-// will not wait is answered from the lock row it reads, not after the busy timeout, and
-// nothing of it is written.
+// will not wait is refused with the holder it reads from the lock row, and nothing of it is
+// written. (That it is answered without the busy timeout is the SQLite store's own test.)
 TEST_F(LibraryTest, FailingFastMeetsAHolderThatIsWritingWithItsRow) {
-  add_file("0001-users.sql", "users");
-  run_migrations(config_, quiet_run());
-  add_file("0002-orders.sql", "orders");
+  one_applied_one_pending();
   Database holder = database();
   holder.hold_lock();
   holder.exec("BEGIN IMMEDIATE; CREATE TABLE holder_work (id INTEGER)");  // its migration

@@ -17,10 +17,9 @@ namespace {
 class PgImportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string schema =
-        std::string("import_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (char& c : schema) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema);
+    std::string schema = PgCluster::schema_name(
+        std::string("import_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    uri_ = PgCluster::run_wide().fresh_schema_uri("postgres", schema);
   }
 
   ProcessResult run(std::vector<std::string> args) const {

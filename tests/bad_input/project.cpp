@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
 #include "process/sqlite_project.hpp"
@@ -42,10 +43,9 @@ constexpr const char* kPasswordInUri = "Zq9pw7%40Kx4tr";
 class PostgresCaseProject final : public Project {
  public:
   explicit PostgresCaseProject(const std::string& case_name) {
-    // Lower case: the search_path in the URI is not quoted, so it folds to lower case.
-    std::string schema = "bad_" + case_name;
-    for (char& c : schema) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    plain_uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema.substr(0, 63));
+    plain_uri_ = PgCluster::run_wide().fresh_schema_uri("postgres",
+                                                        PgCluster::schema_name("bad_" + case_name));
+    session_ = std::make_unique<PgSession>(plain_uri_);
   }
 
   std::string store() const override { return "postgres"; }
@@ -78,7 +78,7 @@ class PostgresCaseProject final : public Project {
     return dump;
   }
   std::string bytes() const override { return dump(); }
-  void exec(const std::string& sql) const override { pg_query_value(plain_uri_, sql); }
+  void exec(const std::string& sql) const override { session_->value(sql); }
   std::string ghost_lock_sql(std::int64_t age_ms, std::int64_t ttl_ms) const override {
     return "INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host, "
            "executed_by) VALUES ('migronaut_lock', clock_timestamp() - interval '" +
@@ -87,11 +87,10 @@ class PostgresCaseProject final : public Project {
   }
 
  private:
-  std::string value(const std::string& sql) const {
-    return pg_query_value(plain_uri_, sql).value_or("");
-  }
+  std::string value(const std::string& sql) const { return session_->value(sql).value_or(""); }
 
   std::string plain_uri_;
+  std::unique_ptr<PgSession> session_;
 };
 
 }  // namespace

@@ -53,10 +53,8 @@ class Gate {
 class PgDeadRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // Lower case: the search_path in the URI is not quoted, so it folds to lower case.
-    schema_ =
-        std::string("dead_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (char& c : schema_) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    schema_ = PgCluster::schema_name(
+        std::string("dead_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema_);
     dir_.write("20260101000001-log.sql",
                "-- migrate:up\nCREATE TABLE log (id int PRIMARY KEY, pid int NOT NULL);\n");

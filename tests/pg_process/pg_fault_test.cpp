@@ -73,10 +73,8 @@ constexpr std::string_view kGatedUnfenced =
 class PgFaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // Lower case: the search_path in the URI is not quoted, so it folds to lower case.
-    std::string schema =
-        std::string("fault_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (char& c : schema) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string schema = PgCluster::schema_name(
+        std::string("fault_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema);
   }
 

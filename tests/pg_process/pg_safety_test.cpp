@@ -62,11 +62,9 @@ bool eventually(Condition done, seconds limit = seconds(30)) {
 class PgSafetyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // Lower case: the search_path in the URI is not quoted, so it folds to lower case.
-    std::string schema =
-        std::string("safety_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (char& c : schema) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema);
+    std::string schema = PgCluster::schema_name(
+        std::string("safety_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    uri_ = PgCluster::run_wide().fresh_schema_uri("postgres", schema);
   }
 
   ProcessResult migronaut(std::vector<std::string> args) const {
@@ -286,7 +284,9 @@ TEST_F(PgSafetyTest, ABlockedMigrationRetriesWithoutStallingReadersAndAppliesOnc
   Session reader(uri_, "reader");
   reader.query("SET statement_timeout = 3000");
   for (int i = 0; i < 20; ++i) EXPECT_EQ(reader.query("SELECT count(*) FROM accounts"), "1");
-  EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"
+                  " AND table_schema = current_schema()"),
+            0);
 
   blocker->query("COMMIT");
   const std::optional<ProcessResult> done = run.wait_for(seconds(60));
@@ -317,7 +317,9 @@ TEST_F(PgSafetyTest, ABlockerThatNeverEndsStopsTheRunNamingItAndNothingIsApplied
       << message;
   EXPECT_EQ(error["context"]["blockers"][0]["pid"], blocker->pid());
   blocker->query("ROLLBACK");
-  EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"), 0);
+  EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"
+                  " AND table_schema = current_schema()"),
+            0);
   EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 0);
   EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
 }

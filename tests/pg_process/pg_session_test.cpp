@@ -16,11 +16,9 @@ namespace {
 class PgSessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    // Lower case: the search_path in the URI is not quoted, so it folds to lower case.
-    schema_ =
-        std::string("session_") + ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    for (char& c : schema_) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema_);
+    schema_ = PgCluster::schema_name(
+        std::string("session_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    uri_ = PgCluster::run_wide().fresh_schema_uri("postgres", schema_);
     app_ = schema_ + "_app";
     lowly_ = schema_ + "_lowly";
     // A role that may create in the test's schema but has no rights on migronaut's tables.

@@ -10,6 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
@@ -94,6 +96,30 @@ PgCluster& PgCluster::shared() {
   return cluster;
 }
 
+PgCluster& PgCluster::run_wide() {
+  static const std::unique_ptr<PgCluster> fixture = []() -> std::unique_ptr<PgCluster> {
+    if (!fs::exists(MIGRONAUT_PG_SHARED_STATE)) return nullptr;
+    auto cluster = std::make_unique<PgCluster>(fs::path(MIGRONAUT_PG_SHARED_STATE));
+    try {
+      pg_query_value(cluster->uri("postgres"), "SELECT 1");
+    } catch (const std::runtime_error&) {
+      return nullptr;  // left by a run that was cut short
+    }
+    return cluster;
+  }();
+  return fixture ? *fixture : shared();
+}
+
+PgCluster::PgCluster(const fs::path& state) : bin_dir_(find_bin_dir()), owned_(false) {
+  std::ifstream in(state);
+  std::string directory;
+  if (!(in >> port_ >> std::ws && std::getline(in, directory))) {
+    throw std::runtime_error("PgCluster: no cluster recorded in " + state.string());
+  }
+  directory_ = directory;
+  running_ = true;
+}
+
 PgCluster::PgCluster() : bin_dir_(find_bin_dir()) {
   std::string pattern = (fs::temp_directory_path() / "migronaut-pg-XXXXXX").string();
   if (mkdtemp(pattern.data()) == nullptr) {
@@ -126,6 +152,7 @@ PgCluster::PgCluster() : bin_dir_(find_bin_dir()) {
 }
 
 PgCluster::~PgCluster() {
+  if (!owned_) return;
   try {
     stop();
   } catch (...) {
@@ -194,6 +221,13 @@ void PgCluster::stop() {
   if (failure) std::rethrow_exception(failure);
 }
 
+void PgCluster::keep_running(const fs::path& state) {
+  std::ofstream out(state);
+  out << port_ << '\n' << directory_.string() << '\n';
+  if (!out.flush()) throw std::runtime_error("PgCluster: cannot write " + state.string());
+  owned_ = false;
+}
+
 void PgCluster::create_database(const std::string& name) {
   pg_query_value(uri("postgres"), "CREATE DATABASE \"" + name + "\"");
 }
@@ -202,7 +236,17 @@ void PgCluster::drop_database(const std::string& name) {
   pg_query_value(uri("postgres"), "DROP DATABASE IF EXISTS \"" + name + "\" WITH (FORCE)");
 }
 
+std::string PgCluster::schema_name(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  text.resize(std::min<std::size_t>(text.size(), 63));
+  return text;
+}
+
 std::string PgCluster::fresh_schema_uri(const std::string& dbname, const std::string& schema) {
+  if (schema != schema_name(schema)) {
+    throw std::invalid_argument("PgCluster: the server would name schema " + schema + " " +
+                                schema_name(schema));
+  }
   if (!pg_query_value(uri("postgres"),
                       "SELECT 1 FROM pg_database WHERE datname = '" + dbname + "'")) {
     create_database(dbname);
@@ -212,20 +256,26 @@ std::string PgCluster::fresh_schema_uri(const std::string& dbname, const std::st
   return uri(dbname) + "?options=-csearch_path%3D" + schema;
 }
 
-std::optional<std::string> pg_query_value(const std::string& uri, const std::string& sql) {
-  std::unique_ptr<PGconn, decltype(&PQfinish)> conn(PQconnectdb(uri.c_str()), &PQfinish);
-  if (PQstatus(conn.get()) != CONNECTION_OK) {
-    throw std::runtime_error("cannot connect to " + uri + ": " + PQerrorMessage(conn.get()));
+PgSession::PgSession(const std::string& uri) : conn_(PQconnectdb(uri.c_str()), &PQfinish) {
+  if (PQstatus(conn_.get()) != CONNECTION_OK) {
+    throw std::runtime_error("cannot connect to " + uri + ": " + PQerrorMessage(conn_.get()));
   }
   PQsetNoticeProcessor(
-      conn.get(), [](void*, const char*) {}, nullptr);
-  std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn.get(), sql.c_str()), &PQclear);
+      conn_.get(), [](void*, const char*) {}, nullptr);
+}
+
+std::optional<std::string> PgSession::value(const std::string& sql) {
+  std::unique_ptr<PGresult, decltype(&PQclear)> result(PQexec(conn_.get(), sql.c_str()), &PQclear);
   const ExecStatusType status = PQresultStatus(result.get());
   if (status != PGRES_TUPLES_OK && status != PGRES_COMMAND_OK) {
-    throw std::runtime_error(sql + ": " + PQerrorMessage(conn.get()));
+    throw std::runtime_error(sql + ": " + PQerrorMessage(conn_.get()));
   }
   if (PQntuples(result.get()) == 0 || PQgetisnull(result.get(), 0, 0)) return std::nullopt;
   return PQgetvalue(result.get(), 0, 0);
+}
+
+std::optional<std::string> pg_query_value(const std::string& uri, const std::string& sql) {
+  return PgSession(uri).value(sql);
 }
 
 }  // namespace migronaut::testing

@@ -139,9 +139,9 @@ struct MigratorOptions {
   std::vector<CodeMigration> migrations;  // mixed with the files into one ordered plan
   Hooks hooks;
   std::vector<EventListener> listeners;
-  // Where log lines go; null: spdlog's default logger on stderr. Called from more than one
-  // thread (the lock's heartbeat, the file load beside the changelog read): it must be
-  // thread-safe.
+  // Where log lines go; null: spdlog's logger named "migronaut" (one on stderr unless the host
+  // registered its own). Called from more than one thread (the lock's heartbeat, the file load
+  // beside the changelog read): it must be thread-safe.
   std::shared_ptr<Logger> logger;
 };
 

@@ -5,15 +5,29 @@
 #include "cli/cli.hpp"
 #include "cli/help.hpp"
 #include "migronaut/errors.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut::cli {
+namespace {
+
+// The config file is meant to be committed: a password belongs in the environment.
+void refuse_secret_in_config(const std::string& uri, const std::filesystem::path& file) {
+  if (redact_uri(uri) == uri) return;
+  throw ConfigInvalidError(
+      "--uri holds a password, which init would write into " + file.string() +
+          ", a file meant to be committed: give init the URI without it, and the password "
+          "through MIGRONAUT_URI, DATABASE_URL or PGPASSWORD",
+      {{"key", "uri"}, {"uri", redact_uri(uri)}});
+}
+
+}  // namespace
 
 Command add_init(CLI::App& app) {
   auto* sub = app.add_subcommand("init", "Create migronaut.config.json and migrations/");
   auto force = std::make_shared<bool>(false);
   sub->add_flag("--force", *force, "Overwrite an existing config file");
   document(sub, "migronaut init --uri postgres://app@db.internal/app",
-           "0 created, 16 the config file exists (use --force)");
+           "0 created, 6 --uri holds a password, 16 the config file exists (use --force)");
   return {sub, [force](Context& context) {
             namespace fs = std::filesystem;
             const GlobalFlags& flags = context.flags();
@@ -22,7 +36,9 @@ Command add_init(CLI::App& app) {
               throw ConfigFileExistsError(file.string() + " already exists (use --force)",
                                           {{"path", file.string()}});
             }
-            const nlohmann::json config = {{"uri", flags.uri.value_or("sqlite:migronaut.db")},
+            const std::string uri = flags.uri.value_or("sqlite:migronaut.db");
+            refuse_secret_in_config(uri, file);
+            const nlohmann::json config = {{"uri", uri},
                                            {"migrationsDir", flags.dir.value_or("migrations")},
                                            {"lockTTLSeconds", 60},
                                            {"onLockHeld", "wait"}};

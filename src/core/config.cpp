@@ -498,9 +498,12 @@ json parse_config_file(const std::string& text, const std::string& file) {
   try {
     return json::parse(text, refuse_duplicates);
   } catch (const json::exception& error) {
-    // Parse errors, and numbers too large for a double (1e400).
-    throw ConfigInvalidError(redact("Invalid JSON in " + file + ": " + error.what()),
-                             {{"file", file}, {"reason", redact(error.what())}});
+    // Parse errors, and numbers too large for a double (1e400). The parser's message ends by
+    // quoting what it last read, which can be a piece of a password: cut there.
+    std::string reason = error.what();
+    reason.erase(std::min(reason.size(), reason.find("; last read:")));
+    throw ConfigInvalidError(redact("Invalid JSON in " + file + ": " + reason),
+                             {{"file", file}, {"reason", redact(reason)}});
   }
 }
 

@@ -283,6 +283,15 @@ TEST_F(LoadConfigTest, InvalidJsonInTheFileIsRejected) {
   EXPECT_THAT(error.what(), Not(HasSubstr("hunter2")));
 }
 
+// The parser's message quotes what it last read: here a piece of the password.
+TEST_F(LoadConfigTest, AnInvalidStringInTheFileDoesNotQuoteIt) {
+  dir_.write("migronaut.config.json", R"({"uri": "postgres://app:Pa55\word@h/db"})");
+  const ConfigInvalidError error = config_error([&] { load_config(sources()); });
+  EXPECT_THAT(error.what(), HasSubstr("line 1"));
+  EXPECT_THAT(error.what(), Not(HasSubstr("Pa55")));
+  EXPECT_THAT(error.context().dump(), Not(HasSubstr("Pa55")));
+}
+
 TEST_F(LoadConfigTest, NonObjectFileIsRejected) {
   write_config(json::array({1, 2}));
   EXPECT_THROW(load_config(sources()), ConfigInvalidError);

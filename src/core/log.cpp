@@ -1,5 +1,6 @@
 #include "core/log.hpp"
 
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "util/redact.hpp"
@@ -21,10 +22,23 @@ spdlog::level::level_enum spdlog_level(Logger::Level level) {
   return spdlog::level::err;
 }
 
+constexpr const char* kLoggerName = "migronaut";
+
+// The host's spdlog logger named "migronaut" if it registered one, else one on stderr: spdlog's
+// own default writes to stdout, which a service may use for its output or its protocol.
+std::shared_ptr<spdlog::logger> migronaut_logger() {
+  if (auto registered = spdlog::get(kLoggerName)) return registered;
+  try {
+    return spdlog::stderr_color_mt(kLoggerName);
+  } catch (const spdlog::spdlog_ex&) {
+    return spdlog::get(kLoggerName);  // another thread registered it first
+  }
+}
+
 }  // namespace
 
 SpdlogLogger::SpdlogLogger(std::shared_ptr<spdlog::logger> logger)
-    : logger_(logger ? std::move(logger) : spdlog::default_logger()) {}
+    : logger_(logger ? std::move(logger) : migronaut_logger()) {}
 
 void SpdlogLogger::log(Level level, std::string_view message) {
   logger_->log(spdlog_level(level), "{}", redact(message));

@@ -13,7 +13,7 @@ namespace migronaut {
 
 class SpdlogLogger : public Logger {
  public:
-  // Null: spdlog's default logger.
+  // Null: the spdlog logger registered as "migronaut", or else a new one on stderr.
   explicit SpdlogLogger(std::shared_ptr<spdlog::logger> logger = nullptr);
   void log(Level level, std::string_view message) override;
   bool enabled(Level level) const override;
@@ -22,7 +22,7 @@ class SpdlogLogger : public Logger {
   std::shared_ptr<spdlog::logger> logger_;
 };
 
-// The Logger of a Migrator given none: a SpdlogLogger on spdlog's default logger. Defined in
+// The Logger of a Migrator given none: a SpdlogLogger(). Defined in
 // log.cpp, its own layer, so that a program that always passes a Logger (the CLI) can define
 // this instead and leave spdlog out of its process.
 std::shared_ptr<Logger> default_logger();

@@ -13,7 +13,11 @@ namespace {
 
 constexpr std::string_view kMask = "***";
 constexpr std::size_t kShortestSecret = 4;
-constexpr std::array<std::string_view, 2> kSecretKeys = {"password", "sslpassword"};
+// libpq's two, and MongoDB's TLS key passwords and mechanism properties (which carry
+// AWS_SESSION_TOKEN): matched without regard to case, as MongoDB's option names are.
+constexpr std::array<std::string_view, 5> kSecretKeys = {
+    "password", "sslpassword", "tlsCertificateKeyFilePassword", "sslClientCertificateKeyPassword",
+    "authMechanismProperties"};
 
 bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; }
 

@@ -13,11 +13,13 @@ namespace migronaut {
 std::string redact_uri(std::string_view uri);
 
 // Any text (an error message, a driver's diagnostic) with every "scheme://user:pass@", every
-// libpq-style "password=…" / "sslpassword=…" value and every remembered secret masked.
+// libpq-style "password=…" / "sslpassword=…" value, MongoDB's "tlsCertificateKeyFilePassword=…"
+// (and its legacy ssl spelling) and "authMechanismProperties=…", and every remembered secret
+// masked.
 std::string redact(std::string_view text);
 
-// Remembers the secrets `uri` holds — the password of its userinfo and of its password= and
-// sslpassword= parameters, as written and percent-decoded — so that redact() masks them
+// Remembers the secrets `uri` holds — the password of its userinfo and the values of the secret
+// parameters redact() masks, as written and percent-decoded — so that redact() masks them
 // wherever they appear: a driver's message may quote a piece of a URI out of context.
 void remember_secrets(std::string_view uri);
 // Remembers one secret as a driver parsed it (PQconninfoParse, mongoc_uri_get_password).

@@ -25,6 +25,16 @@ TEST(RedactUriTest, MasksPasswordQueryParameterOnly) {
             "mongodb://u:***@h/?PASSWORD=***&authSource=admin");
 }
 
+TEST(RedactUriTest, MasksMongoDbSecretOptions) {
+  EXPECT_EQ(redact_uri("mongodb://h/db?tlsCertificateKeyFilePassword=K3y&tls=true"),
+            "mongodb://h/db?tlsCertificateKeyFilePassword=***&tls=true");
+  EXPECT_EQ(redact_uri("mongodb://h/db?sslclientcertificatekeypassword=K3y"),
+            "mongodb://h/db?sslclientcertificatekeypassword=***");
+  EXPECT_EQ(redact_uri("mongodb://h/db?authMechanism=MONGODB-AWS&authMechanismProperties="
+                       "AWS_SESSION_TOKEN:t0ken&w=1"),
+            "mongodb://h/db?authMechanism=MONGODB-AWS&authMechanismProperties=***&w=1");
+}
+
 TEST(RedactUriTest, LeavesUrisWithoutSecretsAlone) {
   EXPECT_EQ(redact_uri("mongodb://user@h/db"), "mongodb://user@h/db");
   EXPECT_EQ(redact_uri("postgres://h:5432/db"), "postgres://h:5432/db");

@@ -233,6 +233,15 @@ TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceR
 }
 
 TEST_F(SqliteProcessTest, EveryCommandEndToEnd) {
+  // init writes no password into the file meant to be committed.
+  const ProcessResult with_password =
+      Process({migronaut_binary(), "--no-env", "--uri", "postgres://app:S3cretPw@db/app", "init"},
+              {}, project.cwd())
+          .wait();
+  EXPECT_EQ(with_password.exit_code, 6) << describe(with_password);
+  EXPECT_EQ(with_password.err.find("S3cretPw"), std::string::npos) << with_password.err;
+  EXPECT_FALSE(std::filesystem::exists(project.cwd() / "migronaut.config.json"));
+
   // init scaffolds a project in the working directory, once.
   const std::vector<std::string> bare_init = {migronaut_binary(), "--no-env", "init"};
   const ProcessResult init = Process(bare_init, {}, project.cwd()).wait();

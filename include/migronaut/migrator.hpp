@@ -28,9 +28,10 @@ enum class MigrationState {
   kReverted,     // applied once, then rolled back
   kInterrupted,  // an `applying` mark a crash left
   kMissing,      // applied, but no file or code migration has this name any more
+  kApplying,     // being applied now by the run that holds the lock (`applying` mark, live run)
 };
-// "pending", "applied", "failed", "reverted", "interrupted", "missing": how JSON and the CLI
-// spell a state.
+// "pending", "applied", "failed", "reverted", "interrupted", "missing", "applying": how JSON and
+// the CLI spell a state.
 std::string_view migration_state_name(MigrationState state);
 void to_json(nlohmann::json& out, MigrationState state);
 // Whether `up` still runs a migration in `state` (all but applied and missing): what `status`

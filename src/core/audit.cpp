@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "core/lease.hpp"
 #include "migronaut/errors.hpp"
 #include "util/redact.hpp"
 
@@ -42,11 +43,12 @@ AuditCheck lock(Store& store, const Config& config) {
   try {
     const std::optional<LockInfo> holder = store.read_lock();
     if (!holder) return pass("lock", "free");
-    const std::int64_t age = store.now_ms() - holder->locked_at_ms;
-    const std::int64_t ttl = std::max(holder->ttl_ms, config.lock_ttl_ms());
+    const std::int64_t now_ms = store.now_ms();
     const std::string who = fmt::format("held by {} on {} (pid {}) for {} ms", holder->run_id,
-                                        holder->host, holder->pid, age);
-    if (age > ttl) return warn("lock", who + ": stale (a crashed holder?); the next run takes it");
+                                        holder->host, holder->pid, now_ms - holder->locked_at_ms);
+    if (lease_expired(*holder, now_ms, config.lock_ttl_ms())) {
+      return warn("lock", who + ": stale (a crashed holder?); the next run takes it");
+    }
     return pass("lock", who);
   } catch (const Error& error) {
     return fail("lock", std::string("unusable: ") + redact(error.what()));
@@ -98,6 +100,9 @@ std::vector<AuditCheck> audit_database(Store& store, const Config& config, const
       plan, "interrupted",
       [](const PlanEntry& e) { return in_state(e, MigrationState::kInterrupted); }, fail,
       "interrupted mid-run (applying): check the database, then run up again"));
+  checks.push_back(plan_check(
+      plan, "applying", [](const PlanEntry& e) { return in_state(e, MigrationState::kApplying); },
+      warn, "being applied now by the run that holds the lock"));
   checks.push_back(plan_check(
       plan, "pending",
       [](const PlanEntry& e) {

@@ -86,6 +86,10 @@ std::string lock_row_unusable(const LockInfo& holder, std::int64_t now_ms,
   return "";
 }
 
+bool lease_expired(const LockInfo& holder, std::int64_t now_ms, std::int64_t claim_ttl_ms) {
+  return now_ms - holder.locked_at_ms > std::max(holder.ttl_ms, claim_ttl_ms);
+}
+
 std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOptions& options) {
   const LockClaim claim{.owner = options.run_id,
                         .nonce = new_nonce(),

@@ -34,6 +34,9 @@ struct LeaseOptions {
 // on, and `unlock` clears it without --force.
 std::string lock_row_unusable(const LockInfo& holder, std::int64_t now_ms,
                               std::int64_t claim_ttl_ms);
+// Whether `holder` went unrenewed (at the database's `now_ms`) for longer than its TTL and the
+// TTL a claim of ours would bring: a crashed holder's lock, which the next run takes.
+bool lease_expired(const LockInfo& holder, std::int64_t now_ms, std::int64_t claim_ttl_ms);
 
 class Lease {
  public:

@@ -16,6 +16,8 @@ std::string_view migration_state_name(MigrationState state) {
       return "interrupted";
     case MigrationState::kMissing:
       return "missing";
+    case MigrationState::kApplying:
+      return "applying";
   }
   return "pending";
 }

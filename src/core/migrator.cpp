@@ -120,6 +120,20 @@ struct Migrator::Impl {
   Plan read_plan(const std::vector<Migration>& migrations) {
     return make_plan(migrations, read_changelog());
   }
+  // A plan to show: an interrupted migration whose run still holds a live lock is being
+  // applied. The lock is read only when some migration shows interrupted; an unusable lock row
+  // leaves them interrupted (`lock` and `audit` report the row).
+  void mark_live_run(Plan& plan) {
+    if (!has_interrupted(plan)) return;
+    try {
+      Store& store = reader();
+      const std::optional<LockInfo> holder = store.read_lock();
+      if (holder && !lease_expired(*holder, store.now_ms(), config.lock_ttl_ms())) {
+        mark_applying(plan, holder->run_id);
+      }
+    } catch (const Error&) {
+    }
+  }
   // load() into `migrations`, and read_plan() of them, side by side: another thread reads the
   // files while this one connects and reads the changelog, so the database's round trips and
   // the files' system calls overlap. The database is the usual laggard, and this way its work
@@ -532,6 +546,7 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
 std::vector<StatusRow> Migrator::status() {
   std::vector<Migration> migrations;
   Plan plan = impl_->load_and_plan(migrations);
+  impl_->mark_live_run(plan);
   std::vector<StatusRow> rows;
   rows.reserve(plan.entries.size());
   for (const PlanEntry& entry : plan.entries) rows.push_back(status_row(entry, migrations, plan));
@@ -608,7 +623,8 @@ AuditReport Migrator::audit() {
   }
   try {
     const std::vector<Migration> migrations = impl_->load();
-    const Plan plan = impl_->read_plan(migrations);
+    Plan plan = impl_->read_plan(migrations);
+    impl_->mark_live_run(plan);
     for (AuditCheck& check : audit_database(impl_->reader(), impl_->config, plan)) {
       checks.push_back(std::move(check));
     }

@@ -415,4 +415,18 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
   return targets;
 }
 
+bool has_interrupted(const Plan& plan) {
+  return std::any_of(plan.entries.begin(), plan.entries.end(), [](const PlanEntry& entry) {
+    return entry.state == MigrationState::kInterrupted;
+  });
+}
+
+void mark_applying(Plan& plan, std::string_view holder_run_id) {
+  for (PlanEntry& entry : plan.entries) {
+    if (entry.state == MigrationState::kInterrupted && entry.record->run_id == holder_run_id) {
+      entry.state = MigrationState::kApplying;
+    }
+  }
+}
+
 }  // namespace migronaut

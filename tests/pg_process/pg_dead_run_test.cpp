@@ -9,6 +9,7 @@
 #include <cctype>
 #include <chrono>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -147,6 +148,35 @@ class PgDeadRunTest : public ::testing::Test {
   std::string uri_;
   std::string run_uri_;  // where the killed run connects, when not uri_
 };
+
+// While its run lives and holds the lock, the `applying` mark is work in progress, not a
+// crash's leftover: `status` says applying and `audit` only warns. Once the run is dead (killed,
+// its lock past its TTL), the same mark is interrupted.
+TEST_F(PgDeadRunTest, AMarkOfTheLiveHolderShowsAsApplyingAndOfADeadOneAsInterrupted) {
+  Gate gate(uri_);
+  auto holder = start_up(uri_);
+  ASSERT_TRUE(eventually([&] { return !gate_waiters().empty(); })) << holder->err_so_far();
+  const auto state = [&] {
+    const ProcessResult status = run_migronaut(
+        {"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "status"});
+    const nlohmann::json document = nlohmann::json::parse(status.out);
+    for (const nlohmann::json& row : document.at("migrations")) {
+      if (row.at("name") == kSlowName) return row.at("state").get<std::string>();
+    }
+    return "<absent from " + status.out + ">";
+  };
+  EXPECT_EQ(state(), "applying");
+  const ProcessResult audit =
+      run_migronaut({"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "audit"});
+  EXPECT_EQ(audit.exit_code, 0) << audit.out;
+  EXPECT_NE(audit.out.find("being applied now"), std::string::npos) << audit.out;
+
+  holder->signal(SIGKILL);
+  EXPECT_EQ(holder->wait().signal, SIGKILL);
+  value("UPDATE _migronaut_locks SET locked_at = locked_at - interval '1 day'");
+  EXPECT_EQ(state(), "interrupted");
+  gate.open();
+}
 
 // The same role: the next run terminates the dead statement before running its own.
 TEST_F(PgDeadRunTest, TheNextRunEndsTheDeadRunsStatementBeforeRunningItAgain) {

@@ -1,12 +1,15 @@
 // Safe migrations on PostgreSQL, through the real binary against a throwaway server: statements
-// that cannot run in a migration's transaction refused before anything runs.
+// that cannot run in a migration's transaction refused before anything runs, lock timeouts
+// against a blocking session, and a signal that stops a run without cutting a migration in two.
 #include <libpq-fe.h>
+#include <signal.h>
 
 #include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -67,11 +70,15 @@ class PgSafetyTest : public ::testing::Test {
     uri_ = PgCluster::run_wide().fresh_schema_uri("postgres", schema);
   }
 
-  ProcessResult migronaut(std::vector<std::string> args) const {
-    std::vector<std::string> all{"--no-env", "--json", "--uri",
-                                 uri_,       "--dir",  dir_.path().string()};
+  // `migronaut --json …` on the test's schema and folder.
+  std::vector<std::string> argv(const std::vector<std::string>& args) const {
+    std::vector<std::string> all{migronaut_binary(),  "--no-env", "--json", "--uri", uri_, "--dir",
+                                 dir_.path().string()};
     all.insert(all.end(), args.begin(), args.end());
-    return run_migronaut(all, {});
+    return all;
+  }
+  ProcessResult migronaut(const std::vector<std::string>& args) const {
+    return Process(argv(args)).wait();
   }
 
   std::string value(const std::string& sql) const {
@@ -251,6 +258,11 @@ TEST_F(PgSafetyTest, LintAndUpLintRefuseAPlainIndexOnALiveTable) {
   EXPECT_EQ(records(), 1);
 }
 
+// The failure as `up --json` reports it: message and context.
+nlohmann::json failure(const ProcessResult& result) {
+  return nlohmann::json::parse(result.out).at("error");
+}
+
 constexpr std::string_view kAlterName = "20260101000001-plan.sql";
 
 // A session that read `accounts` in a transaction it keeps open: its ACCESS SHARE lock blocks
@@ -346,9 +358,30 @@ TEST_F(PgSafetyTest, AMigrationSetsItsOwnTimeoutsInItsHeader) {
   EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 0);
 }
 
-// The failure as `up --json` reports it: message and context.
-nlohmann::json failure(const ProcessResult& result) {
-  return nlohmann::json::parse(result.out).at("error");
+TEST_F(PgSafetyTest, ASignalDuringLockTimeoutRetriesStopsAtOnceLeavingTheMigrationPending) {
+  auto blocker = start_blocker(uri_);
+  dir_.write(std::string(kAlterName),
+             "-- migrate:up\nALTER TABLE accounts ADD COLUMN plan text;\n");
+  Process run(argv({"up"}),
+              {{"MIGRONAUT_LOCK_TIMEOUT_MS", "200"}, {"MIGRONAUT_LOCK_RETRIES", "1000"}});
+  ASSERT_TRUE(eventually([&] { return run.err_so_far().find("(try 2 of") != std::string::npos; }))
+      << run.err_so_far();
+  run.signal(SIGTERM);
+  // At most the try in flight (200 ms) to wait out, not the 999 retries left.
+  const std::optional<ProcessResult> done = run.wait_for(seconds(10));
+  ASSERT_TRUE(done.has_value()) << "still retrying: " << run.err_so_far();
+  blocker->query("ROLLBACK");
+
+  EXPECT_EQ(done->exit_code, 11) << done->out << done->err;
+  EXPECT_EQ(failure(*done)["code"], "RUN_ABORTED");
+  // An abort, not a failure: no record, so still pending, and `wait` would not call it failed.
+  EXPECT_EQ(records(), 0);
+  const ProcessResult status = migronaut({"status"});
+  EXPECT_EQ(nlohmann::json::parse(status.out)["migrations"][0]["state"], "pending") << status.out;
+  EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"
+                  " AND table_schema = current_schema()"),
+            0);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
 }
 
 TEST_F(PgSafetyTest, AFailingStatementIsNamedWithItsLineAndColumn) {

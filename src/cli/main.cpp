@@ -205,13 +205,18 @@ int main(int argc, char** argv) {
 
   Output out(flags.json, flags.quiet, flags.verbose, flags.no_color);
   const Signals::OutputScope signal_output(signals, out);
-  Context context(flags, out, signals.token());
+  Context context(flags, out, signals);
   try {
     if (help->parsed()) return print_help(app, help_topic);
     for (const Command& command : commands) {
       if (!command.app->parsed()) continue;
       signals.set_graceful(command.graceful_stop);
-      return command.run(context);
+      const int status = command.run(context);
+      if (status == 0 && context.stop().stop_requested()) {
+        // The stop came during the last of the work: nothing was left for it to stop.
+        out.warn("Stop requested, but the work in flight was the last: everything finished");
+      }
+      return status;
     }
     return print_help(app, "");  // no command: the usage
   } catch (const Error& error) {

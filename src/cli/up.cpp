@@ -186,7 +186,8 @@ Command add_up(CLI::App& app) {
                             {"upToDate", result.up_to_date},
                             {"waited", result.waited},
                             {"waitedMs", result.waited_for.count()},
-                            {"attempts", result.attempts}});
+                            {"attempts", result.attempts},
+                            {"stopRequested", context.stop().stop_requested()}});
             }
             return 0;
           },

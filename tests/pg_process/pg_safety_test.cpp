@@ -1,6 +1,7 @@
 // Safe migrations on PostgreSQL, through the real binary against a throwaway server: statements
 // that cannot run in a migration's transaction refused before anything runs, lock timeouts
-// against a blocking session, and a signal that stops a run without cutting a migration in two.
+// against a blocking session, and a signal that stops a run without cutting a migration (or a
+// redo) in two.
 #include <libpq-fe.h>
 #include <signal.h>
 
@@ -381,6 +382,42 @@ TEST_F(PgSafetyTest, ASignalDuringLockTimeoutRetriesStopsAtOnceLeavingTheMigrati
   EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"
                   " AND table_schema = current_schema()"),
             0);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
+}
+
+TEST_F(PgSafetyTest, AFirstSignalDuringRedoLetsItRevertAndReapplyThenExits0) {
+  // The revert waits for an advisory lock the test holds: it is in flight until the test lets
+  // it go.
+  dir_.write("20260101000001-gated.sql",
+             "-- migrate:up\nCREATE TABLE gated (id bigint);\n"
+             "-- migrate:down\nSELECT pg_advisory_xact_lock(7311);\nDROP TABLE gated;\n");
+  ASSERT_EQ(migronaut({"up"}).exit_code, 0);
+  Session gate(uri_, "gate");
+  gate.query("SELECT pg_advisory_lock(7311)");
+  Process redo(argv({"redo"}), {{"MIGRONAUT_LOCK_TIMEOUT_MS", "0"}});
+  ASSERT_TRUE(eventually([&] {
+    return count(
+               "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7311 "
+               "AND NOT granted") == 1;
+  })) << redo.err_so_far();
+  redo.signal(SIGTERM);
+  // Released only once the signal was taken, so it cannot come after the revert.
+  ASSERT_TRUE(eventually([&] {
+    return redo.err_so_far().find("Stopping after") != std::string::npos;
+  })) << redo.err_so_far();
+  gate.query("SELECT pg_advisory_unlock(7311)");
+  const std::optional<ProcessResult> done = redo.wait_for(seconds(30));
+  ASSERT_TRUE(done.has_value()) << redo.err_so_far();
+
+  EXPECT_EQ(done->exit_code, 0) << done->out << done->err;
+  EXPECT_NE(done->err.find("Stopping after the redo in flight"), std::string::npos) << done->err;
+  const nlohmann::json report = nlohmann::json::parse(done->out);
+  EXPECT_EQ(report["stopRequested"], true);
+  ASSERT_EQ(report["results"].size(), 2u) << report;
+  EXPECT_EQ(report["results"][0]["status"], "reverted");
+  EXPECT_EQ(report["results"][1]["status"], "applied");
+  EXPECT_TRUE(table_exists("gated"));
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 1);
   EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
 }
 

@@ -67,6 +67,8 @@ struct Command {
   // A first SIGINT/SIGTERM lets a run finish its migration in flight (exit 11); commands that
   // change nothing just exit.
   bool graceful_stop = false;
+  // Whether it can wait for a held lock (--wait-timeout): what a lock-held error suggests.
+  bool waits_for_lock = false;
 };
 
 Command add_init(CLI::App& app);

@@ -191,7 +191,8 @@ Command add_up(CLI::App& app) {
             }
             return 0;
           },
-          /*graceful_stop=*/true};
+          /*graceful_stop=*/true,
+          /*waits_for_lock=*/true};
 }
 
 }  // namespace migronaut::cli

@@ -187,8 +187,10 @@ class Migrator {
   // The database's clock in ms since the epoch: what a holder's lockedAt is judged against.
   std::int64_t database_now_ms();
 
-  // Stops the current (or next) run at the next migration boundary with RunAbortedError.
-  // Thread-safe; the signal-handler path of the CLI.
+  // Stops the current (or next) run at the next migration boundary with RunAbortedError (a
+  // migration between lock timeout retries stops at once, left pending); a redo that holds the
+  // lock finishes first, its revert and re-apply being one operation. Thread-safe; the
+  // signal-handler path of the CLI.
   void stop(const std::string& reason = "stop requested");
 
   const Config& config() const;

@@ -13,8 +13,10 @@ Command add_baseline(CLI::App& app) {
   auto yes = std::make_shared<bool>(false);
   sub->add_option("--to", *to, "Only up to and including this migration")->type_name("FILE");
   sub->add_flag("-y,--yes", *yes, "Do not ask for confirmation");
-  document(sub, "migronaut baseline --to 20260101090100-create-orders.sql --yes",
-           "0 baselined, 3 lock held, 5 connection failed, 8 an unknown --to target, 11 declined");
+  document(
+      sub, "migronaut baseline --to 20260101090100-create-orders.sql --yes",
+      "0 baselined, 3 lock held, 5 connection failed, 8 an unknown --to target, 11 declined or "
+      "cancelled by a signal");
   return {
       sub,
       [to, yes](Context& context) {

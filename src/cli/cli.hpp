@@ -10,6 +10,7 @@
 #include <string>
 
 #include "cli/output.hpp"
+#include "cli/signals.hpp"
 #include "migronaut/config.hpp"
 #include "migronaut/migrator.hpp"
 
@@ -28,25 +29,33 @@ struct GlobalFlags {
   bool json = false;
 };
 
+// The work a first signal lets a run finish before it stops.
+enum class StopsAfter {
+  kMigration,  // the migration in flight (up, down)
+  kRedo,       // the whole redo: its revert and its re-apply are one operation
+};
+
 class Context {
  public:
-  Context(const GlobalFlags& flags, Output& output, std::stop_token stop)
-      : flags_(flags), output_(output), stop_(std::move(stop)) {}
+  Context(const GlobalFlags& flags, Output& output, Signals& signals)
+      : flags_(flags), output_(output), signals_(signals) {}
 
   const GlobalFlags& flags() const { return flags_; }
   Output& out() { return output_; }
-  std::stop_token stop() const { return stop_; }
+  Signals& signals() { return signals_; }
+  std::stop_token stop() const { return signals_.token(); }
 
   // The resolved configuration; `extra` adds flag-layer keys of the command (e.g. the lock wait
   // options of `up --wait`). `require_uri` false for commands that need no database.
   Config config(const nlohmann::json& extra = nlohmann::json::object(), bool require_uri = true);
-  // Migrator options wired to this CLI: its logger, and events rendered as progress lines.
-  MigratorOptions migrator_options();
+  // Migrator options wired to this CLI: its logger, and events telling the signal warning what
+  // is in flight.
+  MigratorOptions migrator_options(StopsAfter stops_after = StopsAfter::kMigration);
 
  private:
   const GlobalFlags& flags_;
   Output& output_;
-  std::stop_token stop_;
+  Signals& signals_;
 };
 
 // A command: its subcommand (with its own options bound) and what running it does. `run`
@@ -58,6 +67,8 @@ struct Command {
   // A first SIGINT/SIGTERM lets a run finish its migration in flight (exit 11); commands that
   // change nothing just exit.
   bool graceful_stop = false;
+  // Whether it can wait for a held lock (--wait-timeout): what a lock-held error suggests.
+  bool waits_for_lock = false;
 };
 
 Command add_init(CLI::App& app);
@@ -81,7 +92,8 @@ Command add_lint(CLI::App& app);
 std::vector<std::filesystem::path> pending_files(Context& context, const Config& config,
                                                  const UpOptions& options);
 
-// Asks y/N on the terminal; with --json (non-interactive) a destructive command needs --yes.
+// Asks y/N on the terminal; with --json (non-interactive) a destructive command needs --yes. A
+// first signal cancels the prompt (false) at once, even while stdin stays open.
 bool confirm(Context& context, const std::string& question, bool yes);
 
 }  // namespace migronaut::cli

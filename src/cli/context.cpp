@@ -1,4 +1,12 @@
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
 #include <iostream>
+#include <optional>
+#include <stop_token>
 
 #include "cli/cli.hpp"
 #include "fmt/format.h"
@@ -28,9 +36,70 @@ Config Context::config(const nlohmann::json& extra, bool require_uri) {
   return config;
 }
 
-MigratorOptions Context::migrator_options() {
+namespace {
+
+// Tells `signals` what is in flight as a run's events go by: a migration from its start to its
+// end, or a redo from its run's start to its end. Whatever ended the run, nothing is in flight
+// after run:end.
+EventListener track_in_flight(Signals& signals, StopsAfter stops_after) {
+  const bool redo = stops_after == StopsAfter::kRedo;
+  return [&signals, redo](const Event& event) {
+    if (event.name == (redo ? "run:start" : "migration:start")) {
+      signals.set_in_flight(redo ? "the redo in flight (its revert and re-apply)"
+                                 : "the migration in flight");
+    } else if (event.name == "run:end" ||
+               (!redo && (event.name == "migration:success" || event.name == "migration:error"))) {
+      signals.set_in_flight("");
+    }
+  };
+}
+
+// Closes its descriptor when it goes.
+class OwnedFd {
+ public:
+  explicit OwnedFd(int fd) : fd_(fd) {}
+  ~OwnedFd() {
+    if (fd_ >= 0) close(fd_);
+  }
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+// A line of stdin (without its newline); nullopt at the end of stdin, or once `stop` is
+// requested. Read with read(2), not std::cin: a blocked std::getline cannot be woken, and stdin
+// may be a pipe that stays open.
+std::optional<std::string> read_answer(std::stop_token stop) {
+  const OwnedFd woken(eventfd(0, EFD_CLOEXEC));
+  if (woken.get() < 0) return std::nullopt;
+  const std::stop_callback wake(stop, [&woken] {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] const ssize_t written = write(woken.get(), &one, sizeof one);
+  });
+  std::string line;
+  for (;;) {
+    pollfd watched[] = {{STDIN_FILENO, POLLIN, 0}, {woken.get(), POLLIN, 0}};
+    if (poll(watched, 2, -1) < 0 && errno != EINTR) return std::nullopt;
+    if (watched[1].revents != 0) return std::nullopt;
+    if (watched[0].revents == 0) continue;
+    char c = 0;
+    const ssize_t got = read(STDIN_FILENO, &c, 1);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return line.empty() ? std::nullopt : std::optional(line);
+    if (c == '\n') return line;
+    line += c;
+  }
+}
+
+}  // namespace
+
+MigratorOptions Context::migrator_options(StopsAfter stops_after) {
   MigratorOptions options;
   options.logger = output_.logger();
+  options.listeners.push_back(track_in_flight(signals_, stops_after));
   return options;
 }
 
@@ -39,9 +108,9 @@ bool confirm(Context& context, const std::string& question, bool yes) {
   if (context.out().json_mode()) {
     throw ConfigInvalidError("--json is non-interactive: confirm with --yes");
   }
+  const Signals::PromptScope prompt(context.signals());
   std::cerr << question << " [y/N] " << std::flush;
-  std::string answer;
-  if (!std::getline(std::cin, answer)) return false;
+  const std::optional<std::string> answer = read_answer(context.stop());
   return answer == "y" || answer == "Y" || answer == "yes";
 }
 

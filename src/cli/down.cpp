@@ -43,7 +43,7 @@ Command add_down(CLI::App& app) {
             options.no_lock = flags->no_lock;
             options.reason = flags->reason;
             StoppableMigrator migrator(context, context.config());
-            report_results(context.out(), migrator->down(options));
+            report_results(context, migrator->down(options));
             return 0;
           },
           /*graceful_stop=*/true};

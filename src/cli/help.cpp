@@ -42,7 +42,7 @@ constexpr ExitCode kExitCodes[] = {
     {8, "an unknown file or --to target, or the file of an applied migration is gone"},
     {9, "reverting something that is not applied"},
     {10, "the lock was lost mid-run"},
-    {11, "stopped by a signal after the migration in flight, or declined"},
+    {11, "stopped by a signal after the migration in flight (at once with none), or declined"},
     {12, "a hook threw (library)"},
     {13, "no down section, or a baselined record"},
     {14, "a migration exceeded timeoutMs"},

@@ -83,33 +83,44 @@ bool asks_for_json(int argc, char** argv) {
   return false;
 }
 
+// How to get past a held lock with `command`: wait with it where it can wait, else run it again
+// once the lock is free — never another command, which would do something else.
+std::string wait_hint(const CLI::App& command, bool waits_for_lock) {
+  if (waits_for_lock) {
+    return fmt::format("`migronaut {}` waits by default (drop --no-wait, or raise --wait-timeout)",
+                       command.get_name());
+  }
+  return fmt::format("retry `migronaut {}` once `migronaut lock` shows the lock free",
+                     command.get_name());
+}
+
 // The way out of a held lock: when it expires, how to wait, how to look and how to release.
-void explain_held_lock(Output& out, Error& error) {
+void explain_held_lock(Output& out, Error& error, const Command& command) {
   const nlohmann::json& context = error.context();
   if (!context.contains("holder") || context.contains("renewedAgoMs")) return;
   const LockInfo holder = context["holder"].get<LockInfo>();
   const std::int64_t ttl = std::max(holder.ttl_ms, context.value("ttlMs", std::int64_t{0}));
   const std::int64_t expires = holder.locked_at_ms + ttl;
+  const std::string wait = wait_hint(*command.app, command.waits_for_lock);
   error.context()["expiresAt"] = iso_time(expires);
-  error.context()["hint"] =
-      "wait for it (`migronaut up` waits by default; --wait-timeout sets how long), inspect it "
-      "with `migronaut lock`, release a dead holder's lock with `migronaut unlock`";
+  error.context()["hint"] = "to wait for it, " + wait +
+                            "; inspect it with `migronaut lock`, release a dead holder's lock "
+                            "with `migronaut unlock`";
   if (out.json_mode()) return;
   out.info(fmt::format("  The lease expires at {} ({} s from now) unless its holder renews it.",
                        iso_time(expires),
                        std::max<std::int64_t>(0, expires - wall_clock_ms()) / 1000));
-  out.info(
-      "  To wait for it: `migronaut up` (waiting is the default; drop --no-wait, or raise "
-      "--wait-timeout).");
+  out.info(fmt::format("  To wait for it: {}.", wait));
   out.info(
       "  To inspect it: `migronaut lock`. To release a dead holder's lock: "
       "`migronaut unlock` (--force if it still renews).");
 }
 
-int report(Output& out, Error error) {
+// `command`: the one that ran, if any (a flag CLI11 refused ran none).
+int report(Output& out, Error error, const Command* command = nullptr) {
   if (error.code() == ErrorCode::kLockAlreadyHeld) {
     out.error(redact(error.what()));
-    explain_held_lock(out, error);
+    if (command != nullptr) explain_held_lock(out, error, *command);
   } else {
     out.error(redact(error.what()));
   }
@@ -205,20 +216,27 @@ int main(int argc, char** argv) {
 
   Output out(flags.json, flags.quiet, flags.verbose, flags.no_color);
   const Signals::OutputScope signal_output(signals, out);
-  Context context(flags, out, signals.token());
+  Context context(flags, out, signals);
+  const Command* running = nullptr;
   try {
     if (help->parsed()) return print_help(app, help_topic);
     for (const Command& command : commands) {
       if (!command.app->parsed()) continue;
+      running = &command;
       signals.set_graceful(command.graceful_stop);
-      return command.run(context);
+      const int status = command.run(context);
+      if (status == 0 && context.stop().stop_requested()) {
+        // The stop came during the last of the work: nothing was left for it to stop.
+        out.warn("Stop requested, but the work in flight was the last: everything finished");
+      }
+      return status;
     }
     return print_help(app, "");  // no command: the usage
   } catch (const Error& error) {
     out.clear_live();
-    return report(out, error);
+    return report(out, error, running);
   } catch (const std::exception& error) {
     out.clear_live();
-    return report(out, Error(ErrorCode::kUnclassified, error.what()));
+    return report(out, Error(ErrorCode::kUnclassified, error.what()), running);
   }
 }

@@ -9,12 +9,14 @@ Command add_redo(CLI::App& app) {
   auto file = std::make_shared<std::string>();
   sub->add_option("file", *file, "Redo this migration instead")->type_name("FILE");
   document(sub, "migronaut redo",
-           "0 done, 3 lock held, 5 connection failed, 7 a migration failed, 9 nothing applied, 13 "
-           "irreversible");
+           "0 done (a first signal during the redo lets it finish, revert and re-apply), 3 lock "
+           "held, 4 its file changed (strict), 5 connection failed, 7 a migration failed, 8 an "
+           "unknown file, 9 nothing applied, 10 lock lost, 11 stopped by a signal before the "
+           "redo began, 13 irreversible, 14 a migration timed out, 46 lock timeout (PostgreSQL)");
   return {sub,
           [file](Context& context) {
-            StoppableMigrator migrator(context, context.config());
-            report_results(context.out(),
+            StoppableMigrator migrator(context, context.config(), StopsAfter::kRedo);
+            report_results(context,
                            migrator->redo(file->empty() ? std::nullopt : std::optional(*file)));
             return 0;
           },

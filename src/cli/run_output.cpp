@@ -6,7 +6,8 @@
 
 namespace migronaut::cli {
 
-void report_results(Output& out, const std::vector<RunResult>& results) {
+void report_results(Context& context, const std::vector<RunResult>& results) {
+  Output& out = context.out();
   if (results.empty()) {
     out.success("Nothing to do");
   } else {
@@ -18,7 +19,9 @@ void report_results(Output& out, const std::vector<RunResult>& results) {
     }
     out.success(summary);
   }
-  if (out.json_mode()) out.document({{"results", results}});
+  if (out.json_mode()) {
+    out.document({{"results", results}, {"stopRequested", context.stop().stop_requested()}});
+  }
 }
 
 }  // namespace migronaut::cli

@@ -7,6 +7,7 @@
 #include <csignal>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 namespace migronaut::cli {
 namespace {
@@ -24,8 +25,9 @@ sigset_t stop_signals() {
 struct Signals::State {
   std::stop_source stop;
   std::atomic<bool> graceful = false;
-  std::mutex output_mutex;  // held while warning, so an Output is never used as it goes
+  std::mutex mutex;  // held while warning, so an Output is never used as it goes
   Output* output = nullptr;
+  std::string in_flight;
 };
 
 Signals::Signals() : state_(std::make_shared<State>()) {
@@ -39,13 +41,25 @@ void Signals::set_graceful(bool graceful) { state_->graceful = graceful; }
 
 std::stop_token Signals::token() const { return state_->stop.get_token(); }
 
+void Signals::set_in_flight(std::string what) {
+  std::lock_guard lock(state_->mutex);
+  state_->in_flight = std::move(what);
+}
+
+Signals::PromptScope::PromptScope(Signals& signals)
+    : signals_(signals), was_graceful_(signals.state_->graceful) {
+  signals_.set_graceful(true);
+}
+
+Signals::PromptScope::~PromptScope() { signals_.set_graceful(was_graceful_); }
+
 Signals::OutputScope::OutputScope(Signals& signals, Output& output) : signals_(signals) {
-  std::lock_guard lock(signals_.state_->output_mutex);
+  std::lock_guard lock(signals_.state_->mutex);
   signals_.state_->output = &output;
 }
 
 Signals::OutputScope::~OutputScope() {
-  std::lock_guard lock(signals_.state_->output_mutex);
+  std::lock_guard lock(signals_.state_->mutex);
   signals_.state_->output = nullptr;
 }
 
@@ -56,10 +70,10 @@ void Signals::wait_for_signals(const std::shared_ptr<State>& state) {
     if (sigwait(&set, &signal) != 0) continue;
     if (received > 0 || !state->graceful) _exit(128 + signal);
     state->stop.request_stop();
-    std::lock_guard lock(state->output_mutex);
-    if (state->output != nullptr) {
-      state->output->warn(
-          "Stopping after the migration in flight (send the signal again to exit now)");
+    std::lock_guard lock(state->mutex);
+    if (state->output != nullptr && !state->in_flight.empty()) {
+      state->output->warn("Stopping after " + state->in_flight +
+                          " (send the signal again to exit now)");
     }
   }
 }

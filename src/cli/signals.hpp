@@ -1,11 +1,13 @@
-// SIGINT/SIGTERM: the first asks the run to stop after the migration in flight (exit 11); the
-// second exits at once with 130/143. Signals are blocked in every thread and taken by one
-// thread with sigwait, so no work happens in a signal handler. That thread is detached and may
-// outlive main: it owns its state, and only prints on an Output while one is attached.
+// SIGINT/SIGTERM: the first asks the run to stop after the work in flight (exit 11), or at once
+// when nothing is in flight (a waiter, a prompt); the second exits at once with 130/143.
+// Signals are blocked in every thread and taken by one thread with sigwait, so no work happens
+// in a signal handler. That thread is detached and may outlive main: it owns its state, and only
+// prints on an Output while one is attached.
 #pragma once
 
 #include <memory>
 #include <stop_token>
+#include <string>
 
 #include "cli/output.hpp"
 
@@ -18,6 +20,23 @@ class Signals {
   // From now on a first signal stops gracefully (true) or exits at once (false, the default).
   void set_graceful(bool graceful);
   std::stop_token token() const;
+  // What a first signal lets finish ("the migration in flight"), named in its warning; "" while
+  // nothing is in flight, and then the stop needs no warning. Thread-safe.
+  void set_in_flight(std::string what);
+
+  // A prompt: while it lives, a first signal stops (cancelling the prompt) even in a command
+  // that otherwise exits at once, so every prompt ends the same way.
+  class PromptScope {
+   public:
+    explicit PromptScope(Signals& signals);
+    ~PromptScope();
+    PromptScope(const PromptScope&) = delete;
+    PromptScope& operator=(const PromptScope&) = delete;
+
+   private:
+    Signals& signals_;
+    bool was_graceful_;
+  };
 
   // Attaches `output` for the warning a first signal prints, until the scope ends (declare it
   // after the Output, so it ends first).

@@ -17,7 +17,7 @@ Command add_unlock(CLI::App& app) {
   sub->add_flag("--force", *force, "Release it even though its holder renewed it within its TTL");
   document(sub, "migronaut unlock --yes",
            "0 released (or it was free), 3 its holder renewed it within its TTL (use --force), "
-           "5 connection failed, 11 declined");
+           "5 connection failed, 11 declined or cancelled by a signal");
   return {sub, [yes, force](Context& context) {
             Migrator migrator(context.config(), context.migrator_options());
             Output& out = context.out();

@@ -186,11 +186,13 @@ Command add_up(CLI::App& app) {
                             {"upToDate", result.up_to_date},
                             {"waited", result.waited},
                             {"waitedMs", result.waited_for.count()},
-                            {"attempts", result.attempts}});
+                            {"attempts", result.attempts},
+                            {"stopRequested", context.stop().stop_requested()}});
             }
             return 0;
           },
-          /*graceful_stop=*/true};
+          /*graceful_stop=*/true,
+          /*waits_for_lock=*/true};
 }
 
 }  // namespace migronaut::cli

@@ -36,7 +36,9 @@ struct Migrator::Impl {
 
   std::mutex stop_mutex;
   RunStop* current_run = nullptr;
-  std::optional<std::string> pending_stop;  // a stop that came before the run reached its lock
+  // A stop that came before the run reached its lock, or while a WholeOperation held it back.
+  std::optional<std::string> pending_stop;
+  bool stops_held = false;
 
   Impl(Config c, MigratorOptions o)
       : config(std::move(c)),
@@ -246,6 +248,29 @@ struct Migrator::Impl {
   LockWaitOptions lock_wait_options(const RunMigrationsOptions& options);
   void sleep_until_release(milliseconds delay, std::stop_token stop);
 
+  // Holds back the stops Migrator::stop asks for while it lives, so that work which must not be
+  // cut in two (redo's revert and re-apply) finishes; one held back is passed on to the run as it
+  // ends. A lost lock or a timeout still stops the run: they do not come through Migrator::stop.
+  class WholeOperation {
+   public:
+    explicit WholeOperation(Impl& impl) : impl_(impl) {
+      std::lock_guard lock(impl_.stop_mutex);
+      impl_.stops_held = true;
+    }
+    ~WholeOperation() {
+      std::lock_guard lock(impl_.stop_mutex);
+      impl_.stops_held = false;
+      if (impl_.pending_stop && impl_.current_run != nullptr) {
+        impl_.current_run->request(RunAbortedError(*impl_.pending_stop));
+      }
+    }
+    WholeOperation(const WholeOperation&) = delete;
+    WholeOperation& operator=(const WholeOperation&) = delete;
+
+   private:
+    Impl& impl_;
+  };
+
   // Runs `step`, marking a connection failure in it as one before the lock (kBeforeLockKey),
   // which a waiting run waits out — unless nothing asked to wait for a database that was never
   // reached (a plain `up` against a wrong or dead URI fails at once), or waiting cannot mend it
@@ -454,7 +479,7 @@ void Migrator::disconnect() {
 
 void Migrator::stop(const std::string& reason) {
   std::lock_guard lock(impl_->stop_mutex);
-  if (impl_->current_run != nullptr) {
+  if (impl_->current_run != nullptr && !impl_->stops_held) {
     impl_->current_run->request(RunAbortedError(reason));
   } else {
     impl_->pending_stop = reason;
@@ -528,10 +553,13 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   ScriptChecks checks;
   checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
   checks.check(impl_->reader(), impl_->config, Direction::kUp, boot_targets);
-  // Both directions under one lock, the target resolved inside it.
+  // Both directions under one lock, the target resolved inside it. A stop that comes once the
+  // run holds the lock waits for the re-apply: a redo stopped halfway would leave the migration
+  // reverted, which nobody asked for.
   return impl_->locked_run(
       "redo", Direction::kDown, false,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
+        const Impl::WholeOperation whole(*impl_);
         Runner runner = impl_->runner(stop, lease, impl_->stamp(run_id), std::move(checks));
         const Plan before = impl_->locked_plan(migrations, run_id);
         const std::vector<const PlanEntry*> targets = select_down(before, down_options);

@@ -333,13 +333,14 @@ void Runner::execute(const Step& step, const LockToken* fence) {
       .handle = {}};
   const std::optional<milliseconds> timeout = timeout_of(migration);
   bool timed_out = false;
+  bool stopped_between_tries = false;
   announced_after_renewals_.reset();
   const Heartbeat::Renewals renewals_before =
       env_.lease ? env_.lease->renewals() : Heartbeat::Renewals{};
   try {
     Watchdog watchdog(*env_.clock, timeout, body_stop, env_.store);
     MigrationWriting writing(env_.lease, step.in_transaction);
-    execute_with_lock_retries(
+    stopped_between_tries = !execute_with_lock_retries(
         Execution{.work = up ? &migration.up : &*migration.down,
                   .transactional = step.in_transaction,
                   .record = &record,
@@ -370,6 +371,8 @@ void Runner::execute(const Step& step, const LockToken* fence) {
   } catch (const std::exception& e) {
     fail(step, MigrationExecutionFailedError(redact(e.what()), {{"migration", migration.name}}));
   }
+  // Every try rolled back whole: an abort, not a failure, so the migration stays as it was.
+  if (stopped_between_tries) env_.stop.throw_reason(nlohmann::json::array());
   // The body finished, but past its deadline: its effects are committed, so the run stops here
   // instead of going on late.
   if (timed_out) env_.stop.request(timeout_error(migration.name, *timeout));
@@ -390,14 +393,16 @@ RunResult Runner::succeed(const Step& step, std::int64_t duration_ms) {
   return RunResult{name, up ? "applied" : "reverted", duration_ms, step.batch, ""};
 }
 
-void Runner::execute_with_lock_retries(const Execution& execution, const std::string& name) {
+bool Runner::execute_with_lock_retries(const Execution& execution, const std::string& name) {
   const std::int64_t retries = env_.config.lock_retries;
   for (std::int64_t attempt = 1;; ++attempt) {
     try {
       env_.store.execute(execution);
-      return;
+      return true;
     } catch (const MigrationLockTimeoutError& e) {
-      // The transaction rolled back whole, so trying again is safe.
+      // The transaction rolled back whole, so trying again is safe, and so is stopping: a stop
+      // asked for during the try needs no more tries.
+      if (env_.stop.requested()) return false;
       const std::string blocker = e.context().value("blockedBy", "another session");
       if (attempt > retries) {
         nlohmann::json context = e.context();
@@ -412,9 +417,9 @@ void Runner::execute_with_lock_retries(const Execution& execution, const std::st
           "{}: lock timeout after {} ms (try {} of {}), blocked by {}; "
           "rolled back, trying again in {} ms",
           name, execution.lock_timeout.count(), attempt, retries + 1, blocker, pause.count()));
-      if (env_.clock->sleep_for(pause, env_.stop.token()) == false) throw;
+      if (!env_.clock->sleep_for(pause, env_.stop.token())) return false;
       if (env_.lease) env_.lease->renew_now();
-      if (env_.stop.requested()) throw;
+      if (env_.stop.requested()) return false;
     }
   }
 }

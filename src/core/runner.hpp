@@ -103,8 +103,9 @@ class Runner {
   // The migration's own timeout, else the config's.
   std::optional<std::chrono::milliseconds> timeout_of(const Migration& migration) const;
   // Executes; a transaction that timed out waiting for a lock rolled back whole, so it is tried
-  // again (up to lockRetries more times, the lease renewed and the stop honoured between tries).
-  void execute_with_lock_retries(const Execution& execution, const std::string& name);
+  // again (up to lockRetries more times, the lease renewed between tries). False when the run
+  // was told to stop instead of trying again: nothing of the migration ran.
+  bool execute_with_lock_retries(const Execution& execution, const std::string& name);
   void check_stop();
   // A fence found another run's lock: the run stops, and the loss is reported as the heartbeat
   // reports its own (Lease::lose).

@@ -1,12 +1,16 @@
 // Safe migrations on PostgreSQL, through the real binary against a throwaway server: statements
-// that cannot run in a migration's transaction refused before anything runs.
+// that cannot run in a migration's transaction refused before anything runs, lock timeouts
+// against a blocking session, and a signal that stops a run without cutting a migration (or a
+// redo) in two.
 #include <libpq-fe.h>
+#include <signal.h>
 
 #include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -67,11 +71,15 @@ class PgSafetyTest : public ::testing::Test {
     uri_ = PgCluster::run_wide().fresh_schema_uri("postgres", schema);
   }
 
-  ProcessResult migronaut(std::vector<std::string> args) const {
-    std::vector<std::string> all{"--no-env", "--json", "--uri",
-                                 uri_,       "--dir",  dir_.path().string()};
+  // `migronaut --json …` on the test's schema and folder.
+  std::vector<std::string> argv(const std::vector<std::string>& args) const {
+    std::vector<std::string> all{migronaut_binary(),  "--no-env", "--json", "--uri", uri_, "--dir",
+                                 dir_.path().string()};
     all.insert(all.end(), args.begin(), args.end());
-    return run_migronaut(all, {});
+    return all;
+  }
+  ProcessResult migronaut(const std::vector<std::string>& args) const {
+    return Process(argv(args)).wait();
   }
 
   std::string value(const std::string& sql) const {
@@ -251,6 +259,11 @@ TEST_F(PgSafetyTest, LintAndUpLintRefuseAPlainIndexOnALiveTable) {
   EXPECT_EQ(records(), 1);
 }
 
+// The failure as `up --json` reports it: message and context.
+nlohmann::json failure(const ProcessResult& result) {
+  return nlohmann::json::parse(result.out).at("error");
+}
+
 constexpr std::string_view kAlterName = "20260101000001-plan.sql";
 
 // A session that read `accounts` in a transaction it keeps open: its ACCESS SHARE lock blocks
@@ -346,9 +359,66 @@ TEST_F(PgSafetyTest, AMigrationSetsItsOwnTimeoutsInItsHeader) {
   EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 0);
 }
 
-// The failure as `up --json` reports it: message and context.
-nlohmann::json failure(const ProcessResult& result) {
-  return nlohmann::json::parse(result.out).at("error");
+TEST_F(PgSafetyTest, ASignalDuringLockTimeoutRetriesStopsAtOnceLeavingTheMigrationPending) {
+  auto blocker = start_blocker(uri_);
+  dir_.write(std::string(kAlterName),
+             "-- migrate:up\nALTER TABLE accounts ADD COLUMN plan text;\n");
+  Process run(argv({"up"}),
+              {{"MIGRONAUT_LOCK_TIMEOUT_MS", "200"}, {"MIGRONAUT_LOCK_RETRIES", "1000"}});
+  ASSERT_TRUE(eventually([&] { return run.err_so_far().find("(try 2 of") != std::string::npos; }))
+      << run.err_so_far();
+  run.signal(SIGTERM);
+  // At most the try in flight (200 ms) to wait out, not the 999 retries left.
+  const std::optional<ProcessResult> done = run.wait_for(seconds(10));
+  ASSERT_TRUE(done.has_value()) << "still retrying: " << run.err_so_far();
+  blocker->query("ROLLBACK");
+
+  EXPECT_EQ(done->exit_code, 11) << done->out << done->err;
+  EXPECT_EQ(failure(*done)["code"], "RUN_ABORTED");
+  // An abort, not a failure: no record, so still pending, and `wait` would not call it failed.
+  EXPECT_EQ(records(), 0);
+  const ProcessResult status = migronaut({"status"});
+  EXPECT_EQ(nlohmann::json::parse(status.out)["migrations"][0]["state"], "pending") << status.out;
+  EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"
+                  " AND table_schema = current_schema()"),
+            0);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
+}
+
+TEST_F(PgSafetyTest, AFirstSignalDuringRedoLetsItRevertAndReapplyThenExits0) {
+  // The revert waits for an advisory lock the test holds: it is in flight until the test lets
+  // it go.
+  dir_.write("20260101000001-gated.sql",
+             "-- migrate:up\nCREATE TABLE gated (id bigint);\n"
+             "-- migrate:down\nSELECT pg_advisory_xact_lock(7311);\nDROP TABLE gated;\n");
+  ASSERT_EQ(migronaut({"up"}).exit_code, 0);
+  Session gate(uri_, "gate");
+  gate.query("SELECT pg_advisory_lock(7311)");
+  Process redo(argv({"redo"}), {{"MIGRONAUT_LOCK_TIMEOUT_MS", "0"}});
+  ASSERT_TRUE(eventually([&] {
+    return count(
+               "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND objid = 7311 "
+               "AND NOT granted") == 1;
+  })) << redo.err_so_far();
+  redo.signal(SIGTERM);
+  // Released only once the signal was taken, so it cannot come after the revert.
+  ASSERT_TRUE(eventually([&] {
+    return redo.err_so_far().find("Stopping after") != std::string::npos;
+  })) << redo.err_so_far();
+  gate.query("SELECT pg_advisory_unlock(7311)");
+  const std::optional<ProcessResult> done = redo.wait_for(seconds(30));
+  ASSERT_TRUE(done.has_value()) << redo.err_so_far();
+
+  EXPECT_EQ(done->exit_code, 0) << done->out << done->err;
+  EXPECT_NE(done->err.find("Stopping after the redo in flight"), std::string::npos) << done->err;
+  const nlohmann::json report = nlohmann::json::parse(done->out);
+  EXPECT_EQ(report["stopRequested"], true);
+  ASSERT_EQ(report["results"].size(), 2u) << report;
+  EXPECT_EQ(report["results"][0]["status"], "reverted");
+  EXPECT_EQ(report["results"][1]["status"], "applied");
+  EXPECT_TRUE(table_exists("gated"));
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 1);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
 }
 
 TEST_F(PgSafetyTest, AFailingStatementIsNamedWithItsLineAndColumn) {

@@ -235,6 +235,32 @@ TEST_F(CliTest, NoWaitFailsFastAndShowsTheWayOut) {
   EXPECT_EQ(project.dump(), held);
 }
 
+TEST_F(CliTest, ALockHeldErrorOfACommandThatCannotWaitSuggestsRetryingItself) {
+  one_applied_one_pending();
+  hold_foreign_lock(/*age_ms=*/0);
+  const std::string held = project.dump();
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"down"}, {"redo"}, {"baseline", "--yes"}}) {
+    const std::string& command = args.front();
+    const ProcessResult refused = project.run(args, kFastLock);
+    EXPECT_EQ(refused.exit_code, 3) << command << ": " << describe(refused);
+    EXPECT_TRUE(contains(refused.err, "To wait for it: retry `migronaut " + command +
+                                          "` once `migronaut lock` shows the lock free"))
+        << refused.err;
+    // Neither the command that applies migrations nor flags the command does not have.
+    EXPECT_FALSE(contains(refused.err, "`migronaut up`")) << refused.err;
+    EXPECT_FALSE(contains(refused.err, "--wait-timeout")) << refused.err;
+
+    std::vector<std::string> json_args = {"--json"};
+    json_args.insert(json_args.end(), args.begin(), args.end());
+    const ProcessResult json = project.run(json_args, kFastLock);
+    const std::string hint = nlohmann::json::parse(json.out)["error"]["context"]["hint"];
+    EXPECT_TRUE(contains(hint, "retry `migronaut " + command + "`")) << hint;
+    EXPECT_FALSE(contains(hint, "migronaut up")) << hint;
+  }
+  EXPECT_EQ(project.dump(), held);
+}
+
 TEST_F(CliTest, UnlockReleasesAStaleLockWithoutForce) {
   one_applied_one_pending();
   hold_foreign_lock(/*age_ms=*/120'000);

@@ -1,8 +1,12 @@
 // The real `migronaut` binary in separate processes against one SQLite file: concurrent boots,
-// a holder killed mid-migration, graceful and hard stops by signal, lock contention, every
-// command end to end and a failing migration. Each test checks the database it leaves.
+// a holder killed mid-migration, graceful and hard stops by signal (of a run, a waiter and a
+// prompt), lock contention, every command end to end and a failing migration. Each test checks
+// the database it leaves.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -127,12 +131,11 @@ TEST_F(SqliteProcessTest, KilledHolderLeavesItsLockWhichThePeerReclaimsAfterTheT
 
 class StopSignalTest : public SqliteProcessTest, public ::testing::WithParamInterface<int> {
  protected:
-  // Starts `up` with `flags` on the slow migration, and returns once it is sending it: "sending"
-  // is logged once the stop was checked for the last time before the body, so a signal from then
-  // on meets the migration in flight. (The lock record names the migration earlier; a signal
-  // then stops the run before its body, at once.)
+  // Starts `up` with `flags` on the slow migration (written first), and returns once it is sending
+  // it: "sending" is logged once the stop was checked for the last time before the body, so a
+  // signal from then on meets the migration in flight. (The lock record names the migration
+  // earlier; a signal then stops the run before its body, at once.)
   std::unique_ptr<Process> start_sending_the_slow_one(std::vector<std::string> flags) {
-    write_slow_then_fast();
     flags.insert(flags.end(), {"--verbose", "up"});
     auto run = project.start(flags, kFastLock);
     EXPECT_TRUE(eventually([&] {
@@ -143,6 +146,7 @@ class StopSignalTest : public SqliteProcessTest, public ::testing::WithParamInte
 };
 
 TEST_P(StopSignalTest, FirstSignalFinishesTheMigrationInFlightAndExits11) {
+  write_slow_then_fast();
   auto run = start_sending_the_slow_one({"--json"});
   run->signal(GetParam());
   const ProcessResult result = run->wait();
@@ -154,7 +158,25 @@ TEST_P(StopSignalTest, FirstSignalFinishesTheMigrationInFlightAndExits11) {
   EXPECT_EQ(project.lock_row(), std::nullopt);
 }
 
+TEST_P(StopSignalTest, FirstSignalDuringTheLastMigrationExits0SayingNothingWasLeftToStop) {
+  project.write_migration("0001-slow.sql", kSlowFirst);
+  auto run = start_sending_the_slow_one({"--json"});
+  run->signal(GetParam());
+  const ProcessResult result = run->wait();
+
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_EQ(json_of(result)["stopRequested"], true);
+  EXPECT_EQ(json_of(result)["results"].size(), 1u);
+  EXPECT_EQ(
+      lines_containing(result.err, "the work in flight was the last: everything finished").size(),
+      1u)
+      << result.err;
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-slow.sql", "applied"}}));
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
 TEST_P(StopSignalTest, SecondSignalExitsAtOnceLeavingTheLock) {
+  write_slow_then_fast();
   auto run = start_sending_the_slow_one({});
   run->signal(GetParam());
   // Two signals sent back to back could merge into one: the second goes after the first
@@ -174,6 +196,90 @@ INSTANTIATE_TEST_SUITE_P(Signals, StopSignalTest, ::testing::Values(SIGINT, SIGT
                          [](const ::testing::TestParamInfo<int>& info) {
                            return std::string(info.param == SIGINT ? "Sigint" : "Sigterm");
                          });
+
+TEST_F(SqliteProcessTest, AWaiterStoppedBySignalExits11AtOnceNamingNoMigrationInFlight) {
+  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  project.write_migration("0002-second.sql", "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
+  project.open().exec(
+      std::string("INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host,"
+                  " executed_by) VALUES ('migronaut_lock', ") +
+      kSqliteNowMs + ", 600000, 'foreign-run', 'foreign-nonce', 4242, 'elsewhere', 'ops')");
+  const std::string held = project.dump();
+  auto waiter = project.start({"--json", "up", "--wait"}, kFastLock);
+  ASSERT_TRUE(eventually([&] {
+    return waiter->err_so_far().find("waiting for the lock") != std::string::npos;
+  })) << waiter->err_so_far();
+  waiter->signal(SIGTERM);
+  const std::optional<ProcessResult> result = waiter->wait_for(std::chrono::seconds(10));
+
+  ASSERT_TRUE(result.has_value()) << "still waiting: " << waiter->err_so_far();
+  EXPECT_EQ(result->exit_code, 11) << describe(*result);
+  EXPECT_EQ(json_of(*result)["error"]["code"], "RUN_ABORTED");
+  EXPECT_EQ(result->err.find("Stopping after"), std::string::npos) << result->err;
+  EXPECT_EQ(project.dump(), held);
+}
+
+// A command set up so that it asks before it changes anything.
+struct Prompt {
+  std::string command;
+  std::function<void(SqliteProject&)> set_up;
+};
+
+// A test's name shows the command, not the struct's bytes.
+void PrintTo(const Prompt& prompt, std::ostream* out) { *out << prompt.command; }
+
+// Prompts on a stdin that stays open (a FIFO the test holds, as a Job's stdin may be): no line and
+// no end of input ever comes, so only the signal can end them.
+class PromptSignalTest : public SqliteProcessTest, public ::testing::WithParamInterface<Prompt> {};
+
+TEST_P(PromptSignalTest, FirstSignalCancelsThePromptAtOnceChangingNothing) {
+  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  GetParam().set_up(project);
+  const std::string before = project.dump();
+  const std::filesystem::path stdin_fifo = project.dir().file("stdin");
+  ASSERT_EQ(mkfifo(stdin_fifo.c_str(), 0600), 0);
+  // Open for writing all along, never written: the prompt sees neither a line nor an end.
+  const int writer = open(stdin_fifo.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(writer, 0);
+  auto run = project.start({GetParam().command}, kFastLock, stdin_fifo);
+  ASSERT_TRUE(eventually([&] { return run->err_so_far().find("[y/N]") != std::string::npos; }))
+      << run->err_so_far();
+  run->signal(SIGTERM);
+  const std::optional<ProcessResult> result = run->wait_for(std::chrono::seconds(10));
+  close(writer);
+
+  ASSERT_TRUE(result.has_value()) << "still at its prompt: " << run->err_so_far();
+  EXPECT_EQ(result->exit_code, 11) << describe(*result);
+  EXPECT_NE(result->err.find(GetParam().command + " cancelled"), std::string::npos) << result->err;
+  EXPECT_EQ(result->err.find("Stopping after"), std::string::npos) << result->err;
+  EXPECT_EQ(project.dump(), before);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryPrompt, PromptSignalTest,
+    ::testing::Values(
+        Prompt{"baseline",
+               [](SqliteProject& project) {
+                 project.write_migration("0002-second.sql",
+                                         "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
+               }},
+        Prompt{"repair",
+               [](SqliteProject& project) {
+                 project.write_migration("0001-first.sql",
+                                         "-- migrate:up\nCREATE TABLE first (id INTEGER); -- ok\n");
+               }},
+        Prompt{"unlock",
+               [](SqliteProject& project) {
+                 // A lock left by a dead run: renewed 120 s ago, past its TTL of 60 s.
+                 project.open().exec(
+                     std::string("INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, "
+                                 "nonce, pid, host, executed_by) VALUES ('migronaut_lock', ") +
+                     kSqliteNowMs +
+                     " - 120000, 60000, 'dead-run', 'dead-nonce', 4242, 'elsewhere', 'ops')");
+               }}),
+    [](const ::testing::TestParamInfo<Prompt>& info) { return info.param.command; });
 
 TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceRemovesIt) {
   project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");

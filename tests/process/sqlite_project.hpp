@@ -83,8 +83,9 @@ class SqliteProject {
   ProcessResult run(const std::vector<std::string>& args, const Env& env = {}) const {
     return Process(argv(args), env, cwd_).wait();
   }
-  std::unique_ptr<Process> start(const std::vector<std::string>& args, const Env& env = {}) const {
-    return std::make_unique<Process>(argv(args), env, cwd_);
+  std::unique_ptr<Process> start(const std::vector<std::string>& args, const Env& env = {},
+                                 const std::filesystem::path& stdin_from = "/dev/null") const {
+    return std::make_unique<Process>(argv(args), env, cwd_, stdin_from);
   }
 
   bool exists() const { return std::filesystem::exists(db_path_); }

@@ -30,7 +30,7 @@ std::string read_file(const std::filesystem::path& path) {
 }  // namespace
 
 Process::Process(std::vector<std::string> argv, std::map<std::string, std::string> env,
-                 std::filesystem::path cwd)
+                 std::filesystem::path cwd, const std::filesystem::path& stdin_from)
     : out_path_(capture_file("out")), err_path_(capture_file("err")) {
   // Everything the child needs is prepared before fork: only async-signal-safe calls after.
   std::vector<char*> args;
@@ -47,7 +47,7 @@ Process::Process(std::vector<std::string> argv, std::map<std::string, std::strin
   envp.push_back(nullptr);
   const int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   const int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  const int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int in = open(stdin_from.c_str(), O_RDONLY | O_CLOEXEC);
   if (out < 0 || err < 0 || in < 0) throw std::runtime_error("cannot open capture files");
 
   pid_ = fork();

@@ -23,9 +23,10 @@ struct ProcessResult {
 
 class Process {
  public:
-  // `env` is added to (and overrides) this process's environment.
+  // `env` is added to (and overrides) this process's environment. stdin is read from
+  // `stdin_from` (a FIFO the test keeps open makes a terminal-less prompt that waits).
   Process(std::vector<std::string> argv, std::map<std::string, std::string> env = {},
-          std::filesystem::path cwd = {});
+          std::filesystem::path cwd = {}, const std::filesystem::path& stdin_from = "/dev/null");
   ~Process();  // SIGKILLs and reaps a process still running
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;

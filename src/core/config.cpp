@@ -295,16 +295,6 @@ bool is_filesystem_root(const std::filesystem::path& path) {
   return normal.has_root_directory() && !normal.has_relative_path();
 }
 
-// libpq takes the userinfo to end at the first '@': a raw '@' in a password would make the rest
-// of it the host name, which the driver then prints.
-bool has_raw_at_in_userinfo(std::string_view uri) {
-  const std::size_t start = uri.find("://");
-  if (uri.starts_with("sqlite:") || start == std::string_view::npos) return false;
-  const std::string_view rest = uri.substr(start + 3);
-  const std::string_view authority = rest.substr(0, rest.find('/'));
-  return std::count(authority.begin(), authority.end(), '@') > 1;
-}
-
 std::string uri_rule() { return "must be a URI starting with " + known_schemes(); }
 
 // Checks a value from a JSON layer (file, flags, code) against its key's type and returns it
@@ -316,8 +306,8 @@ json checked(const KeySpec& key, const json& value, const Origin& origin) {
       return value;
     case Type::kUri:
       if (!has_known_scheme(text_of(value, origin, uri_rule()))) reject(origin, uri_rule());
-      if (has_raw_at_in_userinfo(value.get<std::string>())) {
-        reject(origin, "has a raw '@' in its user name or password; percent-encode it as %40");
+      if (const auto problem = userinfo_encoding_problem(value.get<std::string>())) {
+        reject(origin, *problem);
       }
       return value;
     case Type::kPath:

@@ -271,6 +271,23 @@ void remember_secrets(std::string_view uri) {
   }
 }
 
+std::optional<std::string> userinfo_encoding_problem(std::string_view uri) {
+  const std::size_t scheme_end = uri.find("://");
+  if (uri.starts_with("sqlite:") || scheme_end == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = uri.substr(scheme_end + 3);
+  const std::size_t authority_end = std::min(rest.find_first_of("/?#"), rest.size());
+  const std::string_view authority = rest.substr(0, authority_end);
+  if (std::count(authority.begin(), authority.end(), '@') > 1) {
+    return "has a raw '@' in its user name or password; percent-encode it as %40";
+  }
+  if (rest.find('@', authority_end) != std::string_view::npos) {
+    return "has an '@' after its host part: a raw '/', '?' or '#' in the user name or password "
+           "ends the host part early; percent-encode them as %2F, %3F and %23 (and any '@' in "
+           "the path or parameters as %40)";
+  }
+  return std::nullopt;
+}
+
 std::string redact_uri(std::string_view uri) { return mask_secret_values(mask_userinfo(uri)); }
 
 std::string redact(std::string_view text) {

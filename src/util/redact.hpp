@@ -3,6 +3,7 @@
 // sanitize_for_terminal() before it reaches a terminal.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -11,6 +12,13 @@ namespace migronaut {
 // One connection URI with its password masked: "postgres://app:***@db/x?password=***&sslmode=
 // require". The user name and every other parameter stay, so the message still says where.
 std::string redact_uri(std::string_view uri);
+
+// Why a driver would misread the user name or password of network URI `uri` (any but
+// sqlite:), or nullopt. libpq takes the userinfo to end at the first '@', and the authority at
+// the first '/', '?' or '#': a raw '@' in a password makes the rest of it the host, a raw '/'
+// makes part of it the port, which the driver's error then prints. The reason names no part of
+// the password. (redact_uri() takes the userinfo to the last '@', so such a password is masked.)
+std::optional<std::string> userinfo_encoding_problem(std::string_view uri);
 
 // Any text (an error message, a driver's diagnostic) with every "scheme://user:pass@", every
 // libpq-style "password=…" / "sslpassword=…" value, MongoDB's "tlsCertificateKeyFilePassword=…"

@@ -41,6 +41,29 @@ TEST(RedactUriTest, LeavesUrisWithoutSecretsAlone) {
   EXPECT_EQ(redact_uri("sqlite:data/app.db"), "sqlite:data/app.db");
 }
 
+TEST(UserinfoEncodingTest, RefusesWhatTheDriverWouldSplitAndShowsNoPassword) {
+  for (const char* uri :
+       {"postgres://app:Pa1n@w0rd@h/db", "postgres://sec:Tr0ub4dor/3xyz@127.0.0.1:5432/postgres",
+        "postgresql://sec:Tr0ub?4dor@h/db", "postgres://sec:Tr0ub#4dor@h/db",
+        "mongodb://root:Tr0ub/4dor@h1,h2/db"}) {
+    const std::optional<std::string> problem = userinfo_encoding_problem(uri);
+    ASSERT_TRUE(problem.has_value()) << uri;
+    EXPECT_EQ(problem->find("Tr0ub"), std::string::npos) << *problem;
+    EXPECT_EQ(problem->find("w0rd"), std::string::npos) << *problem;
+  }
+  EXPECT_NE(userinfo_encoding_problem("postgres://sec:Tr0ub4dor/3xyz@h/db")->find("%2F"),
+            std::string::npos);
+}
+
+TEST(UserinfoEncodingTest, TakesEncodedUserinfoAndUrisWithoutOne) {
+  for (const char* uri :
+       {"postgres://app:Pa1n%40w0rd@h/db", "postgres://sec:Tr0ub4dor%2F3xyz@h:5432/postgres",
+        "postgres://h/db?sslmode=require", "postgres://u:p@[::1]:5432,h2:5433/db",
+        "postgres:///db?host=/run/postgresql", "sqlite:///data/a@b.db", "sqlite:a@b.db"}) {
+    EXPECT_EQ(userinfo_encoding_problem(uri), std::nullopt) << uri;
+  }
+}
+
 TEST(RedactTest, MasksEveryUriInAMessage) {
   EXPECT_EQ(redact("cannot reach postgres://a:one@h1/db, nor \"mongodb://b:two@h2/x\"."),
             "cannot reach postgres://a:***@h1/db, nor \"mongodb://b:***@h2/x\".");

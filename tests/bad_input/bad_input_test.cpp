@@ -271,6 +271,20 @@ BadInput ghost_lock(std::string name, std::int64_t age_ms, std::int64_t ttl_ms) 
           }};
 }
 
+// `uri` (PostgreSQL's), which `status` refuses before connecting, naming `culprit` and showing
+// none of `secrets`.
+BadInput bad_uri(std::string name, std::string uri, std::string culprit,
+                 std::vector<std::string> secrets) {
+  return {.name = std::move(name),
+          .args = {"status"},
+          .exit_code = 6,
+          .code = "CONFIG_INVALID",
+          .culprit = std::move(culprit),
+          .uri = [uri](const Project&) { return uri; },
+          .uri_secrets = std::move(secrets),
+          .stores = {"postgres"}};
+}
+
 const BadInput kCorpus[] = {
     invalid_format("NoMarkers", "CREATE TABLE two (id INTEGER);\n"),
     invalid_format("OnlyDown", "-- migrate:down\nDROP TABLE base;\n"),
@@ -557,6 +571,30 @@ const BadInput kCorpus[] = {
      .uri = [](const Project&) { return std::string("postgres://app:Pa1n@w0rd77@127.0.0.1:1/db"); },
      .uri_secrets = {"Pa1n", "w0rd77"},
      .stores = {"postgres"}},
+    // A raw '/', '?' or '#' in a password would end the host part there: libpq would read
+    // the password's start as the port and print it.
+    bad_uri("Secret_RawSlashInPassword", "postgres://sec:Tr0ub4dor/3xyz@127.0.0.1:5432/postgres",
+            "%2F", {"Tr0ub4dor", "3xyz"}),
+    bad_uri("Secret_RawQuestionMarkInPassword", "postgres://sec:Qu3st?i0nPw@127.0.0.1:1/db", "%3F",
+            {"Qu3st", "i0nPw"}),
+    bad_uri("Secret_RawHashInPassword", "postgresql://sec:Ha5h#t4gPw@127.0.0.1:1/db", "%23",
+            {"Ha5h", "t4gPw"}),
+    // Parameters libpq refuses: bad configuration, not an unreachable server; never waited out.
+    [] {
+      BadInput input =
+          bad_uri("Uri_UnknownParameter", "postgres://app:Pa55Bogus9@127.0.0.1:5432/db?bogus=1",
+                  "bogus", {"Pa55Bogus9"});
+      input.args = {"up", "--wait", "--wait-timeout", "60000"};
+      return input;
+    }(),
+    bad_uri("Uri_UnknownSslmode", "postgres://app:Pa55Ssl9@127.0.0.1:1/db?sslmode=bogus", "sslmode",
+            {"Pa55Ssl9"}),
+    [] {
+      BadInput input = bad_uri("Uri_PortOutOfRange", "postgres://app:Pa55Port9@127.0.0.1:99999/db",
+                               "port", {"Pa55Port9"});
+      input.args = {"up", "--wait", "--wait-timeout", "60000"};
+      return input;
+    }(),
     {.name = "Secret_PasswordParameterUnreachable",
      .args = {"status"},
      .exit_code = 5,

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -266,13 +267,17 @@ nlohmann::json failure(const ProcessResult& result) {
 
 constexpr std::string_view kAlterName = "20260101000001-plan.sql";
 
+// What the blocker's last statement holds, which no message may show.
+constexpr std::string_view kBlockersSecret = "Bl0cker-Secret-7";
+
 // A session that read `accounts` in a transaction it keeps open: its ACCESS SHARE lock blocks
 // the ALTER TABLE of kAlterName, not other readers.
 std::unique_ptr<Session> start_blocker(const std::string& uri) {
   pg_query_value(uri, "CREATE TABLE accounts (id bigint); INSERT INTO accounts VALUES (1)");
   auto blocker = std::make_unique<Session>(uri, "report-job");
   blocker->query("BEGIN");
-  blocker->query("SELECT count(*) FROM accounts");
+  blocker->query("SELECT count(*) FROM accounts WHERE '" + std::string(kBlockersSecret) +
+                 "' <> ''");
   return blocker;
 }
 
@@ -288,7 +293,7 @@ TEST_F(PgSafetyTest, ABlockedMigrationRetriesWithoutStallingReadersAndAppliesOnc
       << run.err_so_far();
   const std::string log = run.err_so_far();
   EXPECT_NE(log.find("blocked by pid " + std::to_string(blocker->pid()) +
-                     " (application 'report-job', idle in transaction"),
+                     " (application 'report-job', user 'postgres', idle in transaction for "),
             std::string::npos)
       << log;
 
@@ -328,7 +333,17 @@ TEST_F(PgSafetyTest, ABlockerThatNeverEndsStopsTheRunNamingItAndNothingIsApplied
   EXPECT_NE(message.find("pid " + std::to_string(blocker->pid()) + " (application 'report-job'"),
             std::string::npos)
       << message;
+  EXPECT_NE(message.find(" s): SELECT"), std::string::npos) << message;
+  EXPECT_EQ(message.find(";;"), std::string::npos) << message;
   EXPECT_EQ(error["context"]["blockers"][0]["pid"], blocker->pid());
+  EXPECT_EQ(error["context"]["blockers"][0]["command"], "SELECT");
+  // Its statement's kind, never its text: the blocker's may hold a secret.
+  EXPECT_EQ(result.out.find(kBlockersSecret), std::string::npos) << result.out;
+  EXPECT_EQ(result.err.find(kBlockersSecret), std::string::npos) << result.err;
+  EXPECT_EQ(
+      value("SELECT error LIKE '%s): SELECT' AND error NOT LIKE '%" + std::string(kBlockersSecret) +
+            "%' AND error NOT LIKE '%;;%' FROM " + "_migronaut_migrations WHERE status = 'failed'"),
+      "t");
   blocker->query("ROLLBACK");
   EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"
                   " AND table_schema = current_schema()"),

@@ -1,8 +1,13 @@
 #include "store/postgres/blockers.hpp"
 
+#include <fmt/format.h>
 #include <poll.h>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <memory>
+#include <set>
 
 namespace migronaut {
 namespace {
@@ -18,29 +23,62 @@ nlohmann::json ask_blockers(const std::string& uri, int pid) {
   if (!side || PQstatus(side.get()) != CONNECTION_OK) return blockers;
   const std::string pid_text = std::to_string(pid);
   const char* params[] = {pid_text.c_str()};
+  const std::string sql = "SELECT " + session_columns_sql() +
+                          " FROM pg_stat_activity a WHERE a.pid = ANY(pg_blocking_pids($1::int))"
+                          " ORDER BY a.pid";
   std::unique_ptr<PGresult, decltype(&PQclear)> result(
-      PQexecParams(side.get(),
-                   "SELECT pid, coalesce(application_name, ''), coalesce(state, ''),"
-                   " coalesce(to_char(query_start, 'YYYY-MM-DD\"T\"HH24:MI:SS.MSOF'), ''),"
-                   " left(coalesce(query, ''), 200)"
-                   " FROM pg_stat_activity WHERE pid = ANY(pg_blocking_pids($1::int))"
-                   " ORDER BY pid",
-                   1, nullptr, params, nullptr, nullptr, 0),
-      &PQclear);
+      PQexecParams(side.get(), sql.c_str(), 1, nullptr, params, nullptr, nullptr, 0), &PQclear);
   if (PQresultStatus(result.get()) != PGRES_TUPLES_OK) return blockers;
   for (int row = 0; row < PQntuples(result.get()); ++row) {
-    blockers.push_back({{"pid", std::stoll(PQgetvalue(result.get(), row, 0))},
-                        {"application", PQgetvalue(result.get(), row, 1)},
-                        {"state", PQgetvalue(result.get(), row, 2)},
-                        {"queryStart", PQgetvalue(result.get(), row, 3)},
-                        {"query", PQgetvalue(result.get(), row, 4)}});
+    blockers.push_back(read_session(result.get(), row));
   }
   return blockers;
+}
+
+bool is_word_char(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// `text` from `at` on, past whitespace and comments ("-- …" to the line's end, "/* … */").
+std::size_t skip_space_and_comments(std::string_view text, std::size_t at) {
+  while (at < text.size()) {
+    if (std::isspace(static_cast<unsigned char>(text[at])) != 0) {
+      ++at;
+    } else if (text.substr(at, 2) == "--") {
+      at = std::min(text.size(), text.find('\n', at));
+    } else if (text.substr(at, 2) == "/*") {
+      const std::size_t end = text.find("*/", at + 2);
+      at = end == std::string_view::npos ? text.size() : end + 2;
+    } else {
+      break;
+    }
+  }
+  return at;
+}
+
+// The word at `at` (letters and underscores), upper-cased; "" when none starts there.
+std::string word_at(std::string_view text, std::size_t at) {
+  std::string word;
+  for (; at < text.size() && is_word_char(text[at]); ++at) {
+    word.push_back(static_cast<char>(std::toupper(static_cast<unsigned char>(text[at]))));
+  }
+  return word;
 }
 
 bool failed(const PGresult* result) {
   const ExecStatusType status = PQresultStatus(result);
   return status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY;
+}
+
+// "pid 4242 (application 'psql', user 'app', active for 3.2 s): LOCK TABLE".
+std::string describe_session(const nlohmann::json& session) {
+  std::string text =
+      fmt::format("pid {} (application '{}', user '{}', {}", session["pid"].get<long long>(),
+                  session["application"].get<std::string>(), session["user"].get<std::string>(),
+                  session["state"].get<std::string>());
+  if (session["seconds"].is_number()) {
+    text += fmt::format(" for {:.1f} s", session["seconds"].get<double>());
+  }
+  const std::string command = session["command"].get<std::string>();
+  return text + ")" + (command.empty() ? "" : ": " + command);
 }
 
 }  // namespace
@@ -86,15 +124,47 @@ Watched exec_watching_blockers(PGconn* conn, const std::string& sql, const std::
   return watched;
 }
 
+std::string session_columns_sql() {
+  return "a.pid, coalesce(a.application_name, ''), coalesce(a.usename::text, ''),"
+         " coalesce(a.state, 'unknown state'),"
+         " round(extract(epoch FROM clock_timestamp() - a.state_change)::numeric, 1)::text,"
+         " left(coalesce(a.query, ''), 1000)";
+}
+
+nlohmann::json read_session(const PGresult* result, int row, int first) {
+  const auto cell = [&](int column) {
+    return std::string(PQgetvalue(result, row, first + column));
+  };
+  const std::string in_state = cell(4);
+  double seconds = 0;
+  const bool timed =
+      std::from_chars(in_state.data(), in_state.data() + in_state.size(), seconds).ec ==
+      std::errc();
+  return {{"pid", std::stoll(cell(0))},
+          {"application", cell(1)},
+          {"user", cell(2)},
+          {"state", cell(3)},
+          {"seconds", timed ? nlohmann::json(seconds) : nlohmann::json(nullptr)},
+          {"command", statement_kind(cell(5))}};
+}
+
+std::string statement_kind(std::string_view query) {
+  // Verbs whose command tag also names the kind of object: ALTER ROLE, LOCK TABLE.
+  static const std::set<std::string, std::less<>> kVerbsWithObject = {"ALTER", "CREATE", "DROP",
+                                                                      "LOCK"};
+  const std::size_t start = skip_space_and_comments(query, 0);
+  std::string kind = word_at(query, start);
+  if (!kVerbsWithObject.contains(kind)) return kind;
+  const std::size_t next = skip_space_and_comments(query, start + kind.size());
+  const std::string object = word_at(query, next);
+  return object.empty() ? kind : kind + " " + object;
+}
+
 std::string describe_blockers(const nlohmann::json& blockers) {
   if (blockers.empty()) return "a session that was not identified in time";
   std::string text;
   for (const nlohmann::json& blocker : blockers) {
-    if (!text.empty()) text += "; ";
-    text += "pid " + std::to_string(blocker["pid"].get<long long>()) + " (application '" +
-            blocker["application"].get<std::string>() + "', " +
-            blocker["state"].get<std::string>() + " since " +
-            blocker["queryStart"].get<std::string>() + "): " + blocker["query"].get<std::string>();
+    text += (text.empty() ? "" : "; ") + describe_session(blocker);
   }
   return text;
 }

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 
 namespace migronaut {
 
@@ -16,8 +17,8 @@ namespace migronaut {
 // the URI's own parameters override. The caller checks PQstatus and PQfinish-es it.
 PGconn* connect_postgres(const std::string& uri);
 
-// The blocking sessions seen while a watched query ran: [{pid, application, state,
-// queryStart, query}], empty when it was never blocked (or never long enough to be asked).
+// The blocking sessions seen while a watched query ran, each as read_session() reads it; empty
+// when it was never blocked (or never long enough to be asked).
 struct Watched {
   PGresult* result = nullptr;  // the first failed result, else the last; the caller PQclear-s it
   nlohmann::json blockers = nlohmann::json::array();
@@ -28,7 +29,20 @@ struct Watched {
 Watched exec_watching_blockers(PGconn* conn, const std::string& sql, const std::string& uri,
                                std::chrono::milliseconds ask_after);
 
-// "pid 4242 (application psql, idle in transaction since 2026-…): SELECT …".
+// The columns of pg_stat_activity `a` that read_session() reads, in its order.
+std::string session_columns_sql();
+
+// The session in `row` of `result`, its columns (session_columns_sql()) from `first` on:
+// {pid, application, user, state, seconds (how long in that state, or null), command}. Of its
+// statement only the kind (statement_kind()) is kept: another session's text may hold a secret.
+nlohmann::json read_session(const PGresult* result, int row, int first = 0);
+
+// The leading keywords of an SQL statement, upper-cased, as a command tag names its kind:
+// "ALTER ROLE" of "alter role app password 'x'", "SELECT" of "select 1"; "" when it starts with
+// no word. Comments before it are skipped.
+std::string statement_kind(std::string_view query);
+
+// "pid 4242 (application 'psql', user 'app', idle in transaction for 3.2 s): LOCK TABLE".
 std::string describe_blockers(const nlohmann::json& blockers);
 
 }  // namespace migronaut

@@ -4,8 +4,9 @@
 // the lock record), COMMIT — so applying it costs one round trip and its record commits only
 // with its body and only while the lock is ours. The upsert and the fence are statements the
 // session prepared (session_statements.hpp), where the session keeps them. The script may change
-// its session's role or search_path (SET LOCAL, set_config, a plain SET that outlives it): the
-// bookkeeping after it first puts both back as the connection opened them (kOwnSession).
+// its session's role or search_path (SET LOCAL, set_config, a plain SET that would outlive it):
+// the bookkeeping after it first puts both back as the connection opened them, for the rest of
+// the session (kOwnSession).
 #include "store/postgres/postgres_store.hpp"
 
 #include <fmt/format.h>
@@ -69,10 +70,11 @@ constexpr std::size_t kMaxIdentifierLength = 63;
 // Runs first in the bookkeeping of a transaction that may follow a migration's statements: the
 // role and search_path the connection opened with (its URI's options, the role's and database's
 // defaults), whatever the migration set, so migronaut's unqualified tables are found and written
-// with the connection's own rights. LOCAL: a setting the migration made for its session outlives
-// the transaction as it would without migronaut.
-constexpr std::string_view kOwnSession =
-    "SET LOCAL role TO DEFAULT;\nSET LOCAL search_path TO DEFAULT;\n";
+// with the connection's own rights. Not LOCAL: it commits with the migration, so the next
+// migration and the next call start as the connection opened (as with Flyway); a rollback undoes
+// it with the migration's own settings. Behind a transaction pooler, DEFAULT is the server
+// session's own state, harmless to its other clients.
+constexpr std::string_view kOwnSession = "SET role TO DEFAULT;\nSET search_path TO DEFAULT;\n";
 // What stands for migronaut's own SQL cut out of a server's message.
 constexpr std::string_view kOwnSqlCut = "…";
 
@@ -460,9 +462,9 @@ class PostgresStore final : public Store {
   }
 
   std::optional<LockInfo> read_lock() override {
-    const Result result =
-        run("read the lock", "SELECT " + kLockColumns + " FROM " + lock_table_ + " WHERE id = $1",
-            {std::string(kLockId)}, MissingTable::kIsEmpty);
+    const Result result = run_read(
+        "read the lock", "SELECT " + kLockColumns + " FROM " + lock_table_ + " WHERE id = $1",
+        {std::string(kLockId)}, MissingTable::kIsEmpty);
     if (PQntuples(result.get()) == 0) return std::nullopt;
     return lock_info_at(result.get(), 0);
   }
@@ -514,7 +516,7 @@ class PostgresStore final : public Store {
 
   StoreProbe probe() override {
     // audit fails where up would: the boot check's read no longer looks (ensure_schema does).
-    const Result result = send("SELECT " + foreign_relations_sql());
+    const Result result = send_read("SELECT " + foreign_relations_sql());
     check("inspect the migronaut tables", result.get());
     if (!PQgetisnull(result.get(), 0, 0))
       throw foreign_relations_error(text_at(result.get(), 0, 0));
@@ -537,8 +539,8 @@ class PostgresStore final : public Store {
     // before their lock, so this read proves nothing about the tables (schema_known_ stays).
     // Binary, so the server spends nothing on converting times, and unordered: on a fresh
     // backend the two cost a third of the boot check's ~1.5 ms on the server.
-    const Result result =
-        send("SELECT " + changelog_columns() + " FROM " + changelog_table_, {}, Format::kBinary);
+    const Result result = send_read("SELECT " + changelog_columns() + " FROM " + changelog_table_,
+                                    {}, Format::kBinary);
     // An absent table reads as empty; catching it keeps the boot check to one query.
     if (sqlstate_of(result.get()) == kUndefinedTable) return {};
     check("read the changelog", result.get());
@@ -553,8 +555,8 @@ class PostgresStore final : public Store {
     return records;
   }
 
-  // A transaction of its own, as the connection's own role and search_path: it may follow the
-  // statements of a migration outside a transaction, which can change them for the session.
+  // A transaction of its own, as the connection's own role and search_path, which it restores
+  // for the session: it may follow the statements of a migration outside a transaction.
   // The session's run tag, if not yet set, goes with it: it comes before every body run outside
   // a transaction (the `applying` mark).
   void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
@@ -592,9 +594,14 @@ class PostgresStore final : public Store {
   void execute(const Execution& execution) override {
     const auto* script = std::get_if<Script>(execution.work);
     if (!execution.transactional) {
-      return execute_untransacted(
-          execution, [&] { script ? run_statements(*script) : run_code(execution); },
-          [&](const RecordWrite& record) { write_record(record, execution.fence); });
+      try {
+        return execute_untransacted(
+            execution, [&] { script ? run_statements(*script) : run_code(execution); },
+            [&](const RecordWrite& record) { write_record(record, execution.fence); });
+      } catch (const std::exception&) {
+        restore_session();  // no rollback undoes what its statements set
+        throw;
+      }
     }
     if (script) {
       // One round trip: BEGIN, the script, the record, the fence, COMMIT. Should the session
@@ -635,7 +642,8 @@ class PostgresStore final : public Store {
   }
 
   std::int64_t now_ms() override {
-    const Result result = run("read the server clock", "SELECT " + epoch_ms("clock_timestamp()"));
+    const Result result =
+        run_read("read the server clock", "SELECT " + epoch_ms("clock_timestamp()"));
     return int_at(result.get(), 0, 0);
   }
 
@@ -668,6 +676,16 @@ class PostgresStore final : public Store {
     return result;
   }
 
+  // Like send(), for a statement that only reads: should the connection turn out broken (one
+  // dropped while idle, which libpq may see only once a query fails), it is sent once more on a
+  // new one. Never a write: it may have reached the server before the connection broke.
+  Result send_read(const std::string& sql, const std::vector<std::string>& params = {},
+                   Format format = Format::kText) {
+    Result result = send(sql, params, format);
+    if (succeeded(result.get()) || PQstatus(conn_) != CONNECTION_BAD) return result;
+    return send(sql, params, format);
+  }
+
   // Like send(), noting who blocks the query when it still runs halfway to `lock_timeout`, so
   // a lock timeout can name its blocker (blockers_).
   Result send_watched(const std::string& sql, std::chrono::milliseconds lock_timeout) {
@@ -680,11 +698,11 @@ class PostgresStore final : public Store {
     return result;
   }
 
-  // A dropped connection (server restart, terminated backend, failover) is re-established
-  // before the next statement; the lock's statements are scoped to owner and nonce, so a
-  // holder simply resumes renewing if the record is still its own.
+  // A dropped connection (server restart, terminated backend, failover, a pooler's idle
+  // timeout) is re-established before the next statement; the lock's statements are scoped to
+  // owner and nonce, so a holder simply resumes renewing if the record is still its own.
   void reconnect_if_broken() {
-    if (PQstatus(conn_) != CONNECTION_BAD) return;
+    if (PQstatus(conn_) != CONNECTION_BAD && !closed_while_idle()) return;
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) throw connection_lost("reconnect");
     listening_ = false;
@@ -694,6 +712,27 @@ class PostgresStore final : public Store {
     std::lock_guard lock(cancel_mutex_);
     PQfreeCancel(cancel_);
     cancel_ = PQgetCancel(conn_);
+  }
+
+  // Whether the server closed the connection while no transaction was open: libpq still reports
+  // it OK, but its socket holds the server's goodbye, then the end of the stream, each read by a
+  // PQconsumeInput of its own. Costs no round trip; a notification read meanwhile waits in libpq
+  // for drain_notifications().
+  bool closed_while_idle() {
+    if (PQtransactionStatus(conn_) != PQTRANS_IDLE) return false;
+    pollfd socket{.fd = PQsocket(conn_), .events = POLLIN, .revents = 0};
+    while (poll(&socket, 1, 0) > 0) {
+      if (PQconsumeInput(conn_) == 0) return true;
+    }
+    return PQstatus(conn_) == CONNECTION_BAD;
+  }
+
+  // The session's role and search_path back as the connection opened them, on their own: after
+  // a migration outside a transaction that failed before its record restored them. Best effort,
+  // so the migration's own error is what the caller sees.
+  void restore_session() {
+    if (PQstatus(conn_) != CONNECTION_OK) return;
+    Result reset(PQexec(conn_, std::string(kOwnSession).c_str()));
   }
 
   // Names this session after the run (tag_sessions()), for as long as it lives.
@@ -711,7 +750,17 @@ class PostgresStore final : public Store {
   Result run(const std::string& what, const std::string& sql,
              const std::vector<std::string>& params = {},
              MissingTable missing_table = MissingTable::kFails) {
-    Result result = send(sql, params);
+    return checked(what, send(sql, params), missing_table);
+  }
+
+  // run() for a statement that only reads (see send_read()).
+  Result run_read(const std::string& what, const std::string& sql,
+                  const std::vector<std::string>& params = {},
+                  MissingTable missing_table = MissingTable::kFails) {
+    return checked(what, send_read(sql, params), missing_table);
+  }
+
+  Result checked(const std::string& what, Result result, MissingTable missing_table) {
     if (missing_table == MissingTable::kIsEmpty && sqlstate_of(result.get()) == kUndefinedTable) {
       return Result(PQmakeEmptyPGresult(conn_, PGRES_COMMAND_OK));
     }
@@ -986,20 +1035,87 @@ class PostgresStore final : public Store {
   bool session_named_ = false;
 };
 
-// Remembers the passwords libpq itself reads from the URI, so that redact() masks them in any
-// message, whatever the URI's shape.
-void remember_passwords(const std::string& uri) {
-  char* error = nullptr;
-  PQconninfoOption* options = PQconninfoParse(uri.c_str(), &error);
-  PQfreemem(error);
-  if (options == nullptr) return;
-  for (const PQconninfoOption* option = options; option->keyword != nullptr; ++option) {
-    const std::string_view keyword = option->keyword;
-    if (option->val != nullptr && (keyword == "password" || keyword == "sslpassword")) {
-      remember_secret(option->val);
+// Parameters whose values libpq checks only once it connects, failing as an unreachable server
+// does (CONNECTION_BAD), and the values it takes (compared as it compares them, exactly).
+struct AllowedValues {
+  std::string_view keyword;
+  std::vector<std::string_view> values;
+};
+const AllowedValues kEnumeratedParameters[] = {
+    {"sslmode", {"disable", "allow", "prefer", "require", "verify-ca", "verify-full"}},
+    {"gssencmode", {"disable", "prefer", "require"}},
+    {"channel_binding", {"disable", "prefer", "require"}},
+    {"target_session_attrs",
+     {"any", "read-write", "read-only", "primary", "standby", "prefer-standby"}},
+};
+constexpr std::string_view kIntegerParameters[] = {"connect_timeout",  "keepalives",
+                                                   "keepalives_idle",  "keepalives_interval",
+                                                   "keepalives_count", "tcp_user_timeout"};
+constexpr int kMaxPort = 65535;
+
+// `text` as libpq reads an integer parameter: surrounding spaces allowed, nothing else.
+std::optional<long> integer_parameter(std::string_view text) {
+  text = trim(text);
+  long value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// Whether each of the comma-separated `ports` (one per host) is empty, for the default, or a
+// port number.
+bool valid_ports(std::string_view ports) {
+  while (true) {
+    const std::size_t comma = ports.find(',');
+    const std::string_view port = trim(ports.substr(0, comma));
+    const std::optional<long> number = integer_parameter(port);
+    if (!port.empty() && (!number || *number < 1 || *number > kMaxPort)) return false;
+    if (comma == std::string_view::npos) return true;
+    ports.remove_prefix(comma + 1);
+  }
+}
+
+// Why libpq would refuse `value` for `keyword` when it connects ("" when it would not). The
+// value is not repeated: a port that is really a piece of a password would show it.
+std::string refusal_of(std::string_view keyword, std::string_view value) {
+  for (const AllowedValues& parameter : kEnumeratedParameters) {
+    const auto& allowed = parameter.values;
+    if (parameter.keyword == keyword &&
+        std::find(allowed.begin(), allowed.end(), value) == allowed.end()) {
+      return "must be one of " + join(std::vector<std::string>(allowed.begin(), allowed.end()));
     }
   }
-  PQconninfoFree(options);
+  if (keyword == "port" && !valid_ports(value)) {
+    return "must be a port number from 1 to " + std::to_string(kMaxPort);
+  }
+  const bool integer = std::find(std::begin(kIntegerParameters), std::end(kIntegerParameters),
+                                 keyword) != std::end(kIntegerParameters);
+  return integer && !integer_parameter(value) ? "must be an integer" : "";
+}
+
+ConfigInvalidError invalid_uri(const std::string& redacted, const std::string& reason) {
+  return ConfigInvalidError("postgres: invalid URI " + redacted + ": " + reason,
+                            {{"key", "uri"}, {"uri", redacted}});
+}
+
+// Reads `uri` as libpq will, before connecting: what libpq would refuse — an unknown
+// parameter, a bad value it checks only once connecting, in the words of an unreachable server
+// — is ConfigInvalidError, never retried. The passwords it reads are remembered, so that
+// redact() masks them in any message, whatever the URI's shape.
+void check_uri(const std::string& uri, const std::string& redacted) {
+  char* error = nullptr;
+  const std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)> options(
+      PQconninfoParse(uri.c_str(), &error), &PQconninfoFree);
+  const std::string reason = error != nullptr ? trimmed(error) : "out of memory";
+  PQfreemem(error);
+  if (!options) throw invalid_uri(redacted, redact(reason));
+  for (const PQconninfoOption* option = options.get(); option->keyword != nullptr; ++option) {
+    const std::string_view keyword = option->keyword;
+    if (option->val == nullptr) continue;
+    if (keyword == "password" || keyword == "sslpassword") remember_secret(option->val);
+    const std::string refusal = refusal_of(keyword, option->val);
+    if (!refusal.empty()) throw invalid_uri(redacted, std::string(keyword) + " " + refusal);
+  }
 }
 
 // libpq keywords and values, kept alive for PQconnectdbParams.
@@ -1071,8 +1187,8 @@ ConnectParams connect_params(const Config& config, const ConnectionOptions& opti
 // PostgreSQL never creates a database, and reads create no table: options.access changes
 // nothing.
 std::unique_ptr<Store> open_postgres_store(const Config& config, const ConnectionOptions& options) {
-  remember_passwords(config.uri);
   std::string redacted = redact_uri(config.uri);
+  check_uri(config.uri, redacted);
   PGconn* conn = connect_params(config, options, true).connect();
   // Poolers such as PgBouncer refuse the `options` startup parameter: there the lock
   // connection keeps its TCP bounds and the heartbeat's own deadline.

@@ -10,6 +10,7 @@ namespace {
 constexpr std::string_view kDefaultApplicationName = "migronaut";
 constexpr std::size_t kMaxApplicationName = 63;  // NAMEDATALEN - 1
 constexpr std::size_t kRunIdPart = 8;            // as the logs show a run id
+constexpr int kTerminatedColumn = 6;             // after the session's (session_columns_sql())
 
 }  // namespace
 
@@ -27,10 +28,8 @@ std::string run_sessions_sql() {
   // CASE, not AND: only CASE promises not to call pg_terminate_backend where it would fail
   // the whole query with insufficient_privilege. A session of a role the asker may not watch
   // shows its application_name but no state or backend_type: it counts, as still at work.
-  return "SELECT a.pid, coalesce(a.application_name, ''), coalesce(a.state, 'unknown state'),"
-         " coalesce(to_char(a.query_start, 'YYYY-MM-DD\"T\"HH24:MI:SS.MSOF'), ''),"
-         " left(coalesce(a.query, ''), 200),"
-         " CASE WHEN $2::bool AND (pg_has_role(a.usesysid, 'USAGE') OR"
+  return "SELECT " + session_columns_sql() +
+         ", CASE WHEN $2::bool AND (pg_has_role(a.usesysid, 'USAGE') OR"
          " (pg_has_role('pg_signal_backend', 'USAGE') AND NOT coalesce(r.rolsuper, true)))"
          " THEN pg_terminate_backend(a.pid) ELSE false END"
          " FROM pg_stat_activity a LEFT JOIN pg_roles r ON r.oid = a.usesysid"
@@ -44,13 +43,9 @@ LeftSessions read_run_sessions(const PGresult* result) {
   LeftSessions left;
   left.ending = PQntuples(result) > 0;
   for (int row = 0; row < PQntuples(result); ++row) {
-    const nlohmann::json session = {{"pid", std::stoll(PQgetvalue(result, row, 0))},
-                                    {"application", PQgetvalue(result, row, 1)},
-                                    {"state", PQgetvalue(result, row, 2)},
-                                    {"queryStart", PQgetvalue(result, row, 3)},
-                                    {"query", PQgetvalue(result, row, 4)}};
-    left.sessions.push_back(describe_blockers(nlohmann::json::array({session})));
-    left.ending = left.ending && std::string_view(PQgetvalue(result, row, 5)) == "t";
+    left.sessions.push_back(describe_blockers(nlohmann::json::array({read_session(result, row)})));
+    left.ending =
+        left.ending && std::string_view(PQgetvalue(result, row, kTerminatedColumn)) == "t";
   }
   return left;
 }

@@ -25,8 +25,8 @@ std::string run_application_name(std::string_view base, std::string_view run_id)
 
 // The query for a run's sessions still at work (any state but idle), other than the asking
 // one: $1 the run's tag, $2 whether to terminate those the asking role may signal (its own
-// role's, or any but a superuser's with pg_signal_backend). Rows: pid, application, state,
-// query start, query, terminated.
+// role's, or any but a superuser's with pg_signal_backend). Rows: the session
+// (session_columns_sql()), then whether it was terminated.
 std::string run_sessions_sql();
 
 // The sessions in a result of run_sessions_sql().

@@ -1,7 +1,9 @@
 // `migronaut dry-run <up|down> [file] [--to f] [--steps n] [--batch n] [--sql [--output f]]`:
 // what the real command would run, with the same selection rules; no lock, no writes. With
 // --sql, the scripts themselves, each under a header line, for a DBA to review.
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 
 #include "cli/cli.hpp"
@@ -39,6 +41,35 @@ std::string scripts(const std::string& direction, const std::vector<StatusRow>& 
   return text;
 }
 
+constexpr std::string_view kScriptsStart = "-- migronaut ";
+
+// --output writes a new file or replaces a dry-run's own scripts: never the database, a
+// migration or anything else a mistyped path names, and nothing in the migrations folder,
+// where it would be read as a migration.
+void refuse_unsafe_output(const std::filesystem::path& path,
+                          const std::filesystem::path& migrations_dir) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::weakly_canonical(migrations_dir);
+  const fs::path target = fs::weakly_canonical(path);
+  const char* problem = nullptr;
+  if (std::mismatch(folder.begin(), folder.end(), target.begin(), target.end()).first ==
+      folder.end()) {
+    problem = "is in the migrations folder, where it would be read as a migration";
+  } else if (fs::exists(target)) {
+    std::string start(kScriptsStart.size(), '\0');
+    std::ifstream existing(target, std::ios::binary);
+    existing.read(start.data(), static_cast<std::streamsize>(start.size()));
+    start.resize(static_cast<std::size_t>(existing.gcount()));
+    if (!start.empty() && start != kScriptsStart) {
+      problem = "names an existing file that is not a dry-run's scripts";
+    }
+  }
+  if (problem == nullptr) return;
+  throw ConfigInvalidError(
+      fmt::format("--output {} {}: give a new path, or remove it first", path.string(), problem),
+      {{"option", "--output"}, {"path", path.string()}});
+}
+
 // --sql: the scripts on stdout, or in `path`.
 void write_scripts(Output& out, const std::string& path, const std::string& text) {
   if (path.empty()) {
@@ -74,7 +105,9 @@ Command add_dry_run(CLI::App& app) {
   document(sub, "migronaut dry-run down --steps 2",
            "0 shown, 5 connection failed, 8 an unknown file or --to target");
   return {sub, [flags](Context& context) {
-            Migrator migrator(context.config(), context.migrator_options());
+            const Config config = context.config();
+            if (!flags->output.empty()) refuse_unsafe_output(flags->output, config.migrations_dir);
+            Migrator migrator(config, context.migrator_options());
             std::vector<StatusRow> rows;
             if (flags->direction == "up") {
               UpOptions options;

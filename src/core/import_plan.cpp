@@ -71,6 +71,17 @@ std::vector<Applied> golang_migrate(const std::vector<ForeignRecord>& history,
                       row.version),
           {{"tool", "golang-migrate"}, {"version", row.version}, {"dirty", true}});
     }
+    // Everything up to the version counts as applied: a version golang-migrate never writes
+    // (negative, not a number) would take in every file.
+    if (row.version.empty() || !std::all_of(row.version.begin(), row.version.end(),
+                                            [](unsigned char c) { return std::isdigit(c) != 0; })) {
+      throw MigrationInvalidFormatError(
+          fmt::format("golang-migrate's schema_migrations holds version '{}', which golang-migrate "
+                      "never writes (a version is a non-negative integer): fix the row, then "
+                      "import",
+                      row.version),
+          {{"tool", "golang-migrate"}, {"version", row.version}});
+    }
     const std::vector<Applied> below = up_to(migrations, row.version);
     applied.insert(applied.end(), below.begin(), below.end());
     if (by_version(migrations, row.version) == nullptr)

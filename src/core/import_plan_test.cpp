@@ -64,6 +64,17 @@ TEST(PlanImportTest, GolangMigrateRefusesADirtyVersion) {
       MigrationBlockedError);
 }
 
+// Everything up to the version would count as applied: a version golang-migrate never writes
+// must not take in every file.
+TEST(PlanImportTest, GolangMigrateRefusesAVersionItNeverWrites) {
+  const std::vector<Migration> disk = {file("1_a.up.sql", "1"), file("2_b.up.sql", "2")};
+  for (const char* version : {"-5", "2abc", "", "1e23"}) {
+    EXPECT_THROW(plan_import(ForeignTool::kGolangMigrate, {versioned(version)}, disk, {}, false),
+                 MigrationInvalidFormatError)
+        << version;
+  }
+}
+
 ForeignRecord flyway_row(std::string version, std::string script, std::string type, bool success,
                          std::int64_t at = 1767225600000) {
   ForeignRecord record;

@@ -280,8 +280,10 @@ void refuse_empty(const std::vector<const PlanEntry*>& targets) {
   for (const PlanEntry* entry : targets) {
     if (!entry->migration->up_empty) continue;
     throw MigrationInvalidFormatError(
-        fmt::format("{} has an empty up section: fill it in before running up", entry->name),
-        {{"file", entry->name}, {"reason", "the up section is empty"}});
+        fmt::format("{} has no statement in its up section (comments at most): fill it in "
+                    "before running up",
+                    entry->name),
+        {{"file", entry->name}, {"reason", "the up section holds no statement"}});
   }
 }
 

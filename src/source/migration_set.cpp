@@ -21,6 +21,7 @@
 #include "source/naming.hpp"
 #include "source/sql_file.hpp"
 #include "source/version.hpp"
+#include "sql/blank_sql.hpp"
 #include "util/checksum.hpp"
 #include "util/file.hpp"
 #include "util/parallel.hpp"
@@ -139,11 +140,12 @@ Migration parse(const File& file, std::string_view extension) {
     return extension == ".json" ? parse_json_migration(file.name, file.text)
                                 : parse_sql_migration(file.name, file.text);
   }
-  // An empty file (as `create` writes it) is listed, and refused by up, like an empty section.
+  // An empty file (as `create` writes it), or one of comments only, is listed, and refused by
+  // up, like an empty section.
   std::optional<Work> up = plain_script(file);
   Migration migration;
   migration.name = file.name;
-  migration.up_empty = !up.has_value();
+  migration.up_empty = !up.has_value() || is_blank_sql(std::get<Script>(*up).text);
   migration.up = up.value_or(Work(Script{}));
   migration.description = file.naming.title;
   if (file.naming.naming == Naming::kFlyway) {

@@ -305,6 +305,15 @@ TEST_F(LoadMigrationsTest, AnEmptyPlainSqlFileLoadsAsEmptyAndIrreversible) {
   EXPECT_FALSE(migrations[1].up_empty);
 }
 
+TEST_F(LoadMigrationsTest, APlainSqlFileOfCommentsOnlyIsEmptyButItsDownStays) {
+  dir_.write("1_a.up.sql", "-- nothing yet\n");
+  dir_.write("1_a.down.sql", "-- nothing to undo\n");
+  const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql");
+  ASSERT_EQ(migrations.size(), 1u);
+  EXPECT_TRUE(migrations[0].up_empty);
+  EXPECT_TRUE(migrations[0].down.has_value());  // a no-op down, as before
+}
+
 TEST_F(LoadMigrationsTest, RefusesVersionsThatAreOneNumber) {
   dir_.write("V1__a.sql", "SELECT 1;");
   dir_.write("V1.0__b.sql", "SELECT 2;");

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "migronaut/errors.hpp"
+#include "sql/blank_sql.hpp"
 #include "sql/text_position.hpp"
 #include "util/text.hpp"
 
@@ -154,7 +155,7 @@ class SqlParser {
     migration.transactional = transactional_;
     migration.lock_timeout = lock_timeout_;
     migration.statement_timeout = statement_timeout_;
-    migration.up_empty = is_blank(up_.text);
+    migration.up_empty = is_blank_sql(up_.text);
     migration.up = Script{std::move(up_.text), up_.marker_line + 1};
     if (!is_blank(down_.text)) {
       migration.down = Script{std::move(down_.text), down_.marker_line + 1};

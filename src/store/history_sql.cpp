@@ -14,7 +14,8 @@ std::optional<HistoryQuery> history_query(
     case ForeignTool::kDbmate:
       return HistoryQuery{"schema_migrations",
                           "SELECT CAST(version AS TEXT), NULL, NULL, NULL, NULL, 1, NULL"
-                          " FROM schema_migrations"};
+                          " FROM schema_migrations",
+                          "dirty"};
     case ForeignTool::kGolangMigrate:
       return HistoryQuery{"schema_migrations",
                           "SELECT CAST(version AS TEXT), NULL, NULL, NULL, NULL,"
@@ -60,6 +61,13 @@ void throw_not_the_tools_table(ForeignTool tool, const std::string& table,
       fmt::format("The table {} is not {}'s history table: {}", table, foreign_tool_name(tool),
                   error),
       {{"table", table}, {"tool", foreign_tool_name(tool)}, {"error", error}});
+}
+
+void throw_another_tools_table(ForeignTool tool, const HistoryQuery& query) {
+  const std::string error = fmt::format(
+      "it has a {} column, as golang-migrate's has: import it with --from golang-migrate",
+      query.foreign_column);
+  throw_not_the_tools_table(tool, query.table, error);
 }
 
 void throw_tool_unsupported(ForeignTool tool, std::string_view store_kind) {

@@ -17,6 +17,10 @@ struct HistoryQuery {
   // version, name, description, applied_at_ms, checksum, success (1/0), type — NULL where the
   // tool keeps nothing.
   std::string select;
+  // A column the tool's table never has, but another tool's table of the same name does:
+  // golang-migrate's `dirty` in schema_migrations, which dbmate's `select` would read without
+  // complaint. "" when no other tool shares the name.
+  std::string foreign_column;
 };
 
 // The query for `tool`, or nullopt when the tool does not run on SQL databases (migrate-mongo).
@@ -30,6 +34,8 @@ ForeignRecord foreign_record(const std::function<std::optional<std::string>(int 
 // MigrationInvalidFormatError: `table` exists but is not `tool`'s (a column is missing).
 [[noreturn]] void throw_not_the_tools_table(ForeignTool tool, const std::string& table,
                                             const std::string& error);
+// MigrationInvalidFormatError: `table` has the query's foreign_column, so another tool wrote it.
+[[noreturn]] void throw_another_tools_table(ForeignTool tool, const HistoryQuery& query);
 // ConfigInvalidError: `tool` does not keep its history in this kind of database.
 [[noreturn]] void throw_tool_unsupported(ForeignTool tool, std::string_view store_kind);
 

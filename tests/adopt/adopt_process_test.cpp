@@ -393,11 +393,18 @@ TEST_F(AdoptTest, ImportsGolangMigrateHistoryAndRefusesADirtyOne) {
       "CREATE TABLE schema_migrations (version uint64,dirty bool);"
       "CREATE UNIQUE INDEX version_unique ON schema_migrations (version);"
       "INSERT INTO schema_migrations VALUES (2, 1);");
+  // dbmate names its table the same, and would read only the version row itself.
+  const ProcessResult not_dbmate = expect({"import", "--from", "dbmate"}, 20);
+  EXPECT_NE(not_dbmate.err.find("--from golang-migrate"), std::string::npos) << not_dbmate.err;
   const ProcessResult dirty = expect({"import", "--from", "golang-migrate"}, 24);
   EXPECT_NE(dirty.err.find("dirty"), std::string::npos) << dirty.err;
   EXPECT_TRUE(project.statuses().empty());
 
-  project.open().exec("UPDATE schema_migrations SET dirty = 0");
+  project.open().exec("UPDATE schema_migrations SET dirty = 0, version = -5");
+  expect({"import", "--from", "golang-migrate"}, 20);
+  EXPECT_TRUE(project.statuses().empty());
+
+  project.open().exec("UPDATE schema_migrations SET version = 2");
   const std::string source = project.open().rows("SELECT * FROM schema_migrations")[0][0];
   expect({"import", "--from", "golang-migrate"}, 0);
   EXPECT_EQ(project.statuses(), (Statuses{{"1_a.up.sql", "applied"}, {"2_b.up.sql", "applied"}}));

@@ -291,6 +291,9 @@ const BadInput kCorpus[] = {
     invalid_format("DuplicateUp", "-- migrate:up\nSELECT 1;\n-- migrate:up\nSELECT 2;\n"),
     invalid_format("UnknownOption", "-- migrate:up transaction:maybe\nSELECT 1;\n"),
     invalid_format("TextBeforeMarker", "SELECT 0;\n-- migrate:up\nSELECT 1;\n"),
+    // Recorded as applied having done nothing, a later edit would only show as drift.
+    invalid_format("OnlyCommentsInUp",
+                   "-- migrate:up\n-- TODO write this\n/* and this */ ;\n-- migrate:down\n"),
     // Nothing runs half: transaction control is refused before anything of the run runs.
     refused_statement("Commit",
                       "-- migrate:up\nINSERT INTO base VALUES (2);\n  COMMIT;\nINSERT INTO base "
@@ -560,6 +563,26 @@ const BadInput kCorpus[] = {
      .code = "CONFIG_INVALID",
      .culprit = "sqlite:file:",
      .uri = [](const Project& project) { return "sqlite:file:" + project.uri().substr(7); },
+     .stores = {"sqlite"}},
+    // Not read as parameters: `?mode=ro` would be part of the name of a new file.
+    {.name = "Sqlite_QueryParameters",
+     .files = {{"0002-two.sql", kValid}},
+     .args = {"up"},
+     .exit_code = 6,
+     .code = "CONFIG_INVALID",
+     .culprit = "?mode=ro",
+     .uri = [](const Project& project) { return project.uri() + "?mode=ro"; },
+     .stores = {"sqlite"}},
+    {.name = "Sqlite_Directory",
+     .files = {{"0002-two.sql", kValid}},
+     .args = {"up"},
+     .exit_code = 6,
+     .code = "CONFIG_INVALID",
+     .culprit = "is a directory",
+     .uri =
+         [](const Project& project) {
+           return "sqlite:" + fs::path(project.uri().substr(7)).parent_path().string();
+         },
      .stores = {"sqlite"}},
 
     // Secrets: a raw '@' never reaches the driver; a password in the query never shows.

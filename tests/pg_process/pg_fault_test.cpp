@@ -446,7 +446,7 @@ TEST_F(PgFaultTest, TenWaitersSurviveAServerRestartAndAllExitZero) {
 }
 
 // A transaction:false migration killed midway leaves `applying`, which status shows as
-// interrupted.
+// interrupted once the dead run's lease has expired (aged here on the server).
 TEST_F(PgFaultTest, AKilledNonTransactionalMigrationShowsAsInterrupted) {
   dir_.write("20260101000001-log.sql", "-- migrate:up\nCREATE TABLE log (name text NOT NULL);\n");
   dir_.write(std::string(kGatedName), kGatedUnfenced);
@@ -462,6 +462,7 @@ TEST_F(PgFaultTest, AKilledNonTransactionalMigrationShowsAsInterrupted) {
   EXPECT_EQ(value("SELECT status FROM _migronaut_migrations WHERE name = '" +
                   std::string(kGatedName) + "'"),
             "applying");
+  value("UPDATE _migronaut_locks SET locked_at = locked_at - interval '1 day'");
   const ProcessResult status = run_migronaut(
       {"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "status"}, env());
   ASSERT_EQ(status.exit_code, 0) << status.err;

@@ -4,6 +4,9 @@
 // database the command leaves.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -82,6 +85,26 @@ TEST_F(CliTest, ReportsGoToStdoutAndProgressToStderr) {
   EXPECT_TRUE(contains(lock.out, "The lock is free")) << describe(lock);
   const ProcessResult dry = project.run({"dry-run", "up"});
   EXPECT_TRUE(contains(dry.out, "0002-orders.sql")) << describe(dry);
+  // --output writes a new file or replaces a dry-run's own, never the database or a migration.
+  const std::string review = (project.cwd() / "review.sql").string();
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(project.run({"dry-run", "up", "--sql", "--output", review}).exit_code, 0);
+  }
+  const auto bytes_of = [](const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string database_bytes = bytes_of(project.db_path());
+  for (const std::filesystem::path& precious :
+       {project.db_path(), project.migrations() / "0001-users.sql",
+        project.migrations() / "0009-plan.sql"}) {
+    const ProcessResult refused =
+        project.run({"dry-run", "up", "--sql", "--output", precious.string()});
+    EXPECT_EQ(refused.exit_code, 6) << describe(refused);
+  }
+  EXPECT_EQ(bytes_of(project.db_path()), database_bytes);
+  EXPECT_EQ(bytes_of(project.migrations() / "0001-users.sql"), std::string(kUsers));
+  EXPECT_FALSE(std::filesystem::exists(project.migrations() / "0009-plan.sql"));
   const ProcessResult version = project.run({"--version"});
   EXPECT_FALSE(version.out.empty()) << describe(version);
 

@@ -49,6 +49,15 @@ bool relation_exists(PGconn* conn, const std::string& identifier) {
   return std::string_view(PQgetvalue(result.get(), 0, 0)) == "t";
 }
 
+bool has_column(PGconn* conn, const std::string& relation, const std::string& column) {
+  const Result result = query(conn,
+                              "SELECT count(*) FROM pg_attribute WHERE attrelid = to_regclass($1)"
+                              " AND attname = $2 AND NOT attisdropped",
+                              {relation, column});
+  check(conn, result.get(), "inspect the schema");
+  return std::string_view(PQgetvalue(result.get(), 0, 0)) != "0";
+}
+
 // Flyway's installed_on is a timestamp without time zone, written in the session's zone.
 std::string epoch_ms(std::string_view column) {
   return "CAST(EXTRACT(EPOCH FROM CAST(" + std::string(column) +
@@ -61,6 +70,10 @@ std::optional<std::vector<ForeignRecord>> read_postgres_history(PGconn* conn, Fo
   const std::optional<HistoryQuery> query_text = history_query(tool, epoch_ms);
   if (!query_text) throw_tool_unsupported(tool, "postgres");
   if (!relation_exists(conn, query_text->table)) return std::nullopt;
+  if (!query_text->foreign_column.empty() &&
+      has_column(conn, query_text->table, query_text->foreign_column)) {
+    throw_another_tools_table(tool, *query_text);
+  }
   const Result result = query(conn, query_text->select);
   if (sqlstate(result.get()) == kUndefinedColumn) {
     throw_not_the_tools_table(tool, query_text->table, error_text(conn, result.get()));

@@ -53,6 +53,12 @@ std::optional<std::vector<ForeignRecord>> read_sqlite_history(sqlite3* db, Forei
       tool == ForeignTool::kNodePgMigrate ? std::nullopt : history_query(tool, epoch_ms);
   if (!query) throw_tool_unsupported(tool, "sqlite");
   if (!has_object(db, "table", query->table)) return std::nullopt;
+  if (!query->foreign_column.empty() &&
+      sqlite3_table_column_metadata(db, nullptr, query->table.c_str(),
+                                    query->foreign_column.c_str(), nullptr, nullptr, nullptr,
+                                    nullptr, nullptr) == SQLITE_OK) {
+    throw_another_tools_table(tool, *query);
+  }
   auto [statement, error] = prepare(db, query->select);
   if (!statement) throw_not_the_tools_table(tool, query->table, error);
   std::vector<ForeignRecord> records;

@@ -647,6 +647,22 @@ int exec_retrying_busy(sqlite3* db, const std::string& sql,
   }
 }
 
+// Why `path` cannot name the database file, or "". An in-memory database is gone when the run
+// ends; a URI filename (file:…), which SQLite opens as a URI, would name one file to `up` and
+// another to a read-only command's check; and query parameters are not read, so `?mode=ro` would
+// become part of a new file's name.
+std::string unusable_database_path(const std::string& path) {
+  if (path == ":memory:" || path.starts_with("file:")) {
+    return "is not a database file: name one, e.g. sqlite:app.db";
+  }
+  if (path.find('?') != std::string::npos) {
+    return "has a '?': sqlite: takes a file path, not query parameters";
+  }
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) return "is a directory, not a database file";
+  return "";
+}
+
 }  // namespace
 
 std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionOptions& options) {
@@ -655,12 +671,9 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionO
     throw ConfigInvalidError("uri: sqlite: needs a database file path, e.g. sqlite:app.db",
                              {{"key", "uri"}});
   }
-  // An in-memory database is gone when the run ends; a URI filename (file:…), which SQLite
-  // opens as a URI, would name one file to `up` and another to a read-only command's check.
-  if (path == ":memory:" || path.starts_with("file:")) {
-    throw ConfigInvalidError(
-        "uri: sqlite:" + path + " is not a database file: name one, e.g. sqlite:app.db",
-        {{"key", "uri"}, {"value", path}});
+  if (const std::string problem = unusable_database_path(path); !problem.empty()) {
+    throw ConfigInvalidError("uri: sqlite:" + path + " " + problem,
+                             {{"key", "uri"}, {"value", path}});
   }
   const bool read_only = options.access == Access::kRead;
   std::optional<std::string> missing;

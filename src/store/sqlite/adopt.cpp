@@ -4,6 +4,7 @@
 
 #include "migronaut/errors.hpp"
 #include "store/history_sql.hpp"
+#include "store/sqlite/sqlite_errors.hpp"
 
 namespace migronaut {
 namespace {
@@ -23,8 +24,7 @@ std::pair<StatementHandle, std::string> prepare(sqlite3* db, const std::string& 
 }
 
 [[noreturn]] void fail(sqlite3* db, const std::string& what) {
-  throw ConnectionFailedError("sqlite: cannot " + what + ": " + sqlite3_errmsg(db),
-                              {{"operation", what}});
+  throw_sqlite_error(db, sqlite3_extended_errcode(db), what);
 }
 
 // Whether sqlite_master has an object of `type` named `name`.

@@ -19,6 +19,7 @@
 #include "store/rows.hpp"
 #include "store/script_check.hpp"
 #include "store/sqlite/adopt.hpp"
+#include "store/sqlite/sqlite_errors.hpp"
 #include "store/sqlite/sqlite_script.hpp"
 #include "util/sqlite_uri.hpp"
 
@@ -43,39 +44,6 @@ std::string lock_columns() {
 
 bool is_integer_field(Field field) {
   return is_time_field(field) || field == Field::kBatch || field == Field::kDuration;
-}
-
-// Errors that mean the database itself is unavailable rather than a statement being wrong.
-bool is_connection_error(int code) {
-  switch (code & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-    case SQLITE_IOERR:
-    case SQLITE_CANTOPEN:
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-    case SQLITE_FULL:
-    case SQLITE_READONLY:
-    case SQLITE_PROTOCOL:
-      return true;
-    default:
-      return false;
-  }
-}
-
-[[noreturn]] void throw_sqlite_error(sqlite3* db, int code, std::string_view operation) {
-  const std::string error = sqlite3_errmsg(db);
-  nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
-  const int primary = code & 0xff;
-  if (primary == SQLITE_BUSY) context[kWriterBusyKey] = true;
-  if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) context[kLastingKey] = true;
-  const std::string message = "sqlite: " + std::string(operation) + " failed: " + error;
-  if (primary == SQLITE_READONLY || primary == SQLITE_PERM) {
-    throw PermissionDeniedError(
-        message + " (the database file or its folder is not writable by this user)", context);
-  }
-  if (is_connection_error(code)) throw ConnectionFailedError(message, context);
-  throw Error(ErrorCode::kUnclassified, message, context);
 }
 
 struct DbCloser {

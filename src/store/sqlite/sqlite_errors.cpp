@@ -1,0 +1,47 @@
+#include "store/sqlite/sqlite_errors.hpp"
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "migronaut/errors.hpp"
+#include "store/store.hpp"
+
+namespace migronaut {
+namespace {
+
+// Errors that mean the database itself is unavailable rather than a statement being wrong.
+bool is_connection_error(int code) {
+  switch (code & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+    case SQLITE_FULL:
+    case SQLITE_READONLY:
+    case SQLITE_PROTOCOL:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+[[noreturn]] void throw_sqlite_error(sqlite3* db, int code, std::string_view operation) {
+  const std::string error = sqlite3_errmsg(db);
+  nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
+  const int primary = code & 0xff;
+  if (primary == SQLITE_BUSY) context[kWriterBusyKey] = true;
+  if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) context[kLastingKey] = true;
+  const std::string message = "sqlite: " + std::string(operation) + " failed: " + error;
+  if (primary == SQLITE_READONLY || primary == SQLITE_PERM) {
+    throw PermissionDeniedError(
+        message + " (the database file or its folder is not writable by this user)", context);
+  }
+  if (is_connection_error(code)) throw ConnectionFailedError(message, context);
+  throw Error(ErrorCode::kUnclassified, message, context);
+}
+
+}  // namespace migronaut

@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut::cli {
 
@@ -52,12 +53,14 @@ std::int64_t renewal_age_ms(const LockInfo& holder, std::int64_t now_ms) {
 }
 
 std::string describe_holder(const LockInfo& holder, std::int64_t now_ms) {
-  std::string text =
-      fmt::format("{} pid {} (run {}", holder.host, holder.pid, holder.run_id.substr(0, 8));
-  if (!holder.executed_by.empty()) text += ", user " + holder.executed_by;
+  // The row may be hand-made: no field of it may break the line.
+  std::string text = fmt::format("{} pid {} (run {}", single_line(holder.host), holder.pid,
+                                 single_line(holder.run_id.substr(0, 8)));
+  if (!holder.executed_by.empty()) text += ", user " + single_line(holder.executed_by);
   text += ")";
   if (!holder.migration.empty()) {
-    text += fmt::format(", on {} ({}/{})", holder.migration, holder.step, holder.total);
+    text +=
+        fmt::format(", on {} ({}/{})", single_line(holder.migration), holder.step, holder.total);
   }
   if (holder.locked_at_ms > 0) {
     text += fmt::format(", renewed {} s ago", renewal_age_ms(holder, now_ms) / 1000);

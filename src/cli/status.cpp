@@ -9,6 +9,7 @@
 #include "cli/format.hpp"
 #include "cli/help.hpp"
 #include "fmt/format.h"
+#include "util/redact.hpp"
 
 namespace migronaut::cli {
 namespace {
@@ -60,7 +61,11 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
   constexpr std::size_t kStateWidth = 11;
   std::size_t width = 4;
   // Bytes: never fewer than the name's display columns.
-  for (const StatusRow& row : rows) width = std::max(width, row.name.size());
+  // A changelog record's name may be hand-made (invalid_name): it must not break its line.
+  const auto name_of = [](const StatusRow& row) {
+    return row.invalid_name ? single_line(row.name) : row.name;
+  };
+  for (const StatusRow& row : rows) width = std::max(width, name_of(row).size());
   // Each state's cell, padded and painted once for the whole table.
   std::map<MigrationState, std::string> states;
   const auto state_cell = [&](MigrationState state) -> const std::string& {
@@ -89,7 +94,7 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
                                ? format_time(*row.record->applied_at_ms)
                                : "";
     if (!table.empty()) table += '\n';
-    append_line(table, row.name, width, state_cell(row.state), batch, at, notes);
+    append_line(table, name_of(row), width, state_cell(row.state), batch, at, notes);
   }
   out.report(table);
 }
@@ -129,7 +134,8 @@ Command add_list(CLI::App& app) {
             std::vector<StatusRow> rows;
             for (StatusRow& row : migrator.status()) {
               if (*pending_only && !is_pending(row)) continue;
-              if (*applied_only && row.state != MigrationState::kApplied) continue;
+              // Applied as status counts it: a record whose file is gone (missing) too.
+              if (*applied_only && needs_run(row.state)) continue;
               rows.push_back(std::move(row));
             }
             print_table(context.out(), rows, isatty(STDOUT_FILENO) == 1);

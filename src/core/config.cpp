@@ -607,6 +607,11 @@ Config build(const json& merged, const std::filesystem::path& cwd,
   config.migrations_dir = resolved(cwd, config.migrations_dir);
   config.template_path = resolved(cwd, config.template_path);
   if (const auto user = environment.find("MIGRONAUT_USER"); user != environment.end()) {
+    if (has_control_character(user->second)) {
+      throw ConfigInvalidError(
+          "MIGRONAUT_USER contains a control character (newline, tab, NUL, …); remove it",
+          {{"key", "MIGRONAUT_USER"}});
+    }
     config.executed_by = user->second;
   }
   validate(config, require_uri);

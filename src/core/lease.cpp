@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "util/ids.hpp"
 #include "util/process_identity.hpp"
+#include "util/redact.hpp"
 
 namespace migronaut {
 namespace {
@@ -52,7 +53,8 @@ void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_tt
   throw LockRecordInvalidError(
       fmt::format("The lock row held by {} pid {} (run {}, user {}) cannot be trusted: {}. If no "
                   "run is active, `migronaut unlock` clears it",
-                  holder.host, holder.pid, holder.run_id, holder.executed_by, reason),
+                  single_line(holder.host), holder.pid, single_line(holder.run_id),
+                  single_line(holder.executed_by), reason),
       {{"holder", holder}, {"reason", reason}});
 }
 
@@ -63,8 +65,8 @@ void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_tt
   std::string message = "Migration lock is already held";
   if (refusal.holder) {
     context["holder"] = *refusal.holder;
-    message += fmt::format(" by {} pid {} (run {})", refusal.holder->host, refusal.holder->pid,
-                           refusal.holder->run_id);
+    message += fmt::format(" by {} pid {} (run {})", single_line(refusal.holder->host),
+                           refusal.holder->pid, single_line(refusal.holder->run_id));
   }
   throw LockAlreadyHeldError(message, std::move(context), refusal);
 }

@@ -294,6 +294,21 @@ std::string redact(std::string_view text) {
   return mask_remembered(mask_secret_values(mask_userinfo_in_text(text)));
 }
 
+std::string single_line(std::string_view field) {
+  std::string out;
+  out.reserve(field.size());
+  for (char c : field) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 std::string sanitize_for_terminal(std::string_view text) {
   // Printable ASCII lines, the common case, pass as they are.
   if (std::all_of(text.begin(), text.end(),

@@ -39,4 +39,9 @@ void remember_secret(std::string_view secret);
 // cannot move the cursor, recolor or retitle the user's terminal.
 std::string sanitize_for_terminal(std::string_view text);
 
+// One field of a line (a name, a host, a user) read from the database or the environment: its
+// newlines and tabs written as \n and \t, so a hand-made value cannot forge a line of a report.
+// The whole line still goes through sanitize_for_terminal().
+std::string single_line(std::string_view field);
+
 }  // namespace migronaut

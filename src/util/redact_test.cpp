@@ -117,6 +117,12 @@ TEST(RememberedSecretsTest, AreMaskedWhereverTheyAppear) {
   EXPECT_EQ(redact("pwd"), "pwd");
 }
 
+TEST(SingleLineTest, WritesNewlinesAndTabsAsEscapes) {
+  EXPECT_EQ(single_line("20250101000000-x\nfake line.sql"), "20250101000000-x\\nfake line.sql");
+  EXPECT_EQ(single_line("eve\tmallory"), "eve\\tmallory");
+  EXPECT_EQ(single_line("plain-host"), "plain-host");
+}
+
 TEST(SanitizeTest, StripsC1ControlsInUtf8AndRaw) {
   EXPECT_EQ(sanitize_for_terminal("a\xC2\x9B"
                                   "31mb"),

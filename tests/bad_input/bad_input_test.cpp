@@ -355,6 +355,8 @@ const BadInput kCorpus[] = {
     bad_config("WrongType", R"({"lockTTLSeconds": "ten"})", "lockTTLSeconds"),
     bad_config("UnsafeTableName", R"({"lockCollection": "locks; DROP TABLE x"})", "lockCollection"),
     bad_env("LockTtlText", "MIGRONAUT_LOCK_TTL", "abc"),
+    // Written into the lock row and the changelog, then shown on others' terminals.
+    bad_env("UserWithANewline", "MIGRONAUT_USER", "eve\nFAKE LINE"),
     bad_env("LockTtlZero", "MIGRONAUT_LOCK_TTL", "0"),
     bad_env("LockTtlNegative", "MIGRONAUT_LOCK_TTL", "-5"),
     bad_env("LockTtlFraction", "MIGRONAUT_LOCK_TTL", "1.5"),

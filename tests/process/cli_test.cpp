@@ -175,6 +175,26 @@ TEST_F(CliTest, ReRunningAnInterruptedMigrationSaysSo) {
   EXPECT_EQ(project.statuses()["0002-orders.sql"], "applied");
 }
 
+// Values written by hand into the database cannot forge a line of a report: a changelog name
+// and a lock row's fields with newlines show them as \n, on their own line.
+TEST_F(CliTest, HandMadeValuesWithNewlinesCannotForgeReportLines) {
+  one_applied_one_pending();
+  project.open().exec(
+      "INSERT INTO _migronaut_migrations (name, batch, status, checksum) VALUES "
+      "('0001-x' || char(10) || 'FAKE applied.sql', 1, 'applied', '')");
+  project.open().exec(
+      std::string("INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host,"
+                  " executed_by) VALUES ('migronaut_lock', ") +
+      kSqliteNowMs + ", 600000, 'foreign-run', 'n', 4242, 'h' || char(10) || 'FAKE host', 'ops')");
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"status"}, {"list"}, {"lock"}}) {
+    const ProcessResult shown = project.run(command);
+    EXPECT_FALSE(contains(shown.out + shown.err, "\nFAKE")) << describe(shown);
+  }
+  EXPECT_TRUE(contains(project.run({"status"}).out, "0001-x\\nFAKE applied.sql"));
+  EXPECT_TRUE(contains(project.run({"lock"}).out + project.run({"lock"}).err, "h\\nFAKE host"));
+}
+
 TEST_F(CliTest, ReclaimingAStaleLockNamesTheDeadHolder) {
   one_applied_one_pending();
   hold_foreign_lock(/*age_ms=*/120'000, /*ttl_ms=*/2'000);

@@ -46,8 +46,8 @@ struct Hooks {
   std::function<void(const std::string& name, const HookInfo&)> before_each;
   std::function<void(const std::string& name, std::int64_t duration_ms, const HookInfo&)>
       after_each;
-  // Before the error propagates. A throwing on_error is only warned about: it must not mask
-  // the migration's own error.
+  // Before a migration's error propagates; not for a lost lock or connection, which end the run
+  // itself. A throwing on_error is only warned about: it must not mask the migration's error.
   std::function<void(const std::string& name, const Error& error, const HookInfo&)> on_error;
 };
 

@@ -176,7 +176,10 @@ Command add_up(CLI::App& app) {
             Output& out = context.out();
             out.clear_live();
             if (result.up_to_date) {
+              const bool selected =
+                  !flags->file.empty() || !flags->to.empty() || options.up.steps.has_value();
               out.success(result.waited ? "Up to date (a peer applied the pending migrations)"
+                          : selected    ? "Nothing to apply in the selection"
                                         : "Up to date: nothing to apply");
             } else {
               out.success(fmt::format("{} migration(s) applied", result.applied.size()));

@@ -211,11 +211,12 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
   order.reserve(kept.size());
   for (std::size_t position : execution_order(orders)) order.push_back(kept[position]);
   plan.entries = take_in_order(std::move(entries), order);
-  // Out of order: pending, yet before the newest applied versioned migration.
+  // Out of order: pending, yet before the newest applied versioned migration. A record whose
+  // name is no migration's (tampered) sorts anywhere and says nothing of the order.
   std::size_t newest_applied = 0;
   for (std::size_t i = 0; i < plan.entries.size(); ++i) {
     const PlanEntry& entry = plan.entries[i];
-    if (!entry.pending() && !runs_repeatedly(entry)) newest_applied = i + 1;
+    if (!entry.pending() && !runs_repeatedly(entry) && !entry.invalid_name) newest_applied = i + 1;
   }
   for (std::size_t i = 0; i < newest_applied; ++i) {
     plan.entries[i].out_of_order = plan.entries[i].pending();

@@ -88,11 +88,35 @@ TEST(PlanMatchTest, RecordsFindTheirMigrationsInAnyOrder) {
 }
 
 // JSON and the CLI spell states as they always have; only applied and missing need no run.
+// A tampered record's name sorts anywhere ("zzz" after every version): it does not make every
+// pending migration out of order.
+TEST(PlanMatchTest, ARecordWithAnInvalidNameSaysNothingOfTheOrder) {
+  const std::vector<Migration> migrations = {migration("0001-a.sql"), migration("0002-b.sql")};
+  const Plan plan = make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied, 1),
+                                           record("zzz", RecordStatus::kApplied, 1)});
+  for (const PlanEntry& entry : plan.entries) EXPECT_FALSE(entry.out_of_order) << entry.name;
+}
+
+// Only the run holding the lock turns its own interrupted marks into applying.
+TEST(PlanMatchTest, MarkApplyingTakesOnlyTheHoldersMarks) {
+  const std::vector<Migration> migrations = {migration("0001-a.sql"), migration("0002-b.sql")};
+  ChangelogRecord mine = record("0001-a.sql", RecordStatus::kApplying, 1);
+  mine.run_id = "holder";
+  ChangelogRecord dead = record("0002-b.sql", RecordStatus::kApplying, 1);
+  dead.run_id = "dead";
+  Plan plan = make_plan(migrations, {mine, dead});
+  ASSERT_TRUE(has_interrupted(plan));
+  mark_applying(plan, "holder");
+  EXPECT_EQ(plan.entries[0].state, MigrationState::kApplying);
+  EXPECT_EQ(plan.entries[1].state, MigrationState::kInterrupted);
+}
+
 TEST(MigrationStateTest, SpellsEachStateAndKnowsWhichStillNeedToRun) {
   const std::vector<std::pair<MigrationState, std::string>> states = {
       {MigrationState::kPending, "pending"},         {MigrationState::kApplied, "applied"},
       {MigrationState::kFailed, "failed"},           {MigrationState::kReverted, "reverted"},
-      {MigrationState::kInterrupted, "interrupted"}, {MigrationState::kMissing, "missing"}};
+      {MigrationState::kInterrupted, "interrupted"}, {MigrationState::kMissing, "missing"},
+      {MigrationState::kApplying, "applying"}};
   for (const auto& [state, name] : states) {
     EXPECT_EQ(migration_state_name(state), name);
     EXPECT_EQ(nlohmann::json(state), name);

@@ -40,7 +40,7 @@ void write_notes(std::string& notes, const StatusRow& row) {
   if (row.repeatable && row.state == MigrationState::kPending && row.record)
     notes += "changed: re-applies; ";
   if (row.invalid_name) notes += "invalid name; ";
-  if (row.up_empty) notes += "empty — fill it in; ";
+  if (row.up_empty && needs_run(row.state)) notes += "empty — fill it in; ";
   if (row.record && !row.record->error.empty() && row.state == MigrationState::kFailed) {
     // On one line, as each migration is one line of the table (`list | wc -l` counts them).
     std::string error = row.record->error;

@@ -400,6 +400,9 @@ bool Runner::execute_with_lock_retries(const Execution& execution, const std::st
       env_.store.execute(execution);
       return true;
     } catch (const MigrationLockTimeoutError& e) {
+      // Outside a transaction the statements before the one that timed out stay done (a
+      // lock_timeout the role or the URI sets reaches them too): trying again would repeat them.
+      if (!execution.transactional) throw;
       // The transaction rolled back whole, so trying again is safe, and so is stopping: a stop
       // asked for during the try needs no more tries.
       if (env_.stop.requested()) return false;

@@ -275,15 +275,16 @@ std::optional<std::string> userinfo_encoding_problem(std::string_view uri) {
   const std::size_t scheme_end = uri.find("://");
   if (uri.starts_with("sqlite:") || scheme_end == std::string_view::npos) return std::nullopt;
   const std::string_view rest = uri.substr(scheme_end + 3);
-  const std::size_t authority_end = std::min(rest.find_first_of("/?#"), rest.size());
+  const std::size_t authority_end = std::min(rest.find_first_of("/?"), rest.size());
   const std::string_view authority = rest.substr(0, authority_end);
   if (std::count(authority.begin(), authority.end(), '@') > 1) {
     return "has a raw '@' in its user name or password; percent-encode it as %40";
   }
-  if (rest.find('@', authority_end) != std::string_view::npos) {
-    return "has an '@' after its host part: a raw '/', '?' or '#' in the user name or password "
-           "ends the host part early; percent-encode them as %2F, %3F and %23 (and any '@' in "
-           "the path or parameters as %40)";
+  // An '@' in the parameters is a value's (?user=admin@server); one in the path is not.
+  const std::string_view path = rest.substr(authority_end, rest.find('?', authority_end));
+  if (path.starts_with('/') && path.find('@') != std::string_view::npos) {
+    return "has an '@' in its path: a raw '/' in the user name or password ends the host part "
+           "early; percent-encode it as %2F (and an '@' in the database name as %40)";
   }
   return std::nullopt;
 }

@@ -14,9 +14,9 @@ namespace migronaut {
 std::string redact_uri(std::string_view uri);
 
 // Why a driver would misread the user name or password of network URI `uri` (any but
-// sqlite:), or nullopt. libpq takes the userinfo to end at the first '@', and the authority at
-// the first '/', '?' or '#': a raw '@' in a password makes the rest of it the host, a raw '/'
-// makes part of it the port, which the driver's error then prints. The reason names no part of
+// sqlite:), or nullopt. libpq takes the userinfo to end at the first '@', and looks for it only
+// up to the first '/': a raw '@' in a password makes the rest of it the host, a raw '/' makes
+// part of it the port, which the driver's error then prints. The reason names no part of
 // the password. (redact_uri() takes the userinfo to the last '@', so such a password is masked.)
 std::optional<std::string> userinfo_encoding_problem(std::string_view uri);
 

@@ -281,6 +281,27 @@ std::unique_ptr<Session> start_blocker(const std::string& uri) {
   return blocker;
 }
 
+// Outside a transaction the statements before the blocked one stay done: a lock timeout the
+// connection brings (here the URI's; a role's ALTER ROLE … SET works alike) is not retried,
+// or they would run again.
+TEST_F(PgSafetyTest, ALockTimeoutOutsideATransactionIsNotRetried) {
+  auto blocker = start_blocker(uri_);
+  value("CREATE TABLE log (n int)");
+  dir_.write(std::string(kAlterName),
+             "-- migrate:up transaction:false\nINSERT INTO log VALUES (1);\n"
+             "ALTER TABLE accounts ADD COLUMN plan text;\n");
+  const std::string with_lock_timeout = uri_ + "%20-clock_timeout%3D200";
+  const ProcessResult result = Process({migronaut_binary(), "--no-env", "--json", "--uri",
+                                        with_lock_timeout, "--dir", dir_.path().string(), "up"},
+                                       {{"MIGRONAUT_LOCK_RETRIES", "5"}})
+                                   .wait();
+  EXPECT_EQ(result.exit_code, 46) << result.out << result.err;
+  EXPECT_EQ(result.err.find("trying again"), std::string::npos) << result.err;
+  blocker->query("ROLLBACK");
+  EXPECT_EQ(count("SELECT count(*) FROM log"), 1);
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'failed'"), 1);
+}
+
 TEST_F(PgSafetyTest, ABlockedMigrationRetriesWithoutStallingReadersAndAppliesOnce) {
   auto blocker = start_blocker(uri_);
   dir_.write(std::string(kAlterName),

@@ -67,8 +67,9 @@ class SqliteProcessTest : public ::testing::Test {
 
   // Starts `args` and waits until the lock record says the run is on `migration`.
   std::unique_ptr<Process> start_and_wait_for(const std::vector<std::string>& args,
-                                              const std::string& migration) {
-    auto process = project.start(args, kFastLock);
+                                              const std::string& migration,
+                                              const Env& env = kFastLock) {
+    auto process = project.start(args, env);
     const bool on_it = eventually([&] {
       const auto lock = project.lock_row();
       return lock && (*lock)[1] == migration;
@@ -563,7 +564,8 @@ WITH RECURSIVE counter(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE
 SELECT count(*) FROM counter;
 INSERT INTO applied_log VALUES ('m1');
 )");
-  auto run = start_and_wait_for({"up"}, "0001-slow.sql");
+  // A TTL far longer than the test: the lease expires only when the test ages it.
+  auto run = start_and_wait_for({"up"}, "0001-slow.sql", {{"MIGRONAUT_LOCK_TTL", "600"}});
   ASSERT_TRUE(eventually([&] { return project.statuses().count("0001-slow.sql") == 1; }));
   run->signal(SIGKILL);
   EXPECT_EQ(run->wait().signal, SIGKILL);

@@ -592,6 +592,13 @@ class PostgresStore final : public Store {
   }
 
   void execute(const Execution& execution) override {
+    // A connection dropped while idle is opened again before a migration's first statement,
+    // never during it: the rest of it on a new session would run without its session's settings
+    // (search_path, role, advisory locks), or record work the old session never committed.
+    reconnect_if_broken();
+    in_migration_ = true;
+    const std::unique_ptr<bool, void (*)(bool*)> migration_over(&in_migration_,
+                                                                [](bool* flag) { *flag = false; });
     const auto* script = std::get_if<Script>(execution.work);
     if (!execution.transactional) {
       try {
@@ -699,10 +706,11 @@ class PostgresStore final : public Store {
   }
 
   // A dropped connection (server restart, terminated backend, failover, a pooler's idle
-  // timeout) is re-established before the next statement; the lock's statements are scoped to
-  // owner and nonce, so a holder simply resumes renewing if the record is still its own.
+  // timeout) is re-established before the next statement, except within a migration (execute());
+  // the lock's statements are scoped to owner and nonce, so a holder simply resumes renewing if
+  // the record is still its own.
   void reconnect_if_broken() {
-    if (PQstatus(conn_) != CONNECTION_BAD && !closed_while_idle()) return;
+    if (in_migration_ || (PQstatus(conn_) != CONNECTION_BAD && !closed_while_idle())) return;
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) throw connection_lost("reconnect");
     listening_ = false;
@@ -1033,6 +1041,7 @@ class PostgresStore final : public Store {
   std::string opened_as_;     // the application_name the connection opened with
   std::string session_name_;  // the run's, once tag_sessions() named one
   bool session_named_ = false;
+  bool in_migration_ = false;  // execute() is under way: a broken connection stays broken
 };
 
 // Parameters whose values libpq checks only once it connects, failing as an unreachable server

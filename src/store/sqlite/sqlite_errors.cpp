@@ -19,7 +19,6 @@ bool is_connection_error(int code) {
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
     case SQLITE_FULL:
-    case SQLITE_READONLY:
     case SQLITE_PROTOCOL:
       return true;
     default:

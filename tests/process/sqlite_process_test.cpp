@@ -53,6 +53,20 @@ std::string describe(const ProcessResult& result) {
 
 class SqliteProcessTest : public ::testing::Test {
  protected:
+  // 0001-first.sql applied, 0002-second.sql pending, and the lock held by a live foreign run
+  // (elsewhere pid 4242, renewed now) with a TTL of `ttl_ms`.
+  void second_pending_under_a_foreign_lock(std::int64_t ttl_ms) {
+    project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
+    ASSERT_EQ(project.run({"up"}).exit_code, 0);
+    project.write_migration("0002-second.sql",
+                            "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
+    project.open().exec(
+        std::string("INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host,"
+                    " executed_by) VALUES ('migronaut_lock', ") +
+        kSqliteNowMs + ", " + std::to_string(ttl_ms) +
+        ", 'foreign-run', 'foreign-nonce', 4242, 'elsewhere', 'ops')");
+  }
+
   // The applied_log rows, sorted: each migration that committed adds its name once.
   std::vector<std::string> applied_log() const {
     std::vector<std::string> names;
@@ -199,13 +213,7 @@ INSTANTIATE_TEST_SUITE_P(Signals, StopSignalTest, ::testing::Values(SIGINT, SIGT
                          });
 
 TEST_F(SqliteProcessTest, AWaiterStoppedBySignalExits11AtOnceNamingNoMigrationInFlight) {
-  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
-  ASSERT_EQ(project.run({"up"}).exit_code, 0);
-  project.write_migration("0002-second.sql", "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
-  project.open().exec(
-      std::string("INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host,"
-                  " executed_by) VALUES ('migronaut_lock', ") +
-      kSqliteNowMs + ", 600000, 'foreign-run', 'foreign-nonce', 4242, 'elsewhere', 'ops')");
+  second_pending_under_a_foreign_lock(600'000);
   const std::string held = project.dump();
   auto waiter = project.start({"--json", "up", "--wait"}, kFastLock);
   ASSERT_TRUE(eventually([&] {
@@ -283,13 +291,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<Prompt>& info) { return info.param.command; });
 
 TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceRemovesIt) {
-  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
-  ASSERT_EQ(project.run({"up"}).exit_code, 0);
-  project.write_migration("0002-second.sql", "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
-  project.open().exec(
-      std::string("INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host,"
-                  " executed_by) VALUES ('migronaut_lock', ") +
-      kSqliteNowMs + ", 60000, 'foreign-run', 'foreign-nonce', 4242, 'elsewhere', 'ops')");
+  second_pending_under_a_foreign_lock(60'000);
   const std::string held = project.dump();
 
   const ProcessResult refused = project.run({"--json", "up", "--no-wait"}, kFastLock);
@@ -604,13 +606,7 @@ SELECT count(*) FROM counter;
 // --no-lock runs without the lock: it applies while another run holds it, and leaves that
 // run's lock record exactly as it was.
 TEST_F(SqliteProcessTest, NoLockAppliesWithoutTouchingAHeldLock) {
-  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
-  ASSERT_EQ(project.run({"up"}).exit_code, 0);
-  project.write_migration("0002-second.sql", "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
-  project.open().exec(
-      std::string("INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host,"
-                  " executed_by) VALUES ('migronaut_lock', ") +
-      kSqliteNowMs + ", 60000, 'foreign-run', 'foreign-nonce', 4242, 'elsewhere', 'ops')");
+  second_pending_under_a_foreign_lock(60'000);
   const auto before = project.open().rows("SELECT * FROM _migronaut_locks");
 
   const ProcessResult result = project.run({"up", "--no-lock"});

@@ -19,19 +19,24 @@ std::optional<HistoryQuery> history_query(
     case ForeignTool::kGolangMigrate:
       return HistoryQuery{"schema_migrations",
                           "SELECT CAST(version AS TEXT), NULL, NULL, NULL, NULL,"
-                          " CASE WHEN dirty THEN 0 ELSE 1 END, NULL FROM schema_migrations"};
+                          " CASE WHEN dirty THEN 0 ELSE 1 END, NULL FROM schema_migrations",
+                          ""};
     case ForeignTool::kFlyway:
       return HistoryQuery{"flyway_schema_history",
                           "SELECT version, script, description, " + epoch_ms("installed_on") +
                               ", CAST(checksum AS TEXT), CASE WHEN success THEN 1 ELSE 0 END,"
-                              " type FROM flyway_schema_history ORDER BY installed_rank"};
+                              " type FROM flyway_schema_history ORDER BY installed_rank",
+                          ""};
     case ForeignTool::kKnex:
       return HistoryQuery{"knex_migrations",
                           "SELECT NULL, name, NULL, " + epoch_ms("migration_time") +
-                              ", NULL, 1, NULL FROM knex_migrations ORDER BY id"};
+                              ", NULL, 1, NULL FROM knex_migrations ORDER BY id",
+                          ""};
     case ForeignTool::kNodePgMigrate:
-      return HistoryQuery{"pgmigrations", "SELECT NULL, name, NULL, " + epoch_ms("run_on") +
-                                              ", NULL, 1, NULL FROM pgmigrations ORDER BY id"};
+      return HistoryQuery{"pgmigrations",
+                          "SELECT NULL, name, NULL, " + epoch_ms("run_on") +
+                              ", NULL, 1, NULL FROM pgmigrations ORDER BY id",
+                          ""};
     case ForeignTool::kMigrateMongo:
       return std::nullopt;
   }

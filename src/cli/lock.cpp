@@ -13,19 +13,26 @@ Command add_lock(CLI::App& app) {
             Migrator migrator(context.config(), context.migrator_options());
             const std::optional<LockInfo> holder = migrator.lock_info();
             Output& out = context.out();
+            bool stale = false;
             if (!holder) {
               out.report("The lock is free");
             } else {
               const std::int64_t now = migrator.database_now_ms();
+              const std::int64_t ttl_ms = context.config().lock_ttl_ms();
               out.report("Lock held by " + describe_holder(*holder, now));
+              stale = lease_expired(*holder, now, ttl_ms);
+              if (stale)
+                out.warn(
+                    "Stale: not renewed within its TTL (a crashed holder?); the "
+                    "next run takes it");
               // What `up` refuses (exit 40) and `unlock` clears without --force.
-              const std::string unusable =
-                  lock_row_unusable(*holder, now, context.config().lock_ttl_ms());
+              const std::string unusable = lock_row_unusable(*holder, now, ttl_ms);
               if (!unusable.empty()) out.warn("The lock row cannot be trusted: " + unusable);
             }
             if (out.json_mode()) {
               out.document({{"held", holder.has_value()},
-                            {"holder", holder ? nlohmann::json(*holder) : nlohmann::json()}});
+                            {"holder", holder ? nlohmann::json(*holder) : nlohmann::json()},
+                            {"stale", stale}});
             }
             return 0;
           }};

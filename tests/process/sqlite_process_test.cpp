@@ -313,6 +313,7 @@ TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceR
   EXPECT_EQ(lock["held"], true);
   EXPECT_EQ(lock["holder"]["runId"], "foreign-run");
   EXPECT_EQ(lock["holder"]["host"], "elsewhere");
+  EXPECT_EQ(lock["stale"], false);
   EXPECT_EQ(shown.out.find("foreign-nonce"), std::string::npos) << "the nonce is never shown";
 
   const ProcessResult unconfirmed = project.run({"--json", "unlock", "--force"});
@@ -327,6 +328,12 @@ TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceR
   EXPECT_NE(alive.err.find("elsewhere pid 4242"), std::string::npos) << alive.err;
   EXPECT_NE(alive.err.find("--force"), std::string::npos) << alive.err;
   EXPECT_EQ(project.dump(), held);
+
+  // Not renewed for longer than its TTL: `lock` says it is stale.
+  project.open().exec("UPDATE _migronaut_locks SET locked_at = locked_at - 120000");
+  const ProcessResult aged = project.run({"--json", "lock"});
+  EXPECT_EQ(json_of(aged)["stale"], true) << describe(aged);
+  EXPECT_NE(aged.err.find("Stale"), std::string::npos) << aged.err;
 
   const ProcessResult unlocked = project.run({"--json", "unlock", "--yes", "--force"});
   ASSERT_EQ(unlocked.exit_code, 0) << describe(unlocked);

@@ -10,6 +10,7 @@
 #include "support/pg_cluster.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_schema.hpp"
 
 namespace migronaut::testing {
 namespace {
@@ -17,8 +18,7 @@ namespace {
 class PgImportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string schema = PgCluster::schema_name(
-        std::string("import_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::string schema = test_schema("import_");
     uri_ = PgCluster::run_wide().fresh_schema_uri("postgres", schema);
   }
 

@@ -22,6 +22,7 @@
 #include "support/pgbouncer.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_schema.hpp"
 
 namespace migronaut::testing {
 namespace {
@@ -54,8 +55,7 @@ class Gate {
 class PgDeadRunTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    schema_ = PgCluster::schema_name(
-        std::string("dead_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    schema_ = test_schema("dead_");
     uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema_);
     dir_.write("20260101000001-log.sql",
                "-- migrate:up\nCREATE TABLE log (id int PRIMARY KEY, pid int NOT NULL);\n");

@@ -16,6 +16,7 @@
 #include "support/pg_cluster.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_schema.hpp"
 
 namespace migronaut::testing {
 namespace {
@@ -73,8 +74,7 @@ constexpr std::string_view kGatedUnfenced =
 class PgFaultTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string schema = PgCluster::schema_name(
-        std::string("fault_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::string schema = test_schema("fault_");
     uri_ = PgCluster::shared().fresh_schema_uri("postgres", schema);
   }
 

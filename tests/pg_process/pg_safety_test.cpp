@@ -21,6 +21,7 @@
 #include "support/pg_cluster.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_schema.hpp"
 
 namespace migronaut::testing {
 namespace {
@@ -67,8 +68,7 @@ bool eventually(Condition done, seconds limit = seconds(30)) {
 class PgSafetyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string schema = PgCluster::schema_name(
-        std::string("safety_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::string schema = test_schema("safety_");
     uri_ = PgCluster::run_wide().fresh_schema_uri("postgres", schema);
   }
 

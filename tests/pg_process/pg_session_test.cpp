@@ -9,6 +9,7 @@
 #include "support/pg_cluster.hpp"
 #include "support/process.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_schema.hpp"
 
 namespace migronaut::testing {
 namespace {
@@ -16,8 +17,7 @@ namespace {
 class PgSessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    schema_ = PgCluster::schema_name(
-        std::string("session_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    schema_ = test_schema("session_");
     uri_ = PgCluster::run_wide().fresh_schema_uri("postgres", schema_);
     app_ = schema_ + "_app";
     lowly_ = schema_ + "_lowly";

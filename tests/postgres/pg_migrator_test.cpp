@@ -15,6 +15,7 @@
 #include "support/null_logger.hpp"
 #include "support/pg_cluster.hpp"
 #include "support/temp_dir.hpp"
+#include "support/test_schema.hpp"
 
 namespace migronaut::testing {
 namespace {
@@ -22,8 +23,7 @@ namespace {
 class PgMigratorTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    schema_ = PgCluster::schema_name(
-        std::string("pgm_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    schema_ = test_schema("pgm_");
     admin_uri_ = PgCluster::run_wide().fresh_schema_uri("postgres", schema_);
     other_ = schema_ + "_other";
     lowly_ = schema_ + "_lowly";

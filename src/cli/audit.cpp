@@ -17,12 +17,13 @@ Color color_of(const std::string& status) {
 void print_report(Output& out, const AuditReport& report) {
   std::size_t width = 5;
   for (const AuditCheck& check : report.checks) width = std::max(width, check.name.size());
-  out.info(out.paint(Color::kBold,
-                     fmt::format("{:<{}}  {:<6}  {}", "check", width, "status", "detail")));
+  out.report(out.paint_report(
+      Color::kBold, fmt::format("{:<{}}  {:<6}  {}", "check", width, "status", "detail")));
   for (const AuditCheck& check : report.checks) {
-    out.info(fmt::format("{:<{}}  {}  {}", check.name, width,
-                         out.paint(color_of(check.status), fmt::format("{:<6}", check.status)),
-                         check.detail));
+    out.report(
+        fmt::format("{:<{}}  {}  {}", check.name, width,
+                    out.paint_report(color_of(check.status), fmt::format("{:<6}", check.status)),
+                    check.detail));
   }
   const std::string summary =
       fmt::format("{} failed, {} warning(s)", report.failed, report.warnings);

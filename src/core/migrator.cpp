@@ -612,27 +612,49 @@ std::vector<StatusRow> Migrator::dry_run_down(const DownOptions& options) {
   return rows;
 }
 
-BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
-  const std::vector<Migration> migrations = impl_->load();
+namespace {
+
+// What baseline marks: the pending migrations up to and including `to`, each handed to `mark`;
+// the applied ones it skips.
+template <typename Mark>
+BaselineResult baseline_of(const Plan& plan, const std::optional<std::string>& to,
+                           const Mark& mark) {
   BaselineResult outcome;
+  outcome.batch = plan.next_batch();
+  const PlanEntry* last = to ? &find_target(plan, *to, "to") : nullptr;
+  for (const PlanEntry& entry : plan.entries) {
+    if (entry.migration == nullptr) continue;
+    if (entry.pending()) {
+      mark(entry, outcome.batch);
+      outcome.baselined.emplace_back(entry.name);
+    } else {
+      outcome.skipped.emplace_back(entry.name);
+    }
+    if (&entry == last) break;
+  }
+  return outcome;
+}
+
+}  // namespace
+
+BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
+  std::vector<Migration> migrations;
+  BaselineResult outcome;
+  // As `up`'s boot check: no lock, and nothing created, when nothing is pending.
+  impl_->before_lock([&] {
+    outcome = baseline_of(impl_->load_and_plan(migrations), to, [](const PlanEntry&, auto) {});
+  });
+  if (outcome.baselined.empty()) return outcome;
   impl_->locked_run(
       "baseline", Direction::kUp, false,
       [&](RunStop&, Lease* lease, const std::string& run_id, std::vector<RunResult>&) {
-        const Plan plan = impl_->read_plan(migrations);
-        outcome.batch = plan.next_batch();
-        const PlanEntry* last = to ? &find_target(plan, *to, "to") : nullptr;
-        for (const PlanEntry& entry : plan.entries) {
-          if (entry.migration == nullptr) continue;
-          if (!entry.pending()) {
-            outcome.skipped.emplace_back(entry.name);
-          } else {
-            impl_->writer().write_record(
-                applied_record(*entry.migration, outcome.batch, impl_->stamp(run_id), "baseline"),
-                lease ? &lease->token() : nullptr);
-            outcome.baselined.emplace_back(entry.name);
-          }
-          if (&entry == last) break;
-        }
+        const RecordStamp stamp = impl_->stamp(run_id);
+        outcome = baseline_of(impl_->read_plan(migrations), to,
+                              [&](const PlanEntry& entry, std::int64_t batch) {
+                                impl_->writer().write_record(
+                                    applied_record(*entry.migration, batch, stamp, "baseline"),
+                                    lease ? &lease->token() : nullptr);
+                              });
       });
   return outcome;
 }

@@ -304,6 +304,25 @@ TEST_F(CliTest, ALockHeldErrorOfACommandThatCannotWaitSuggestsRetryingItself) {
   EXPECT_EQ(project.dump(), held);
 }
 
+TEST_F(CliTest, BaselineWithNothingPendingTakesNoLockAndCreatesNothing) {
+  // No migration files: nothing to mark, and no database file appears.
+  const ProcessResult empty = project.run({"--json", "baseline", "--yes"});
+  ASSERT_EQ(empty.exit_code, 0) << describe(empty);
+  EXPECT_EQ(nlohmann::json::parse(empty.out)["baselined"], nlohmann::json::array());
+  EXPECT_FALSE(project.exists());
+
+  // Everything applied: as `up`'s boot check, a held lock is no reason to fail or wait.
+  project.write_migration("0001-users.sql", kUsers);
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  hold_foreign_lock(/*age_ms=*/0);
+  const std::string held = project.dump();
+  const ProcessResult applied = project.run({"--json", "baseline", "--yes"}, kFastLock);
+  ASSERT_EQ(applied.exit_code, 0) << describe(applied);
+  EXPECT_EQ(nlohmann::json::parse(applied.out)["skipped"],
+            nlohmann::json::array({"0001-users.sql"}));
+  EXPECT_EQ(project.dump(), held);
+}
+
 TEST_F(CliTest, UnlockReleasesAStaleLockWithoutForce) {
   one_applied_one_pending();
   hold_foreign_lock(/*age_ms=*/120'000);

@@ -83,7 +83,7 @@ struct DownOptions {
 struct BaselineResult {
   std::vector<std::string> baselined;
   std::vector<std::string> skipped;  // already applied
-  std::int64_t batch = 0;
+  std::int64_t batch = 0;            // 0 when nothing was baselined
 };
 
 // One check of `audit`: "pass", "warn" or "fail", with what it found.

@@ -125,6 +125,42 @@ std::string exit_codes_text() {
   return text + "  130 / 143  a second SIGINT / SIGTERM\n";
 }
 
+nlohmann::json help_json(const CLI::App& app, const std::string& topic) {
+  using nlohmann::json;
+  if (topic == "exit-codes") {
+    json codes = json::array();
+    for (const ExitCode& code : kExitCodes) {
+      codes.push_back({{"status", code.status},
+                       {"code", code.status == 0 ? "" : error_code_name(ErrorCode(code.status))},
+                       {"when", code.when}});
+    }
+    return {{"exitCodes", codes}};
+  }
+  const auto all = [](const CLI::App*) { return true; };
+  if (topic.empty()) {
+    json commands = json::array();
+    for (const CLI::App* sub : app.get_subcommands(all)) {
+      commands.push_back({{"name", sub->get_name()}, {"description", sub->get_description()}});
+    }
+    return {{"commands", commands}};
+  }
+  for (const CLI::App* sub : app.get_subcommands(all)) {
+    if (sub->get_name() != topic) continue;
+    json options = json::array();
+    for (const CLI::Option* option : sub->get_options()) {
+      options.push_back(
+          {{"name", option->get_name(false, true)},
+           {"description", option->get_description()},
+           {"positional", option->get_lnames().empty() && option->get_snames().empty()}});
+    }
+    return {{"name", sub->get_name()},
+            {"description", sub->get_description()},
+            {"options", options},
+            {"help", sub->help(app.get_name())}};
+  }
+  throw ConfigInvalidError(explain_extras(app, nullptr, {topic}), {{"command", topic}});
+}
+
 std::string closest(std::string_view typed, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t best_distance = 3;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,10 @@ void document(CLI::App* sub, std::string_view example, std::string_view exit_cod
 
 // `migronaut help exit-codes`: every exit status, its error code and when it happens.
 std::string exit_codes_text();
+
+// `migronaut --json help [topic]`: the same as one JSON document — the commands, one command
+// (its description, flags and whole help text) or every exit status with its error code.
+nlohmann::json help_json(const CLI::App& app, const std::string& topic);
 
 // The closest of `candidates` to `typed` (edit distance at most 2, or a prefix), or "".
 std::string closest(std::string_view typed, const std::vector<std::string>& candidates);

@@ -72,7 +72,7 @@ std::string describe(const FileFinding& finding) {
 }
 
 nlohmann::json to_json(const FileFinding& finding) {
-  return {{"file", finding.file},
+  return {{"path", finding.file},
           {"line", finding.line},
           {"column", finding.column},
           {"rule", finding.rule->id},

@@ -139,7 +139,11 @@ const CLI::App* chosen_command(const CLI::App& app) {
 }
 
 // `migronaut help [command]`: the help of the tool or of one command, on stdout.
-int print_help(CLI::App& app, const std::string& topic) {
+int print_help(CLI::App& app, const std::string& topic, bool json) {
+  if (json) {
+    Output(true, false, false, true).document(help_json(app, topic));
+    return 0;
+  }
   if (topic.empty()) {
     // Not app.help(): it shows the help of the selected subcommand, `help` itself.
     const std::string text =
@@ -200,11 +204,15 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    if (!asks_for_json(argc, argv)) return app.exit(e);
+    const CLI::App* command = chosen_command(app);
+    return print_help(app, command != nullptr ? command->get_name() : "", true);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
+    if (!asks_for_json(argc, argv)) return app.exit(e);
+    Output(true, false, false, true).document({{"version", MIGRONAUT_VERSION}});
+    return 0;
   } catch (const CLI::ExtrasError& e) {
     Output out(asks_for_json(argc, argv), flags.quiet, flags.verbose, flags.no_color);
     return report(out, ConfigInvalidError(explain_extras(app, chosen_command(app), app.remaining()),
@@ -219,7 +227,7 @@ int main(int argc, char** argv) {
   Context context(flags, out, signals);
   const Command* running = nullptr;
   try {
-    if (help->parsed()) return print_help(app, help_topic);
+    if (help->parsed()) return print_help(app, help_topic, out.json_mode());
     for (const Command& command : commands) {
       if (!command.app->parsed()) continue;
       running = &command;
@@ -231,7 +239,7 @@ int main(int argc, char** argv) {
       }
       return status;
     }
-    return print_help(app, "");  // no command: the usage
+    return print_help(app, "", out.json_mode());  // no command: the usage
   } catch (const Error& error) {
     out.clear_live();
     return report(out, error, running);

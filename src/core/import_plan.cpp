@@ -241,6 +241,18 @@ std::optional<ImportedMigration> match(const Applied& applied,
   return imported;
 }
 
+// Whether migronaut's changelog already records `name`: by that name, or by its version under
+// another name (the file renamed since an earlier import), which must not be imported twice.
+bool recorded(const std::string& name, const std::vector<ChangelogRecord>& existing) {
+  const RunOrder order = record_order(name);
+  return std::any_of(existing.begin(), existing.end(), [&](const ChangelogRecord& record) {
+    if (record.name == name) return true;
+    if (order.repeatable || order.version.empty()) return false;
+    const RunOrder theirs = record_order(record.name);
+    return !theirs.repeatable && compare_versions(theirs.version, order.version) == 0;
+  });
+}
+
 }  // namespace
 
 ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& history,
@@ -251,14 +263,12 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
   const FileChecksums checksums = tool_checksums(tool, texts);
   result.from = foreign_tool_name(tool);
   // Whatever migronaut recorded itself stands: a migration it reverted stays reverted.
-  std::set<std::string> done;
-  for (const ChangelogRecord& record : existing) done.insert(record.name);
   std::set<std::string> taken;
   for (const Applied& applied : applied_in(tool, history, migrations, result)) {
     std::optional<ImportedMigration> imported =
         match(applied, migrations, checksums, trust_hash, result);
     if (!imported || !taken.insert(imported->name).second) continue;
-    if (done.contains(imported->name)) {
+    if (recorded(imported->name, existing)) {
       result.skipped.push_back(imported->name);
     } else {
       result.imported.push_back(std::move(*imported));

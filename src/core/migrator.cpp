@@ -161,8 +161,8 @@ struct Migrator::Impl {
 
   // The plan under the lock, once each renamed migration is recorded under its new name and its
   // former record retired (the next locked run's job, so the changelog follows the folder): one
-  // read, two after a rename. The new name is written first: a run stopped between the two
-  // writes leaves both applied, which the next run's plan pairs again and retires.
+  // read, two after a rename. Both in one transaction (MongoDB: the new name first, so a run
+  // stopped between the two leaves both applied, which the next run's plan pairs again).
   Plan locked_plan(const std::vector<Migration>& migrations, const std::string& run_id) {
     Plan plan = read_plan(migrations);
     bool renamed = false;
@@ -171,12 +171,14 @@ struct Migrator::Impl {
       logger->info(fmt::format("{} is {} renamed: recorded under its new name", entry.name,
                                entry.renamed_from));
       const std::string name(entry.name);
+      std::vector<RecordWrite> writes;
       if (entry.record->name != name) {
-        writer().write_record(renamed_record(*entry.record, name, stamp(run_id)));
+        writes.push_back(renamed_record(*entry.record, name, stamp(run_id)));
       }
       for (std::string_view former : entry.to_retire) {
-        writer().write_record(retired_record(std::string(former), name, stamp(run_id)));
+        writes.push_back(retired_record(std::string(former), name, stamp(run_id)));
       }
+      writer().write_records(writes);
       renamed = true;
     }
     if (renamed) return read_plan(migrations);
@@ -632,6 +634,7 @@ BaselineResult baseline_of(const Plan& plan, const std::optional<std::string>& t
     }
     if (&entry == last) break;
   }
+  if (outcome.baselined.empty()) outcome.batch = 0;  // no record is in the batch
   return outcome;
 }
 
@@ -649,12 +652,12 @@ BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
       "baseline", Direction::kUp, false,
       [&](RunStop&, Lease* lease, const std::string& run_id, std::vector<RunResult>&) {
         const RecordStamp stamp = impl_->stamp(run_id);
-        outcome = baseline_of(impl_->read_plan(migrations), to,
-                              [&](const PlanEntry& entry, std::int64_t batch) {
-                                impl_->writer().write_record(
-                                    applied_record(*entry.migration, batch, stamp, "baseline"),
-                                    lease ? &lease->token() : nullptr);
-                              });
+        std::vector<RecordWrite> writes;
+        outcome = baseline_of(
+            impl_->read_plan(migrations), to, [&](const PlanEntry& entry, std::int64_t batch) {
+              writes.push_back(applied_record(*entry.migration, batch, stamp, "baseline"));
+            });
+        impl_->writer().write_records(writes, lease ? &lease->token() : nullptr);
       });
   return outcome;
 }
@@ -720,7 +723,8 @@ std::vector<RepairTarget> Migrator::repair(const std::optional<std::string>& fil
   impl_->locked_run(
       "repair", Direction::kUp, false,
       [&](RunStop&, Lease*, const std::string& run_id, std::vector<RunResult>&) {
-        repaired = drifted(impl_->read_plan(migrations), file);
+        // Renames first: a renamed file's checksum is re-stamped on the record of its new name.
+        repaired = drifted(impl_->locked_plan(migrations, run_id), file);
         for (const RepairTarget& target : repaired) {
           const std::string why =
               reason.empty() ? fmt::format("repair: checksum was {}", target.recorded) : reason;
@@ -801,15 +805,18 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
   if (options.dry_run || result.imported.empty()) return result;
   impl_->locked_run(
       "import", Direction::kUp, false,
-      [&](RunStop&, Lease*, const std::string& run_id, std::vector<RunResult>&) {
+      [&](RunStop&, Lease* lease, const std::string& run_id, std::vector<RunResult>&) {
         auto [planned, batch] = plan_now();
         result = std::move(planned);
+        // All or none: an import cut short would leave the rest pending, for `up` to run again.
+        std::vector<RecordWrite> writes;
         for (const ImportedMigration& migration : result.imported) {
-          impl_->writer().write_record(imported_record(
+          writes.push_back(imported_record(
               {migration.name, migration.checksum, migration.description, migration.applied_at_ms,
                batch++, import_origin(migration, result.from)},
               impl_->stamp(run_id, "", import_reason(migration, result.from))));
         }
+        impl_->writer().write_records(writes, lease ? &lease->token() : nullptr);
       });
   return result;
 }

@@ -82,10 +82,13 @@ bool newer(const PlanEntry* a, const PlanEntry* b) {
 
 namespace {
 
+// A migration is its version, as in Flyway, dbmate and golang-migrate: a file at an applied
+// record's version is that migration renamed, edited or not (an edit shows as drift). Had an
+// edit made it a new migration, `up` would run it a second time.
 bool same_migration(const PlanEntry& former, const PlanEntry& entry) {
-  return entry.migration != nullptr && !entry.migration->repeatable &&
-         compare_versions(entry.migration->version, record_order(former.name).version) == 0 &&
-         entry.migration->checksum == former.record->checksum;
+  if (entry.migration == nullptr || entry.migration->repeatable) return false;
+  const std::string_view version = entry.migration->version;
+  return !version.empty() && compare_versions(version, record_order(former.name).version) == 0;
 }
 
 // Pairs each applied record whose file is gone with the migration it was renamed to, if any,
@@ -109,6 +112,7 @@ std::set<std::size_t> match_renames(std::vector<PlanEntry>& entries) {
       if (takes_up) {
         entry.state = MigrationState::kApplied;
         entry.record = former.record;
+        entry.drifted = entry.migration->checksum != former.record->checksum;
       }
       if (entry.renamed_from.empty()) entry.renamed_from = former.name;
       entry.to_retire.push_back(former.name);

@@ -384,12 +384,17 @@ TEST_F(PlanTest, AFileRenamedBackTakesUpItsRetiredRecord) {
   EXPECT_EQ(after_down.entries[0].state, MigrationState::kReverted);
 }
 
-TEST_F(PlanTest, AChangedFileWithTheSameVersionIsNoRename) {
+// Renamed and edited: still the applied migration (its version), now drifted — never run again.
+TEST_F(PlanTest, AnEditedFileAtAnAppliedVersionIsThatMigrationDrifted) {
   const std::vector<Migration> changed = {migration("0001-new-name.sql")};
   const Plan plan = make_plan(changed, {record("0001-a.sql", RecordStatus::kApplied, 1)});
-  ASSERT_EQ(plan.entries.size(), 2u);
-  EXPECT_EQ(plan.entries[0].state, MigrationState::kMissing);
-  EXPECT_EQ(plan.entries[1].state, MigrationState::kPending);
+  ASSERT_EQ(plan.entries.size(), 1u);
+  EXPECT_EQ(plan.entries[0].state, MigrationState::kApplied);
+  EXPECT_EQ(plan.entries[0].renamed_from, "0001-a.sql");
+  EXPECT_TRUE(plan.entries[0].drifted);
+  const UpSelection selection = select_up(plan, {}, config);
+  EXPECT_TRUE(selection.targets.empty());
+  EXPECT_EQ(selection.drifted.size(), 1u);
 }
 
 TEST_F(PlanTest, RepeatablesRunAfterVersionedOnesWheneverTheyChange) {

@@ -1,5 +1,6 @@
 #include "migronaut/events.hpp"
 #include "migronaut/migrator.hpp"
+#include "util/iso_time.hpp"
 
 namespace migronaut {
 
@@ -42,13 +43,12 @@ void to_json(nlohmann::json& out, const AuditReport& report) {
 void to_json(nlohmann::json& out, const ImportResult& result) {
   nlohmann::json imported = nlohmann::json::array();
   for (const ImportedMigration& migration : result.imported) {
-    imported.push_back(
-        {{"name", migration.name},
-         {"appliedAt",
-          migration.applied_at_ms ? nlohmann::json(*migration.applied_at_ms) : nlohmann::json()},
-         {"checksum", migration.checksum},
-         {"checksumSource", migration.checksum_source}});
-    if (!migration.baseline.empty()) imported.back()["baseline"] = migration.baseline;
+    nlohmann::json& entry =
+        imported.emplace_back(nlohmann::json{{"name", migration.name},
+                                             {"checksum", migration.checksum},
+                                             {"checksumSource", migration.checksum_source}});
+    if (migration.applied_at_ms) entry["appliedAt"] = iso_time(*migration.applied_at_ms);
+    if (!migration.baseline.empty()) entry["baseline"] = migration.baseline;
   }
   nlohmann::json not_imported = nlohmann::json::array();
   for (const auto& [name, reason] : result.not_imported) {

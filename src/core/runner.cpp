@@ -318,6 +318,11 @@ std::optional<milliseconds> Runner::timeout_of(const Migration& migration) const
   return std::nullopt;
 }
 
+std::function<bool()> Runner::still_held(const Step& step) const {
+  if (env_.lease == nullptr || step.in_transaction) return nullptr;  // a fenced commit suffices
+  return [lease = env_.lease] { return lease->held(); };
+}
+
 void Runner::execute(const Step& step, const LockToken* fence) {
   const Migration& migration = step.migration;
   const bool up = step.direction == Direction::kUp;
@@ -350,7 +355,8 @@ void Runner::execute(const Step& step, const LockToken* fence) {
                   .lock_timeout =
                       migration.lock_timeout.value_or(milliseconds(env_.config.lock_timeout_ms)),
                   .statement_timeout = migration.statement_timeout.value_or(milliseconds(0)),
-                  .time_limit = timeout},
+                  .time_limit = timeout,
+                  .still_held = still_held(step)},
         migration.name);
     timed_out = watchdog.fired();
     if (fence != nullptr && step.in_transaction &&

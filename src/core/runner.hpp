@@ -99,6 +99,8 @@ class Runner {
   void start(const Step& step);
   // Runs the body with its record under its timeout; a failure is recorded and thrown (fail()).
   void execute(const Step& step, const LockToken* fence);
+  // What an untransacted step's store asks between statements (Execution::still_held).
+  std::function<bool()> still_held(const Step& step) const;
   RunResult succeed(const Step& step, std::int64_t duration_ms);
   // The migration's own timeout, else the config's.
   std::optional<std::chrono::milliseconds> timeout_of(const Migration& migration) const;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -18,6 +19,12 @@ void run_body(const Execution& execution);
 // the time the work took. Nothing rolls back: a failing body leaves no record at all.
 void execute_untransacted(const Execution& execution, const std::function<void()>& run_work,
                           const std::function<void(const RecordWrite&)>& write_record);
+
+// The record `execution` writes with its work, as the records a store writes: none or one.
+inline std::span<const RecordWrite> records_of(const Execution& execution) {
+  if (execution.record == nullptr) return {};
+  return {execution.record, 1};
+}
 
 // Runs `work` and returns how long it took, in ms (stores that time the work themselves).
 std::int64_t timed_ms(const std::function<void()>& work);

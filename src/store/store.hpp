@@ -12,8 +12,10 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stop_token>
 #include <string>
 #include <string_view>
@@ -161,6 +163,10 @@ struct Execution {
   // The migration's timeout: stores that can have the server enforce it do (MongoDB maxTimeMS);
   // interrupt() covers the rest.
   std::optional<std::chrono::milliseconds> time_limit = std::nullopt;
+  // Outside a transaction, asked before each statement after the first: false once the run has
+  // lost its lock (say its process was paused past the lease's deadline), when nothing more may
+  // be sent — a peer may be running this migration again. Empty: the run holds no lock.
+  std::function<bool()> still_held = nullptr;
 };
 
 // ----- Sessions of a dead run -----
@@ -240,10 +246,16 @@ class Store {
   // --- changelog ---
   // Every record, ordered by name. An absent changelog reads as empty (and creates nothing).
   virtual std::vector<ChangelogRecord> read_changelog() = 0;
-  // With a fence, the record is written only while the lock record carries that owner and
-  // nonce, checked atomically with the write (MongoDB: checked just before it); otherwise
-  // nothing is written and LockLostError is thrown.
-  virtual void write_record(const RecordWrite& write, const LockToken* fence = nullptr) = 0;
+  // All of `writes` or none, in one transaction (MongoDB, which has none outside a replica
+  // set's session: in order, so a crash can leave the first ones written). With a fence, they
+  // are written only while the lock record carries that owner and nonce, checked atomically with
+  // the writes (MongoDB: checked just before them); otherwise nothing is written and
+  // LockLostError is thrown.
+  virtual void write_records(std::span<const RecordWrite> writes,
+                             const LockToken* fence = nullptr) = 0;
+  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) {
+    write_records({&write, 1}, fence);
+  }
 
   // --- migrations ---
   // Refuses, before anything runs, a script of `file` this store cannot run as asked: run in a

@@ -30,7 +30,6 @@ void to_json(nlohmann::json& out, const ChangelogRecord& record) {
          {"batch", record.batch},
          {"status", record_status_name(record.status)},
          {"durationMs", record.duration_ms},
-         {"checksum", record.checksum},
          {"environment", record.environment},
          {"executedBy", record.executed_by},
          {"runId", record.run_id},
@@ -42,6 +41,7 @@ void to_json(nlohmann::json& out, const ChangelogRecord& record) {
       if (value) out[key] = iso_time(*value);
     }
   };
+  put("checksum", record.checksum);  // none when it failed before it was ever applied
   put("appliedAt", record.applied_at_ms);
   put("firstAppliedAt", record.first_applied_at_ms);
   put("revertedAt", record.reverted_at_ms);

@@ -419,6 +419,29 @@ TEST_F(AdoptTest, ImportsGolangMigrateHistoryAndRefusesADirtyOne) {
   EXPECT_FALSE(has_table("a"));
 }
 
+// An import writes all its records or none: one cut short would leave the rest pending, for
+// `up` to run again. Here the database refuses the third record.
+TEST_F(AdoptTest, AnImportThatFailsMidwayWritesNoRecord) {
+  for (const char* name : {"1_a.sql", "2_b.sql", "3_c.sql"}) {
+    project.write_migration(name, "-- migrate:up\nCREATE TABLE t (id INTEGER);\n");
+  }
+  { std::ofstream create(project.db_path()); }
+  project.open().exec(
+      "CREATE TABLE schema_migrations (version VARCHAR(128) PRIMARY KEY);"
+      "INSERT INTO schema_migrations VALUES ('1');");
+  expect({"import", "--from", "dbmate"}, 0);
+  project.open().exec(
+      "INSERT INTO schema_migrations VALUES ('2'), ('3');"
+      "CREATE TRIGGER refuse_third BEFORE INSERT ON _migronaut_migrations"
+      " WHEN NEW.name = '3_c.sql' BEGIN SELECT RAISE(ABORT, 'disk full'); END;");
+  const std::string before = project.dump();
+  const ProcessResult failed = project.run({"import", "--from", "dbmate", "--force"});
+  EXPECT_NE(failed.exit_code, 0) << describe(failed);
+  EXPECT_NE(failed.err.find("disk full"), std::string::npos) << failed.err;
+  EXPECT_EQ(project.statuses(), (Statuses{{"1_a.sql", "applied"}}));
+  EXPECT_EQ(project.dump(), before);
+}
+
 // flyway_schema_history as Flyway's SQLite support creates it. The rows' checksums are Flyway's
 // of the files the tests write (CRC-32 of the lines, as a signed number).
 constexpr const char* kFlywayHistory =

@@ -129,6 +129,48 @@ class JsonDocTest : public ::testing::Test {
         ", 60000, 'foreign-run', 'foreign-nonce', 4242, 'elsewhere', 'ops', '0002-b.sql', 1, 2)");
   }
 
+  // A command run outside the project (no config, no .env): `migronaut --json args…` in `cwd`.
+  json check_outside(const std::string& command, const std::vector<std::string>& args,
+                     int exit_code, const std::filesystem::path& cwd) {
+    std::vector<std::string> all = {migronaut_binary(), "--no-env", "--json"};
+    all.insert(all.end(), args.begin(), args.end());
+    const ProcessResult result = Process(all, {}, cwd).wait();
+    EXPECT_EQ(result.exit_code, exit_code) << command << "\n" << result.out << result.err;
+    const json document = json::parse(result.out, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(document.is_discarded()) << command << ": " << result.out;
+    const std::string found = shape_mismatch(examples.at(command), document, command, true);
+    EXPECT_EQ(found, "") << document.dump(2);
+    checked.insert(command);
+    return document;
+  }
+
+  // import (from a dbmate history), lint and help, which need a database or folder of their own.
+  void check_standalone() {
+    TempDir dir;
+    dir.write("migrations/20260101000000_a.sql", "-- migrate:up\nCREATE INDEX i ON t (c);\n");
+    SqliteDb(dir.write("dbmate.db", ""))  // an empty file is an empty database
+        .exec(
+            "CREATE TABLE schema_migrations (version VARCHAR PRIMARY KEY);"
+            "INSERT INTO schema_migrations VALUES ('20260101000000')");
+    const std::string uri = "sqlite:" + (dir.path() / "dbmate.db").string();
+    const json imported =
+        check_outside("import", {"--uri", uri, "--dir", "migrations", "import", "--from", "dbmate"},
+                      0, dir.path());
+    EXPECT_FALSE(imported["imported"][0].contains("appliedAt")) << "dbmate keeps no time";
+    const json linted = check_outside("lint", {"--dir", "migrations", "lint"}, 45, dir.path());
+    EXPECT_EQ(
+        linted["findings"][0]["path"],
+        (std::filesystem::canonical(dir.path()) / "migrations/20260101000000_a.sql").string());
+    EXPECT_EQ(check_outside("help", {"help", "baseline"}, 0, dir.path())["name"], "baseline");
+    EXPECT_TRUE(check_outside("help", {"up", "--help"}, 0, dir.path())["help"]
+                    .get<std::string>()
+                    .starts_with("Apply pending migrations"));
+    EXPECT_EQ(json::parse(Process({migronaut_binary(), "--json", "--version"}).wait().out)
+                  .at("version")
+                  .size(),
+              1u);
+  }
+
   std::map<std::string, json> examples = documented_examples();
   std::set<std::string> checked;
   SqliteProject project;
@@ -178,6 +220,14 @@ TEST_F(JsonDocTest, EveryCommandPrintsWhatTheDocumentShows) {
   project.open().exec("UPDATE _migronaut_locks SET locked_at = locked_at - 120000");
   EXPECT_EQ(check("unlock", {"unlock", "--yes"})["released"], true);
   EXPECT_EQ(check("lock", {"lock"})["holder"], nullptr);
+
+  EXPECT_EQ(check("audit", {"audit"})["ok"], true);
+  project.write_migration("0001-a.sql",
+                          "-- migrate:up\nCREATE TABLE a (id INTEGER); -- edited\n-- migrate:down\n"
+                          "DROP TABLE a;\n");
+  EXPECT_EQ(check("audit", {"audit"}, 22)["ok"], false);
+  EXPECT_EQ(check("repair", {"repair", "--yes"})["repaired"].size(), 1u);
+  check_standalone();
 
   for (const auto& [command, example] : examples) {
     EXPECT_TRUE(checked.contains(command)) << command << " is documented but not checked";

@@ -452,6 +452,37 @@ TEST_F(SqliteProcessTest, EveryCommandEndToEnd) {
   EXPECT_EQ(project.lock_row(), std::nullopt);
 }
 
+// A file renamed and edited after it was applied is still that migration (its version): `up`
+// must not run it again. It shows as drift until `repair` re-stamps it under its new name.
+TEST_F(SqliteProcessTest, ARenamedAndEditedMigrationIsNeverRunAgain) {
+  project.write_migration("0001-acct.sql",
+                          "-- migrate:up\nCREATE TABLE acct (bal INTEGER);\n"
+                          "INSERT INTO acct VALUES (100);\n");
+  project.write_migration("0002-double.sql", "-- migrate:up\nUPDATE acct SET bal = bal * 2;\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  std::filesystem::remove(project.migrations() / "0002-double.sql");
+  project.write_migration("0002-double-balances.sql",
+                          "-- migrate:up\nUPDATE acct SET bal = bal * 2;  -- reviewed\n");
+
+  const ProcessResult up = project.run({"up"});
+  EXPECT_EQ(up.exit_code, 0) << describe(up);
+  EXPECT_NE(up.err.find("0002-double-balances.sql changed since it was applied"), std::string::npos)
+      << up.err;
+  EXPECT_EQ(project.open().value("SELECT bal FROM acct"), "200");
+  const nlohmann::json row = json_of(project.run({"--json", "status"}))["migrations"][1];
+  EXPECT_EQ(row["state"], "applied");
+  EXPECT_EQ(row["checksumOk"], false);
+  EXPECT_EQ(row["renamedFrom"], "0002-double.sql");
+  EXPECT_EQ(project.run({"audit"}).exit_code, 22);  // drift fails the audit
+
+  ASSERT_EQ(project.run({"repair", "--yes"}).exit_code, 0);
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-acct.sql", "applied"},
+                                          {"0002-double.sql", "reverted"},
+                                          {"0002-double-balances.sql", "applied"}}));
+  EXPECT_EQ(project.run({"audit"}).exit_code, 0);
+  EXPECT_EQ(project.open().value("SELECT bal FROM acct"), "200");
+}
+
 TEST_F(SqliteProcessTest, FailingMigrationIsRecordedAndRolledBackAfterItsPeersApplied) {
   project.write_migration("0001-a.sql", "-- migrate:up\nCREATE TABLE a (id INTEGER);\n");
   project.write_migration("0002-b.sql", "-- migrate:up\nCREATE TABLE b (id INTEGER);\n");

@@ -55,8 +55,9 @@ class FaultStore : public Store {
   std::optional<LockInfo> read_lock() override;
   std::optional<LockInfo> force_release() override { return inner_->force_release(); }
   std::vector<ChangelogRecord> read_changelog() override { return inner_->read_changelog(); }
-  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
-    inner_->write_record(write, fence);
+  void write_records(std::span<const RecordWrite> writes,
+                     const LockToken* fence = nullptr) override {
+    inner_->write_records(writes, fence);
   }
   void execute(const Execution& execution) override { inner_->execute(execution); }
   void interrupt() override { inner_->interrupt(); }

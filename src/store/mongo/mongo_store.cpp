@@ -182,13 +182,14 @@ class MongoStore final : public Store, private MongoFailure {
 
   // Outside a transaction MongoDB cannot make the fence atomic with the write: the lock is
   // checked (with a write on it, so a reclaim in between shows) just before.
-  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
+  void write_records(std::span<const RecordWrite> writes,
+                     const LockToken* fence = nullptr) override {
     if (fence != nullptr &&
         !update_lock(*fence, mongo::fence_pipeline(nullptr), nullptr, "lock fence")) {
       throw LockLostError("the lock no longer names this run; the record was not written",
                           {{"reason", "fence"}});
     }
-    write_record_with(write, nullptr);
+    for (const RecordWrite& write : writes) write_record_with(write, nullptr);
   }
 
   std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {

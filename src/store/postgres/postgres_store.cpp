@@ -559,13 +559,16 @@ class PostgresStore final : public Store {
   // for the session: it may follow the statements of a migration outside a transaction.
   // The session's run tag, if not yet set, goes with it: it comes before every body run outside
   // a transaction (the `applying` mark).
-  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
+  void write_records(std::span<const RecordWrite> writes,
+                     const LockToken* fence = nullptr) override {
     const bool naming = !session_name_.empty() && !session_named_;
     const Result result = send("BEGIN;\n" + (naming ? name_session_sql() : "") +
-                               std::string(kOwnSession) + commit_script(&write, fence, nullptr));
+                               std::string(kOwnSession) + commit_script(writes, fence, nullptr));
     session_named_ = session_named_ || (naming && succeeded(result.get()));
     if (fence != nullptr) return check_migration(result);
-    check("write the changelog record " + write.name, result.get());
+    check(writes.size() == 1 ? "write the changelog record " + writes.front().name
+                             : fmt::format("write {} changelog records", writes.size()),
+          result.get());
   }
 
   void check_script(std::string_view file, const Script& script,
@@ -619,8 +622,9 @@ class PostgresStore final : public Store {
       return;
     }
     run_code(execution);
-    check_migration(send(std::string(kOwnSession) +
-                         commit_script(execution.record, execution.fence, execution.progress)));
+    check_migration(
+        send(std::string(kOwnSession) +
+             commit_script(records_of(execution), execution.fence, execution.progress)));
   }
 
   void interrupt() override {
@@ -903,7 +907,7 @@ class PostgresStore final : public Store {
   // the record and the fence are called as statements the session prepared; without, they go
   // whole. Callers put kOwnSession before it (and before any PREPARE of it). The fence's nonce
   // is remembered as a secret: no message quoting it shows it.
-  std::string commit_script(const RecordWrite* record, const LockToken* fence,
+  std::string commit_script(std::span<const RecordWrite> records, const LockToken* fence,
                             const LockProgress* progress, SessionStatements* statements = nullptr) {
     const auto bookkeeping = [&](const auto& make) {
       SqlValues literals(conn_);
@@ -917,7 +921,9 @@ class PostgresStore final : public Store {
       return statements->call(sql, arguments) + ";\n";
     };
     std::string sql;
-    if (record) sql += bookkeeping([&](SqlValues& values) { return upsert_sql(*record, values); });
+    for (const RecordWrite& record : records) {
+      sql += bookkeeping([&](SqlValues& values) { return upsert_sql(record, values); });
+    }
     if (fence) {
       remember_secret(fence->nonce);
       sql += bookkeeping([&](SqlValues& values) { return fence_sql(*fence, progress, values); });
@@ -936,7 +942,7 @@ class PostgresStore final : public Store {
     std::string prepares;
     if (statements != nullptr) statements->begin_message();
     const std::string tail =
-        commit_script(execution.record, execution.fence, execution.progress, statements);
+        commit_script(records_of(execution), execution.fence, execution.progress, statements);
     if (statements != nullptr) {
       probe = statements->probe();
       prepares = statements->prepares();

@@ -318,14 +318,12 @@ class SqliteStore final : public Store {
     return records;
   }
 
-  void write_record(const RecordWrite& write, const LockToken* fence = nullptr) override {
-    if (fence == nullptr) {
-      upsert_record(write);
-      return;
-    }
+  void write_records(std::span<const RecordWrite> writes,
+                     const LockToken* fence = nullptr) override {
+    if (fence == nullptr && writes.size() == 1) return upsert_record(writes.front());
     Transaction transaction(db_.get());
-    upsert_record(write);
-    require_lock(*fence, nullptr);
+    for (const RecordWrite& write : writes) upsert_record(write);
+    if (fence != nullptr) require_lock(*fence, nullptr);
     transaction.commit();
   }
 

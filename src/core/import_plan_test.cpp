@@ -235,11 +235,11 @@ TEST(PlanImportTest, RecordsAlreadyAppliedAreSkipped) {
 TEST(PlanImportTest, AFileRenamedSinceTheFirstImportIsNotImportedAgain) {
   ChangelogRecord earlier;
   earlier.name = "20240101000000_posts.sql";
-  const ImportResult result = plan_import(
-      ForeignTool::kDbmate, {versioned("20240101000000"), versioned("20240102000000")},
-      {file("20240101000000_create_posts.sql", "20240101000000"),
-       file("20240102000000_comments.sql", "20240102000000")},
-      {earlier}, false);
+  const ImportResult result =
+      plan_import(ForeignTool::kDbmate, {versioned("20240101000000"), versioned("20240102000000")},
+                  {file("20240101000000_create_posts.sql", "20240101000000"),
+                   file("20240102000000_comments.sql", "20240102000000")},
+                  {earlier}, false);
   EXPECT_EQ(names(result), std::vector<std::string>{"20240102000000_comments.sql"});
   EXPECT_EQ(result.skipped, std::vector<std::string>{"20240101000000_create_posts.sql"});
 }

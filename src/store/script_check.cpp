@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include "migronaut/errors.hpp"
-#include "sql/text_position.hpp"
 #include "util/text.hpp"
 
 namespace migronaut {
@@ -26,6 +25,24 @@ std::string shown_statement(std::string_view statement) {
   return flat.substr(0, cut) + "…";
 }
 
+TextPosition position_in_file(const Script& script, std::size_t offset) {
+  TextPosition position = position_at(script.text, offset);
+  position.line += script.first_line - 1;
+  return position;
+}
+
+std::string place_in_file(const Script& script, std::size_t offset, std::string_view statement,
+                          nlohmann::json& context) {
+  const TextPosition at = position_in_file(script, offset);
+  context["line"] = at.line;
+  context["column"] = at.column;
+  std::string where = fmt::format("line {}, column {}", at.line, at.column);
+  if (statement.empty()) return where;
+  const std::string shown = shown_statement(statement);
+  context["statement"] = shown;
+  return where + " in `" + shown + "`";
+}
+
 namespace {
 
 std::string what_to_do(const std::string& rule) {
@@ -40,8 +57,8 @@ std::string what_to_do(const std::string& rule) {
 void refuse_statement(std::string_view file, const Script& script, std::size_t offset,
                       std::string_view statement, const std::string& rule,
                       const std::string& reason) {
-  const TextPosition position = position_at(script.text, offset);
-  const std::size_t line = script.first_line + position.line - 1;
+  const TextPosition position = position_in_file(script, offset);
+  const std::size_t line = position.line;
   const std::string text = shown_statement(statement);
   throw MigrationInvalidFormatError(
       fmt::format("Invalid migration {} at line {}, column {}: `{}`: {}; {}", file, line,

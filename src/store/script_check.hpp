@@ -1,10 +1,13 @@
-// The refusal a store's check_script() throws for a statement it will not run.
+// Statements of a migration's script placed in its file: the refusal a store's check_script()
+// throws for a statement it will not run, and the place a failed statement names.
 #pragma once
 
 #include <cstddef>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 
+#include "sql/text_position.hpp"
 #include "store/store.hpp"
 
 namespace migronaut {
@@ -18,5 +21,14 @@ namespace migronaut {
 
 // `statement` on one line, shortened to what a message can carry.
 std::string shown_statement(std::string_view statement);
+
+// Where byte `offset` of `script.text` lies in the script's file.
+TextPosition position_in_file(const Script& script, std::size_t offset);
+
+// "line L, column C in `statement`" for byte `offset` of `script.text`, which lies in
+// `statement` (shortened; left out when empty); `context` gets "line", "column" and
+// "statement". How every store's failed statement is named.
+std::string place_in_file(const Script& script, std::size_t offset, std::string_view statement,
+                          nlohmann::json& context);
 
 }  // namespace migronaut

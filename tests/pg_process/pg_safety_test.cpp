@@ -486,5 +486,84 @@ TEST_F(PgSafetyTest, AFailingStatementIsNamedWithItsLineAndColumn) {
   EXPECT_EQ(alone["context"]["statement"], "SELECT nope FROM t");
 }
 
+// A failure without an error position (a unique violation, a division by zero) is placed at
+// its statement too: outside a transaction the statement migronaut sent; in one, the statement
+// the server's answers before the error point at.
+TEST_F(PgSafetyTest, AFailureWithoutAPositionNamesItsStatementAndWhatItLeftBehind) {
+  dir_.write("20260101000001-orders.sql",
+             "-- migrate:up\nCREATE TABLE orders (user_id int);\n"
+             "INSERT INTO orders VALUES (1), (1), (2);\n");
+  dir_.write("20260101000002-index.sql",
+             "-- migrate:up transaction:false\nCREATE TABLE IF NOT EXISTS audit_log (id bigint);\n"
+             "CREATE UNIQUE INDEX CONCURRENTLY orders_user_uniq ON orders (user_id);\n"
+             "CREATE TABLE after_index (id bigint);\n");
+  const ProcessResult alone = migronaut({"up"});
+  EXPECT_EQ(alone.exit_code, 7) << alone.out << alone.err;
+  const nlohmann::json error = failure(alone);
+  const std::string message = error["message"];
+  EXPECT_NE(message.find("20260101000002-index.sql failed: statement 2 at line 3, column 1 in "
+                         "`CREATE UNIQUE INDEX CONCURRENTLY orders_user_uniq ON orders "
+                         "(user_id)`: could not create unique index \"orders_user_uniq\""),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("Key (user_id)=(1) is duplicated."), std::string::npos) << message;
+  EXPECT_NE(message.find("The 1 statement before it ran and stays applied: outside a "
+                         "transaction nothing is rolled back."),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("run `DROP INDEX CONCURRENTLY IF EXISTS orders_user_uniq;` before "
+                         "running the migration again"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(error["context"]["line"], 3) << error;
+  EXPECT_EQ(error["context"]["statementNumber"], 2);
+  EXPECT_EQ(error["context"]["statementsApplied"], 1);
+  EXPECT_EQ(error["context"]["invalidIndex"], "orders_user_uniq");
+  // As the message says: the first statement stays, the index is left INVALID, nothing after.
+  EXPECT_TRUE(table_exists("audit_log"));
+  EXPECT_FALSE(table_exists("after_index"));
+  EXPECT_EQ(
+      value("SELECT indisvalid FROM pg_index WHERE indexrelid = 'orders_user_uniq'::regclass"),
+      "f");
+  EXPECT_EQ(value("SELECT status FROM _migronaut_migrations WHERE name LIKE '%-index.sql'"),
+            "failed");
+
+  // The hint's statement and the duplicate gone, the migration runs again to the end.
+  value("DROP INDEX CONCURRENTLY IF EXISTS orders_user_uniq");
+  value(
+      "DELETE FROM orders WHERE ctid IN (SELECT max(ctid) FROM orders GROUP BY user_id "
+      "HAVING count(*) > 1)");
+  const ProcessResult again = migronaut({"up"});
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(
+      value("SELECT indisvalid FROM pg_index WHERE indexrelid = 'orders_user_uniq'::regclass"),
+      "t");
+}
+
+TEST_F(PgSafetyTest, ATransactionalFailureWithoutAPositionNamesItsStatementAndRollsBack) {
+  // With and without a lock timeout (which changes how the script is sent).
+  for (const std::string marker : {"-- migrate:up", "-- migrate:up lock_timeout:off"}) {
+    dir_.write("20260101000001-divide.sql",
+               marker +
+                   "\nCREATE TABLE made (id bigint);\nINSERT INTO made VALUES (1);\n"
+                   "-- the ratio\n  SELECT 1 / (SELECT count(*) - 1 FROM made);\n"
+                   "CREATE TABLE after_divide (id bigint);\n");
+    const ProcessResult result = migronaut({"up"});
+    EXPECT_EQ(result.exit_code, 7) << result.out << result.err;
+    const nlohmann::json error = failure(result);
+    const std::string message = error["message"];
+    EXPECT_NE(message.find("20260101000001-divide.sql failed: statement 3 at line 5, column 3 in "
+                           "`SELECT 1 / (SELECT count(*) - 1 FROM made)`: division by zero"),
+              std::string::npos)
+        << marker << ": " << message;
+    EXPECT_EQ(message.find("stay"), std::string::npos) << message;
+    EXPECT_EQ(error["context"]["line"], 5) << error;
+    EXPECT_EQ(error["context"]["statementNumber"], 3);
+    EXPECT_FALSE(error["context"].contains("statementsApplied"));
+    EXPECT_FALSE(table_exists("made"));
+    EXPECT_FALSE(table_exists("after_divide"));
+  }
+}
+
 }  // namespace
 }  // namespace migronaut::testing

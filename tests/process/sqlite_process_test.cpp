@@ -512,6 +512,38 @@ TEST_F(SqliteProcessTest, FailingMigrationIsRecordedAndRolledBackAfterItsPeersAp
   EXPECT_EQ(project.lock_row(), std::nullopt);
 }
 
+// A runtime failure deep in a big file names its line and statement; the transaction rolls the
+// statements before it back, while outside a transaction they stay.
+TEST_F(SqliteProcessTest, AFailingStatementIsNamedByItsLineInABigFile) {
+  std::string big = "-- migrate:up\nCREATE TABLE t (id INTEGER);\n";
+  for (int i = 0; i < 20000; ++i) big += "INSERT INTO t VALUES (" + std::to_string(i) + ");\n";
+  big += "SELECT * FROM nosuch;\nCREATE TABLE after (id INTEGER);\n";
+  project.write_migration("0001-big.sql", big);
+
+  const ProcessResult result = project.run({"--json", "up"});
+  EXPECT_EQ(result.exit_code, 7) << describe(result);
+  const nlohmann::json error = json_of(result)["error"];
+  EXPECT_EQ(error["message"],
+            "Migration 0001-big.sql failed: line 20003, column 1 in `SELECT * FROM nosuch`: no "
+            "such table: nosuch");
+  EXPECT_EQ(error["context"]["line"], 20003);
+  EXPECT_EQ(error["context"]["statement"], "SELECT * FROM nosuch");
+  SqliteDb db = project.open();
+  EXPECT_FALSE(db.has_table("t"));
+  EXPECT_FALSE(db.has_table("after"));
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-big.sql", "failed"}}));
+
+  project.write_migration("0001-big.sql",
+                          "-- migrate:up transaction:false\nCREATE TABLE kept (id INTEGER);\n\n"
+                          "  CREATE TABEL lost (id INTEGER);\n");
+  const ProcessResult alone = project.run({"--json", "up"});
+  EXPECT_EQ(alone.exit_code, 7) << describe(alone);
+  EXPECT_EQ(json_of(alone)["error"]["message"],
+            "Migration 0001-big.sql failed: line 4, column 10 in `CREATE TABEL lost (id "
+            "INTEGER)`: near \"TABEL\": syntax error");
+  EXPECT_TRUE(project.open().has_table("kept"));
+}
+
 // SQL that keeps SQLite's only writer busy for `seconds` by SQLite's clock, whatever the
 // machine's speed (a fixed count can end within 1.5 TTLs on a fast one). SQL has no sleep and
 // julianday('now') holds still within a statement, so the work is many short counts, each

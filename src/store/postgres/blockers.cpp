@@ -110,6 +110,9 @@ Watched exec_watching_blockers(PGconn* conn, const std::string& sql, const std::
     }
     PGresult* result = PQgetResult(conn);
     if (result == nullptr) break;
+    if (!failed(result) && (watched.result == nullptr || !failed(watched.result))) {
+      ++watched.completed;
+    }
     if (watched.result == nullptr || (failed(result) && !failed(watched.result))) {
       if (watched.result != nullptr) PQclear(watched.result);
       watched.result = result;

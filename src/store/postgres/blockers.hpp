@@ -7,6 +7,7 @@
 #include <libpq-fe.h>
 
 #include <chrono>
+#include <cstddef>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -22,6 +23,9 @@ PGconn* connect_postgres(const std::string& uri);
 struct Watched {
   PGresult* result = nullptr;  // the first failed result, else the last; the caller PQclear-s it
   nlohmann::json blockers = nlohmann::json::array();
+  // The statements of the query that completed before the first failure: the server runs them
+  // in order and answers each that completes with a result of its own.
+  std::size_t completed = 0;
 };
 
 // Runs `sql` on `conn`, asking about blockers through a connection to `uri` once `ask_after`

@@ -35,6 +35,7 @@
 #include "store/execution.hpp"
 #include "store/postgres/adopt.hpp"
 #include "store/postgres/blockers.hpp"
+#include "store/postgres/left_behind.hpp"
 #include "store/postgres/run_sessions.hpp"
 #include "store/postgres/session_statements.hpp"
 #include "store/postgres/unterminated_text.hpp"
@@ -283,7 +284,13 @@ struct SentPiece {
   std::size_t offset = 0;
   std::size_t length = 0;
   std::size_t prefix = 0;
-  std::string_view after;
+  std::string_view after = {};
+  // The script's statement that failed, when known (the one the query carried, or the one the
+  // server's answers point at), and its number in the script, from 1.
+  const PgStatement* statement = nullptr;
+  std::size_t number = 0;
+  // Whether the statements before it ran in the same transaction, rolled back with it.
+  bool transactional = true;
 };
 
 // How much of migronaut's text after a script a message must quote to be cut there: enough to
@@ -316,31 +323,50 @@ std::string migration_message(const PGresult* result, std::string_view after) {
   return without_own_text(std::move(text), after);
 }
 
-// The server's error position (1-based, in characters of the query) mapped back to the
-// script's file: line, column and the statement. False when the error has no position or it
-// lies outside the script (in migronaut's own statements).
-bool locate(const PGresult* result, const SentPiece& piece, nlohmann::json& context,
-            std::string& where) {
+// The server's error position (1-based, in characters of the query) as a byte offset of the
+// script; none when the error has no position or it lies outside the script (in migronaut's own
+// statements).
+std::optional<std::size_t> error_offset(const PGresult* result, const SentPiece& piece) {
   const char* position = PQresultErrorField(result, PG_DIAG_STATEMENT_POSITION);
-  if (position == nullptr || piece.script == nullptr) return false;
+  if (position == nullptr || piece.script == nullptr) return std::nullopt;
   const std::size_t character = std::strtoull(position, nullptr, 10);
-  if (character <= piece.prefix) return false;
+  if (character <= piece.prefix) return std::nullopt;
   const std::string_view text =
       std::string_view(piece.script->text).substr(piece.offset, piece.length);
   const std::size_t in_piece = byte_offset_of_character(text, character - 1 - piece.prefix);
-  if (in_piece >= text.size()) return false;
-  const std::size_t offset = piece.offset + in_piece;
-  const TextPosition at = position_at(piece.script->text, offset);
-  const std::size_t line = piece.script->first_line + at.line - 1;
-  context["line"] = line;
-  context["column"] = at.column;
-  where = fmt::format("line {}, column {}", line, at.column);
-  const std::vector<PgStatement> statements = parse_pg_script(piece.script->text);
-  if (const PgStatement* statement = statement_at(statements, offset)) {
-    const std::string shown = shown_statement(statement->text(piece.script->text));
-    context["statement"] = shown;
-    where += " in `" + shown + "`";
+  if (in_piece >= text.size()) return std::nullopt;
+  return piece.offset + in_piece;
+}
+
+// Whether the parser read every statement of a script.
+bool parses_whole(const std::vector<PgStatement>& statements) {
+  return std::all_of(statements.begin(), statements.end(),
+                     [](const PgStatement& s) { return s.parsed(); });
+}
+
+// A failure placed in the script's file (place_in_file()): at the server's error position when
+// it gave one, else at the start of the statement that failed, when that is known (unique
+// violations, division by zero and the like come without a position). False when neither is.
+bool locate(const PGresult* result, const SentPiece& piece, nlohmann::json& context,
+            std::string& where) {
+  if (piece.script == nullptr) return false;
+  const std::string_view script = piece.script->text;
+  if (piece.number > 0) context["statementNumber"] = piece.number;
+  if (const std::optional<std::size_t> offset = error_offset(result, piece)) {
+    std::vector<PgStatement> parsed;
+    const PgStatement* statement = piece.statement;
+    if (statement == nullptr) {
+      parsed = parse_pg_script(script);
+      statement = statement_at(parsed, *offset);
+    }
+    where =
+        place_in_file(*piece.script, *offset, statement ? statement->text(script) : "", context);
+    return true;
   }
+  if (piece.statement == nullptr) return false;
+  where =
+      fmt::format("statement {} at ", piece.number) +
+      place_in_file(*piece.script, piece.statement->offset, piece.statement->text(script), context);
   return true;
 }
 
@@ -698,13 +724,17 @@ class PostgresStore final : public Store {
   }
 
   // Like send(), noting who blocks the query when it still runs halfway to `lock_timeout`, so
-  // a lock timeout can name its blocker (blockers_).
-  Result send_watched(const std::string& sql, std::chrono::milliseconds lock_timeout) {
+  // a lock timeout can name its blocker (blockers_), and how many of its statements completed
+  // (`completed`). Without a lock timeout nobody is asked.
+  Result send_watched(const std::string& sql, std::chrono::milliseconds lock_timeout,
+                      std::size_t* completed) {
     blockers_ = nlohmann::json::array();
-    if (lock_timeout.count() == 0) return send(sql);
-    Watched watched = exec_watching_blockers(conn_, sql, uri_for_blockers_, lock_timeout / 2);
+    const std::chrono::milliseconds ask_after =
+        lock_timeout.count() > 0 ? lock_timeout / 2 : std::chrono::hours(24 * 365);
+    Watched watched = exec_watching_blockers(conn_, sql, uri_for_blockers_, ask_after);
     Result result(watched.result);
     blockers_ = std::move(watched.blockers);
+    *completed = watched.completed;
     if (!succeeded(result.get())) rollback_if_open();
     return result;
   }
@@ -834,19 +864,21 @@ class PostgresStore final : public Store {
           {{"sqlstate", state}, {"blockedBy", blocker}, {"blockers", blockers_}});
     }
     nlohmann::json context = {{"sqlstate", state}};
+    std::string message = migration_message(result.get(), piece.after);
+    if (message.empty()) message = redact(server_message(result.get()));
     std::string where;
     if (locate(result.get(), piece, context, where)) {
+      // At an error position, the primary message says enough: the statement is shown.
       const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
-      const std::string said =
-          primary != nullptr ? without_own_text(primary, piece.after) : std::string();
-      throw MigrationExecutionFailedError(
-          fmt::format("{}: {}", where,
-                      said.empty() ? migration_message(result.get(), piece.after) : said),
-          std::move(context));
+      const std::string said = primary != nullptr && error_offset(result.get(), piece)
+                                   ? without_own_text(primary, piece.after)
+                                   : std::string();
+      message = fmt::format("{}: {}", where, said.empty() ? message : said);
     }
-    const std::string message = migration_message(result.get(), piece.after);
-    throw MigrationExecutionFailedError(
-        message.empty() ? redact(server_message(result.get())) : message, std::move(context));
+    if (!piece.transactional && piece.statement != nullptr) {
+      message += left_behind(*piece.statement, piece.number - 1, context);
+    }
+    throw MigrationExecutionFailedError(message, std::move(context));
   }
 
   // Outside a transaction each statement goes on its own: the server runs a multi-statement
@@ -854,16 +886,21 @@ class PostgresStore final : public Store {
   // script the parser cannot read whole goes as it is, for the server to report.
   void run_statements(const Script& script) {
     const std::vector<PgStatement> statements = parse_pg_script(script.text);
-    const bool readable = std::all_of(statements.begin(), statements.end(),
-                                      [](const PgStatement& s) { return s.parsed(); });
-    if (!readable) {
-      check_migration(send(script.text), SentPiece{&script, 0, script.text.size(), 0, {}});
+    if (!parses_whole(statements)) {
+      check_migration(
+          send(script.text),
+          SentPiece{.script = &script, .length = script.text.size(), .transactional = false});
       return;
     }
-    for (const PgStatement& statement : statements) {
-      check_migration(
-          send(std::string(statement.text(script.text))),
-          SentPiece{&script, statement.offset, statement.end - statement.offset, 0, {}});
+    for (std::size_t i = 0; i < statements.size(); ++i) {
+      const PgStatement& statement = statements[i];
+      check_migration(send(std::string(statement.text(script.text))),
+                      SentPiece{.script = &script,
+                                .offset = statement.offset,
+                                .length = statement.end - statement.offset,
+                                .statement = &statement,
+                                .number = i + 1,
+                                .transactional = false});
     }
   }
 
@@ -950,7 +987,9 @@ class PostgresStore final : public Store {
     // The script comes right after BEGIN, where pg_stat_activity's cut-off text still shows it.
     const std::string head = begin_sql(execution) + ";\n" + probe;
     const std::string after = "\n;\n" + std::string(kOwnSession) + prepares + tail;
-    const Result result = send_watched(head + script.text + after, execution.lock_timeout);
+    std::size_t completed = 0;
+    const Result result =
+        send_watched(head + script.text + after, execution.lock_timeout, &completed);
     if (statements != nullptr) {
       statements->settle(succeeded(result.get()));
       const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);
@@ -960,8 +999,28 @@ class PostgresStore final : public Store {
         return false;
       }
     }
-    check_migration(result, SentPiece{&script, 0, script.text.size(), head.size(), after});
+    SentPiece piece{
+        .script = &script, .length = script.text.size(), .prefix = head.size(), .after = after};
+    std::vector<PgStatement> parsed;
+    if (!succeeded(result.get())) {
+      parsed = parse_pg_script(script.text);
+      point_at_failed(parsed, parse_pg_script(head).size(), completed, piece);
+    }
+    check_migration(result, piece);
     return true;
+  }
+
+  // Points `piece` at the statement of `statements` (its script's) that failed in a query of
+  // `own` statements of migronaut's, the script, and more of migronaut's, of which `completed`
+  // statements completed. Left unknown when the parser cannot read the script whole, as its
+  // split may then differ from the server's, or when the failure came before or after it.
+  static void point_at_failed(const std::vector<PgStatement>& statements, std::size_t own,
+                              std::size_t completed, SentPiece& piece) {
+    if (!parses_whole(statements) || completed < own || completed - own >= statements.size()) {
+      return;
+    }
+    piece.statement = &statements[completed - own];
+    piece.number = completed - own + 1;
   }
 
   // Fails the transaction unless the lock record still carries the token, and renews it with

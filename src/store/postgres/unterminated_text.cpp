@@ -7,6 +7,7 @@
 #include "migronaut/errors.hpp"
 #include "sql/pg/pg_parser.hpp"
 #include "sql/text_position.hpp"
+#include "store/script_check.hpp"
 
 namespace migronaut {
 namespace {
@@ -34,8 +35,8 @@ void refuse_unterminated_text(std::string_view file, const Script& script) {
   const int cursor = split.result.error->cursorpos;
   const std::size_t offset =
       byte_offset_of_character(script.text, cursor > 0 ? static_cast<std::size_t>(cursor - 1) : 0);
-  const TextPosition position = position_at(script.text, offset);
-  const std::size_t line = script.first_line + position.line - 1;
+  const TextPosition position = position_in_file(script, offset);
+  const std::size_t line = position.line;
   throw MigrationInvalidFormatError(
       fmt::format("Invalid migration {} at line {}, column {}: {}: the script ends inside it; "
                   "close it",

@@ -19,19 +19,26 @@ struct Piece {
   std::string_view text;
 };
 
-// The script's statements, split where SQLite's tokenizer says one is complete (so semicolons
-// in strings, comments and trigger bodies do not split).
-std::vector<Piece> split_statements(std::string_view script) {
-  std::vector<Piece> pieces;
-  std::size_t start = 0;
-  for (std::size_t semicolon = script.find(';'); semicolon != std::string_view::npos;
+// One past the semicolon that ends the statement starting at `start`, where SQLite's tokenizer
+// says it is complete (so semicolons in strings, comments and trigger bodies do not end it);
+// the script's end when none does.
+std::size_t statement_end(std::string_view script, std::size_t start) {
+  for (std::size_t semicolon = script.find(';', start); semicolon != std::string_view::npos;
        semicolon = script.find(';', semicolon + 1)) {
     const std::string candidate(script.substr(start, semicolon + 1 - start));
-    if (sqlite3_complete(candidate.c_str()) == 0) continue;
-    pieces.push_back({start, script.substr(start, semicolon + 1 - start)});
-    start = semicolon + 1;
+    if (sqlite3_complete(candidate.c_str()) != 0) return semicolon + 1;
   }
-  if (skip_blank(script, start) < script.size()) pieces.push_back({start, script.substr(start)});
+  return script.size();
+}
+
+// The script's statements, each with the blanks and comments before it.
+std::vector<Piece> split_statements(std::string_view script) {
+  std::vector<Piece> pieces;
+  for (std::size_t start = 0; skip_blank(script, start) < script.size();) {
+    const std::size_t end = statement_end(script, start);
+    pieces.push_back({start, script.substr(start, end - start)});
+    start = end;
+  }
   return pieces;
 }
 
@@ -133,6 +140,11 @@ std::vector<std::string_view> sqlite_statements(std::string_view script) {
     if (!statement.empty()) statements.push_back(statement);
   }
   return statements;
+}
+
+std::string_view sqlite_statement_at(std::string_view script, std::size_t start) {
+  const std::size_t end = statement_end(script, start);
+  return statement_of(script, {start, script.substr(start, end - start)}).text;
 }
 
 std::optional<SqliteConflict> sqlite_transaction_conflict(std::string_view script) {

@@ -16,6 +16,10 @@ namespace migronaut {
 // The statements of `script` in order, each from its first token and without its semicolon.
 std::vector<std::string_view> sqlite_statements(std::string_view script);
 
+// The statement of `script` that starts at byte `start` (blanks and comments before it
+// allowed): from its first token, without its semicolon.
+std::string_view sqlite_statement_at(std::string_view script, std::size_t start);
+
 struct SqliteConflict {
   std::size_t offset = 0;  // the statement's first token, in bytes
   std::string statement;

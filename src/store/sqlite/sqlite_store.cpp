@@ -19,6 +19,7 @@
 #include "store/rows.hpp"
 #include "store/script_check.hpp"
 #include "store/sqlite/adopt.hpp"
+#include "store/sqlite/script_run.hpp"
 #include "store/sqlite/sqlite_errors.hpp"
 #include "store/sqlite/sqlite_script.hpp"
 #include "util/sqlite_uri.hpp"
@@ -431,17 +432,8 @@ class SqliteStore final : public Store {
   // Runs the script or the C++ body; any failure becomes MigrationExecutionFailedError except
   // migronaut's own errors, which keep their type.
   void run_work(const Execution& execution) {
-    auto failed = [](const std::string& error) {
-      return MigrationExecutionFailedError(error, {{"error", error}});
-    };
     if (const auto* script = std::get_if<Script>(execution.work)) {
-      char* message = nullptr;
-      const int rc = sqlite3_exec(db_.get(), script->text.c_str(), nullptr, nullptr, &message);
-      if (rc != SQLITE_OK) {
-        const std::string error = message != nullptr ? message : sqlite3_errstr(rc);
-        sqlite3_free(message);
-        throw failed(error);
-      }
+      run_sqlite_script(db_.get(), *script);
       return;
     }
     if (execution.context != nullptr) execution.context->handle.sqlite = db_.get();

@@ -1,0 +1,17 @@
+// How the SQLite store runs a migration's script: statement by statement, as sqlite3_exec()
+// does, but keeping track of where each statement starts, so a failure names its place in the
+// file and the statement, as PostgreSQL's do.
+#pragma once
+
+#include <sqlite3.h>
+
+#include "store/store.hpp"
+
+namespace migronaut {
+
+// Runs `script` on `db`. The first failing statement throws MigrationExecutionFailedError:
+// "line L, column C in `statement`: SQLite's message", at the token SQLite blames when it
+// names one, else at the statement's first. What ran before it is the caller's to roll back.
+void run_sqlite_script(sqlite3* db, const Script& script);
+
+}  // namespace migronaut

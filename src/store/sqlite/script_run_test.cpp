@@ -1,0 +1,86 @@
+#include "store/sqlite/script_run.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "migronaut/errors.hpp"
+
+namespace migronaut {
+namespace {
+
+class ScriptRunTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    sqlite3* raw = nullptr;
+    ASSERT_EQ(sqlite3_open(":memory:", &raw), SQLITE_OK);
+    db_.reset(raw);
+  }
+
+  // The error running `text` (starting on line `first_line` of its file) throws; fails the
+  // test when it runs through.
+  MigrationExecutionFailedError failure(const std::string& text, std::size_t first_line = 1) {
+    try {
+      run_sqlite_script(db_.get(), Script{text, first_line});
+    } catch (const MigrationExecutionFailedError& e) {
+      return e;
+    }
+    ADD_FAILURE() << "ran without an error: " << text;
+    return MigrationExecutionFailedError("", {});
+  }
+
+  std::string value(const std::string& sql) {
+    sqlite3_stmt* raw = nullptr;
+    sqlite3_prepare_v2(db_.get(), sql.c_str(), -1, &raw, nullptr);
+    std::unique_ptr<sqlite3_stmt, decltype(&sqlite3_finalize)> statement(raw, &sqlite3_finalize);
+    if (sqlite3_step(raw) != SQLITE_ROW) return "<none>";
+    const auto* text = sqlite3_column_text(raw, 0);
+    return text ? reinterpret_cast<const char*>(text) : "<null>";
+  }
+
+  std::unique_ptr<sqlite3, decltype(&sqlite3_close_v2)> db_{nullptr, &sqlite3_close_v2};
+};
+
+TEST_F(ScriptRunTest, RunsEveryStatementRowsCommentsAndTriggersIncluded) {
+  run_sqlite_script(db_.get(), Script{"CREATE TABLE t (a TEXT);\nSELECT 1 UNION SELECT 2;\n"
+                                      "CREATE TRIGGER g AFTER INSERT ON t BEGIN SELECT 1; END;\n"
+                                      "INSERT INTO t VALUES ('x;y'); /* done */ -- really\n"});
+  EXPECT_EQ(value("SELECT group_concat(a) FROM t"), "x;y");
+}
+
+TEST_F(ScriptRunTest, AFailingStepIsPlacedAtItsStatementInTheFile) {
+  const MigrationExecutionFailedError error = failure(
+      "CREATE TABLE t (id INTEGER PRIMARY KEY);\nINSERT INTO t VALUES (1);\n\n"
+      "  -- again\n  INSERT INTO t\n    VALUES (1);\nINSERT INTO t VALUES (2);\n",
+      3);
+  EXPECT_STREQ(error.what(),
+               "line 7, column 3 in `INSERT INTO t VALUES (1)`: UNIQUE constraint failed: t.id");
+  EXPECT_EQ(error.context()["line"], 7);
+  EXPECT_EQ(error.context()["column"], 3);
+  EXPECT_EQ(error.context()["statement"], "INSERT INTO t VALUES (1)");
+  EXPECT_EQ(error.context()["error"], "UNIQUE constraint failed: t.id");
+  // The statements before it ran; rolling them back is the caller's transaction's job.
+  EXPECT_EQ(value("SELECT count(*) FROM t"), "1");
+}
+
+TEST_F(ScriptRunTest, ASyntaxErrorIsPlacedAtTheTokenSqliteBlames) {
+  const MigrationExecutionFailedError error =
+      failure("SELECT 1;\nCREATE TABEL v (id INTEGER);\nSELECT 2;\n");
+  EXPECT_STREQ(error.what(),
+               "line 2, column 8 in `CREATE TABEL v (id INTEGER)`: near \"TABEL\": syntax error");
+}
+
+TEST_F(ScriptRunTest, AMissingTableIsPlacedInAFileOfManyLines) {
+  std::string text = "CREATE TABLE t (id INTEGER);\n";
+  for (int i = 0; i < 20000; ++i) text += "INSERT INTO t VALUES (" + std::to_string(i) + ");\n";
+  text += "SELECT * FROM nosuch;\n";
+  const MigrationExecutionFailedError error = failure(text, 2);
+  EXPECT_EQ(error.context()["line"], 20003) << error.what();
+  EXPECT_EQ(error.context()["statement"], "SELECT * FROM nosuch");
+  EXPECT_NE(std::string(error.what()).find(": no such table: nosuch"), std::string::npos)
+      << error.what();
+}
+
+}  // namespace
+}  // namespace migronaut

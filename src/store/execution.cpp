@@ -3,6 +3,7 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "fmt/format.h"
 #include "migronaut/errors.hpp"
 
 namespace migronaut {
@@ -26,6 +27,15 @@ std::int64_t timed_ms(const std::function<void()>& work) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                started)
       .count();
+}
+
+void require_still_held(const std::function<bool()>& still_held, std::size_t sent) {
+  if (sent == 0 || !still_held || still_held()) return;
+  throw LockLostError(
+      fmt::format("the lock was lost after {} statement(s) of a migration outside a transaction "
+                  "ran: the rest were not sent",
+                  sent),
+      {{"reason", "lost between statements"}, {"statementsApplied", sent}});
 }
 
 void execute_untransacted(const Execution& execution, const std::function<void()>& run_work,

@@ -632,7 +632,8 @@ class PostgresStore final : public Store {
     if (!execution.transactional) {
       try {
         return execute_untransacted(
-            execution, [&] { script ? run_statements(*script) : run_code(execution); },
+            execution,
+            [&] { script ? run_statements(*script, execution.still_held) : run_code(execution); },
             [&](const RecordWrite& record) { write_record(record, execution.fence); });
       } catch (const std::exception&) {
         restore_session();  // no rollback undoes what its statements set
@@ -884,7 +885,7 @@ class PostgresStore final : public Store {
   // Outside a transaction each statement goes on its own: the server runs a multi-statement
   // string as one implicit transaction, where CREATE INDEX CONCURRENTLY and its kin fail. A
   // script the parser cannot read whole goes as it is, for the server to report.
-  void run_statements(const Script& script) {
+  void run_statements(const Script& script, const std::function<bool()>& still_held) {
     const std::vector<PgStatement> statements = parse_pg_script(script.text);
     if (!parses_whole(statements)) {
       check_migration(
@@ -893,6 +894,7 @@ class PostgresStore final : public Store {
       return;
     }
     for (std::size_t i = 0; i < statements.size(); ++i) {
+      require_still_held(still_held, i);
       const PgStatement& statement = statements[i];
       check_migration(send(std::string(statement.text(script.text))),
                       SentPiece{.script = &script,

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "migronaut/errors.hpp"
+#include "store/execution.hpp"
 #include "store/script_check.hpp"
 #include "store/sqlite/sqlite_script.hpp"
 
@@ -42,9 +43,10 @@ int error_offset(sqlite3* db) {
 
 }  // namespace
 
-void run_sqlite_script(sqlite3* db, const Script& script) {
+void run_sqlite_script(sqlite3* db, const Script& script, const std::function<bool()>& still_held) {
   const char* const begin = script.text.data();
   const char* const end = begin + script.text.size();
+  std::size_t ran = 0;
   for (const char* rest = begin; rest < end;) {
     sqlite3_stmt* raw = nullptr;
     const char* tail = nullptr;
@@ -56,6 +58,7 @@ void run_sqlite_script(sqlite3* db, const Script& script) {
     const auto start = static_cast<std::size_t>(rest - begin);
     if (prepared != SQLITE_OK) fail(db, script, start, error_offset(db));
     if (statement != nullptr) {  // none for a rest of blanks and comments
+      require_still_held(still_held, ran++);
       int stepped = SQLITE_ROW;
       while (stepped == SQLITE_ROW) stepped = sqlite3_step(raw);
       if (stepped != SQLITE_DONE) fail(db, script, start, -1);

@@ -433,7 +433,7 @@ class SqliteStore final : public Store {
   // migronaut's own errors, which keep their type.
   void run_work(const Execution& execution) {
     if (const auto* script = std::get_if<Script>(execution.work)) {
-      run_sqlite_script(db_.get(), *script);
+      run_sqlite_script(db_.get(), *script, execution.still_held);
       return;
     }
     if (execution.context != nullptr) execution.context->handle.sqlite = db_.get();

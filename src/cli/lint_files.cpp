@@ -23,13 +23,13 @@ std::string read_text(const std::filesystem::path& path) {
   return content.str();
 }
 
-// As migronaut will run it: in a transaction or not, with the timeouts it sets there.
+// As migronaut will run its up: in a transaction or not, with the timeouts it sets there.
 LintOptions options_for(const Migration& migration, const Config& config) {
-  const bool transactional =
-      migration.transactional.value_or(config.use_transaction.value_or(true));
+  const RunOptions& up = migration.options;
+  const bool transactional = up.transactional.value_or(config.use_transaction.value_or(true));
   const auto lock_timeout =
-      migration.lock_timeout.value_or(std::chrono::milliseconds(config.lock_timeout_ms));
-  const auto statement_timeout = migration.statement_timeout.value_or(std::chrono::milliseconds(0));
+      up.lock_timeout.value_or(std::chrono::milliseconds(config.lock_timeout_ms));
+  const auto statement_timeout = up.statement_timeout.value_or(std::chrono::milliseconds(0));
   return LintOptions{
       .transactional = transactional,
       .runner_sets_lock_timeout = transactional && lock_timeout.count() > 0,

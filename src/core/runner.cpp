@@ -130,8 +130,8 @@ void call_hook(const char* hook, const std::function<void()>& call) {
   }
 }
 
-bool runs_in_transaction(const Config& config, const Migration& migration) {
-  return migration.transactional.value_or(
+bool runs_in_transaction(const Config& config, const Migration& migration, Direction direction) {
+  return migration.options_for(direction).transactional.value_or(
       config.use_transaction.value_or(backend_for(config.uri).transactions_by_default));
 }
 
@@ -143,7 +143,8 @@ void ScriptChecks::check(const Store& store, const Config& config, Direction dir
     const Work* work =
         direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
     if (const Script* script = work ? std::get_if<Script>(work) : nullptr) {
-      store.check_script(migration.name, *script, runs_in_transaction(config, migration));
+      store.check_script(migration.name, *script,
+                         runs_in_transaction(config, migration, direction));
     }
     checked_.emplace(&migration, direction);  // once it passed
   }
@@ -168,7 +169,7 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
                     .info = {env_.stamp.run_id, direction, i, targets.size()},
                     .progress = progress_of(i),
                     .commit_progress = progress_of(i + 1 < targets.size() ? i + 1 : i),
-                    .in_transaction = runs_in_transaction(env_.config, migration)};
+                    .in_transaction = runs_in_transaction(env_.config, migration, direction)};
     report_progress(step);
     // Between migrations is the only safe point: the previous one committed, the next has not
     // started.
@@ -325,6 +326,7 @@ std::function<bool()> Runner::still_held(const Step& step) const {
 
 void Runner::execute(const Step& step, const LockToken* fence) {
   const Migration& migration = step.migration;
+  const RunOptions& options = migration.options_for(step.direction);
   const bool up = step.direction == Direction::kUp;
   const RecordWrite record = up ? applied_record(migration, step.batch, env_.stamp)
                                 : reverted_record(migration.name, env_.stamp);
@@ -353,8 +355,8 @@ void Runner::execute(const Step& step, const LockToken* fence) {
                   .progress = fence ? &step.commit_progress : nullptr,
                   .context = &context,
                   .lock_timeout =
-                      migration.lock_timeout.value_or(milliseconds(env_.config.lock_timeout_ms)),
-                  .statement_timeout = migration.statement_timeout.value_or(milliseconds(0)),
+                      options.lock_timeout.value_or(milliseconds(env_.config.lock_timeout_ms)),
+                  .statement_timeout = options.statement_timeout.value_or(milliseconds(0)),
                   .time_limit = timeout,
                   .still_held = still_held(step)},
         migration.name);

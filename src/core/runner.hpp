@@ -49,9 +49,9 @@ struct RunEnvironment {
   ScriptChecks checks;  // those the run made before its lock
 };
 
-// Whether `migration` runs in a transaction: its own option, else the config's, else the
-// backend's default.
-bool runs_in_transaction(const Config& config, const Migration& migration);
+// Whether `migration` runs `direction` in a transaction: its own option for that direction, else
+// the config's, else the backend's default.
+bool runs_in_transaction(const Config& config, const Migration& migration, Direction direction);
 
 // Calls a hook; anything it throws fails the run as HookFailedError naming the hook.
 void call_hook(const char* hook, const std::function<void()>& call);

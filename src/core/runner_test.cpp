@@ -72,7 +72,7 @@ class RunnerTest : public ::testing::Test {
     migration.name = std::move(name);
     migration.checksum = "c";
     migration.up = std::move(body);
-    migration.transactional = true;
+    migration.options.transactional = true;
     return migration;
   }
 
@@ -246,7 +246,7 @@ TEST_F(RunnerTest, ANonTransactionalMigrationRenewsTheLeaseWithItsProgressBefore
     EXPECT_EQ(holder->migration, "0001-outside");
     EXPECT_EQ(holder->step, 1);
   });
-  outside.transactional = false;
+  outside.options.transactional = false;
   EXPECT_EQ(run({outside}).size(), 1u);
 }
 
@@ -267,7 +267,7 @@ TEST_F(RunnerTest, ABodyStoppedByALostLockEndsTheRunWithLockLost) {
     stopped.wait(lock, context.stop, [] { return false; });
     throw std::runtime_error("stopped as asked");
   });
-  honours_stop.transactional = false;
+  honours_stop.options.transactional = false;
   try {
     run({honours_stop});
     FAIL() << "expected LOCK_LOST";
@@ -306,7 +306,7 @@ TEST_F(RunnerTest, ALockLostDuringTheLastMigrationFailsTheRunOnlyIfSomethingRanU
   EXPECT_EQ(status_of("0001-fenced"), RecordStatus::kApplied);
 
   Migration unfenced = code_migration("0002-unfenced", [](MigrationContext&) {});
-  unfenced.transactional = false;
+  unfenced.options.transactional = false;
   EXPECT_THROW(run({unfenced}), LockLostError);
 }
 
@@ -332,7 +332,7 @@ TEST_F(RunnerTest, AFenceThatFindsTheLockTakenReportsTheLossOnce) {
 TEST_F(RunnerTest, AnApplyingMarkThatFindsTheLockTakenReportsTheLossAndRunsNothing) {
   bool ran = false;
   Migration outside = code_migration("0001-outside", [&](MigrationContext&) { ran = true; });
-  outside.transactional = false;
+  outside.options.transactional = false;
   hooks.before_each = [&](const std::string&, const HookInfo&) {
     testing::SqliteDb(dir.file("app.db"))
         .exec("UPDATE " + config.lock_table + " SET owner = 'run-2'");

@@ -80,7 +80,7 @@ Migration parse_json_migration(std::string_view name, std::string_view text) {
   }
   if (const auto use = document.find("useTransaction"); use != document.end()) {
     if (!use->is_boolean()) fail(name, "\"useTransaction\" must be true or false");
-    migration.transactional = use->get<bool>();
+    migration.options.transactional = use->get<bool>();
   }
   migration.timeout = timeout(name, document);
   if (!document.contains("up")) fail(name, "\"up\" must be an array of commands");

@@ -26,7 +26,7 @@ TEST(JsonFileTest, ParsesEveryField) {
     "down": [ { "dropIndexes": "users", "index": "email_1" } ] })");
   EXPECT_EQ(migration.name, kName);
   EXPECT_EQ(migration.description, "users: unique email");
-  EXPECT_EQ(migration.transactional, false);
+  EXPECT_EQ(migration.options.transactional, false);
   EXPECT_EQ(migration.timeout, std::chrono::milliseconds(60000));
   const json up = steps_of(migration.up);
   ASSERT_EQ(up.size(), 2u);
@@ -45,7 +45,7 @@ TEST(JsonFileTest, ScriptIsTheDumpedStepArray) {
 TEST(JsonFileTest, OptionalFieldsStayUnset) {
   const Migration migration = parse_json_migration(kName, R"({"up": [{"ping": 1}]})");
   EXPECT_EQ(migration.description, "");
-  EXPECT_FALSE(migration.transactional.has_value());
+  EXPECT_FALSE(migration.options.transactional.has_value());
   EXPECT_FALSE(migration.timeout.has_value());
   EXPECT_FALSE(migration.down.has_value());
 }

@@ -249,7 +249,7 @@ Migration from_code(const CodeMigration& code) {
   migration.checksum = checksum_hex("code:" + code.name + ":" + code.version);
   migration.up = code.up;
   if (code.down) migration.down = Work(code.down);
-  migration.transactional = code.use_transaction;
+  migration.options.transactional = code.use_transaction;
   migration.timeout = code.timeout;
   return migration;
 }

@@ -41,6 +41,15 @@ std::vector<T> take_in_order(std::vector<T> items, const std::vector<std::size_t
 // The order of a changelog record whose migration may be gone, read from its name.
 RunOrder record_order(std::string_view name);
 
+// How one direction of a migration runs: its marker's options (`-- migrate:up transaction:false
+// lock_timeout:30s statement_timeout:5min`), or a code or JSON migration's useTransaction.
+struct RunOptions {
+  std::optional<bool> transactional;  // absent: the config's useTransaction decides
+  // Absent: the config's lockTimeoutMs, and no statement_timeout; 0 turns either off.
+  std::optional<std::chrono::milliseconds> lock_timeout;
+  std::optional<std::chrono::milliseconds> statement_timeout;
+};
+
 struct Migration {
   std::string name;     // the file's name ("20260101120000-users.sql", "1_users.up.sql") or code's
   std::string version;  // "" for a repeatable migration
@@ -48,16 +57,20 @@ struct Migration {
   std::string description;
   std::string checksum;  // SHA-256 hex of the file (of the up file for a pair)
   Work up;
-  std::optional<Work> down;           // absent: irreversible
-  std::optional<bool> transactional;  // absent: the config's useTransaction decides
+  std::optional<Work> down;  // absent: irreversible
+  RunOptions options;        // the up's, and the down's unless it has its own
+  // A down marker with options of its own (dbmate's per-direction options): the down runs with
+  // those alone. Absent: the down runs with `options`, so a file whose down marker names none
+  // means what it always did.
+  std::optional<RunOptions> down_options;
   std::optional<std::chrono::milliseconds> timeout;
-  // From the file's header (`lock_timeout:30s`, `statement_timeout:5min`); 0 turns it off.
-  std::optional<std::chrono::milliseconds> lock_timeout;
-  std::optional<std::chrono::milliseconds> statement_timeout;
   // A freshly created file whose up section is still empty: listed by status, refused by up.
   bool up_empty = false;
 
   RunOrder order() const { return {repeatable, version, name}; }
+  const RunOptions& options_for(Direction direction) const {
+    return direction == Direction::kDown && down_options ? *down_options : options;
+  }
 };
 
 // A migration file of a folder, and how its name reads (source/naming.hpp).

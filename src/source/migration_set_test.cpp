@@ -158,7 +158,7 @@ TEST_F(LoadMigrationsTest, MergesCodeMigrations) {
   EXPECT_EQ(seed.checksum, checksum_hex("code:0002-seed:7"));
   EXPECT_TRUE(std::holds_alternative<MigrationBody>(seed.up));
   EXPECT_FALSE(seed.down.has_value());
-  EXPECT_EQ(seed.transactional, false);
+  EXPECT_EQ(seed.options.transactional, false);
   EXPECT_EQ(seed.timeout, std::chrono::milliseconds(5));
 }
 

@@ -89,13 +89,13 @@ class SqlParser {
         space == std::string_view::npos ? std::string_view() : trim(marker.substr(space));
     if (direction == "up") {
       open(up_, "up", number);
-      parse_options(options, number);
+      up_options_ = parse_options(options, number);
     } else if (direction == "down") {
       if (up_.marker_line == 0) fail(number, "'-- migrate:down' comes before '-- migrate:up'");
       open(down_, "down", number);
-      if (!options.empty()) {
-        fail(number, "options belong on the '-- migrate:up' marker and apply to both directions");
-      }
+      // A down marker with options runs the down with those alone, as dbmate reads them; one
+      // without takes the up's, as such files always have.
+      if (!options.empty()) down_options_ = parse_options(options, number);
     } else {
       fail(number, fmt::format("unknown marker '-- migrate:{}'", direction));
     }
@@ -110,24 +110,48 @@ class SqlParser {
     current_ = &section;
   }
 
-  void parse_options(std::string_view options, std::size_t number) {
+  RunOptions parse_options(std::string_view options, std::size_t number) const {
+    RunOptions parsed;
+    std::string_view timeout_set;  // the last timeout option that is not off, as written
     while (!options.empty()) {
       const std::size_t end = options.find_first_of(" \t");
       const std::string_view option = options.substr(0, end);
+      std::optional<std::chrono::milliseconds>* timeout = nullptr;
       if (option == "transaction:false") {
-        transactional_ = false;
+        parsed.transactional = false;
       } else if (option == "transaction:true") {
-        transactional_ = true;
+        parsed.transactional = true;
       } else if (option.starts_with(kLockTimeoutOption)) {
-        lock_timeout_ = duration(option.substr(kLockTimeoutOption.size()), option, number);
+        timeout = &parsed.lock_timeout;
       } else if (option.starts_with(kStatementTimeoutOption)) {
-        statement_timeout_ =
-            duration(option.substr(kStatementTimeoutOption.size()), option, number);
+        timeout = &parsed.statement_timeout;
       } else {
         fail(number, fmt::format("unknown option '{}'", option));
       }
+      if (timeout != nullptr) {
+        *timeout = duration(option.substr(option.find(':') + 1), option, number);
+        if (**timeout > std::chrono::milliseconds(0)) timeout_set = option;
+      }
       options = end == std::string_view::npos ? std::string_view() : trim(options.substr(end));
     }
+    if (parsed.transactional == false && !timeout_set.empty()) {
+      refuse_timeout_outside_a_transaction(timeout_set, number);
+    }
+    return parsed;
+  }
+
+  // The store sets a migration's timeouts with SET LOCAL in its transaction: a section without
+  // one would run without them, silently. The script can set them itself, for its session.
+  [[noreturn]] void refuse_timeout_outside_a_transaction(std::string_view option,
+                                                         std::size_t number) const {
+    const std::size_t colon = option.find(':');
+    fail(number,
+         fmt::format("'{}' cannot apply with 'transaction:false': migronaut sets the timeout "
+                     "with SET LOCAL in the migration's transaction, and this section runs "
+                     "without one. Make it a statement of the section instead, before the ones "
+                     "it bounds: SET {} = '{}'; (it holds for the session until the migration "
+                     "ends: migronaut resets it before the next)",
+                     option, option.substr(0, colon), option.substr(colon + 1)));
   }
 
   // "30s", "500ms", "5min", "1h", "250" (ms), "0" or "off" (none).
@@ -152,9 +176,8 @@ class SqlParser {
     Migration migration;
     migration.name = std::string(name_);
     migration.description = std::move(description_);
-    migration.transactional = transactional_;
-    migration.lock_timeout = lock_timeout_;
-    migration.statement_timeout = statement_timeout_;
+    migration.options = up_options_;
+    migration.down_options = down_options_;
     migration.up_empty = is_blank_sql(up_.text);
     migration.up = Script{std::move(up_.text), up_.marker_line + 1};
     if (!is_blank(down_.text)) {
@@ -183,9 +206,8 @@ class SqlParser {
   std::string_view name_;
   std::string_view text_;
   std::string description_;
-  std::optional<bool> transactional_;
-  std::optional<std::chrono::milliseconds> lock_timeout_;
-  std::optional<std::chrono::milliseconds> statement_timeout_;
+  RunOptions up_options_;
+  std::optional<RunOptions> down_options_;
   Section up_;
   Section down_;
   Section* current_ = nullptr;

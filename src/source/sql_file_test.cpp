@@ -30,7 +30,8 @@ TEST(SqlFileTest, SplitsUpAndDown) {
   EXPECT_EQ(script(migration.up), "CREATE TABLE users (id int);");
   ASSERT_TRUE(migration.down.has_value());
   EXPECT_EQ(script(*migration.down), "DROP TABLE users;\n");
-  EXPECT_FALSE(migration.transactional.has_value());
+  EXPECT_FALSE(migration.options.transactional.has_value());
+  EXPECT_FALSE(migration.down_options.has_value());
   EXPECT_TRUE(migration.checksum.empty());
 }
 
@@ -67,10 +68,64 @@ TEST(SqlFileTest, TransactionOption) {
   EXPECT_EQ(parse_sql_migration(kName,
                                 "-- migrate:up transaction:false\nCREATE INDEX "
                                 "CONCURRENTLY i ON t (c);")
-                .transactional,
+                .options.transactional,
             false);
-  EXPECT_EQ(parse_sql_migration(kName, "--migrate:up   transaction:true\nSELECT 1;").transactional,
+  EXPECT_EQ(parse_sql_migration(kName, "--migrate:up   transaction:true\nSELECT 1;")
+                .options.transactional,
             true);
+}
+
+// The report that started it: dbmate's options on each marker, for that direction alone. A down
+// marker without options still takes the up's, as every such file always has.
+TEST(SqlFileTest, EachMarkersOptionsApplyToItsDirection) {
+  const Migration migration = parse_sql_migration(
+      kName,
+      "-- migrate:up statement_timeout:5min\nCREATE INDEX t_c ON t (c);\n\n"
+      "-- migrate:down transaction:false\nDROP INDEX CONCURRENTLY IF EXISTS t_c;\n");
+  const RunOptions& up = migration.options_for(Direction::kUp);
+  EXPECT_EQ(up.transactional, std::nullopt);
+  EXPECT_EQ(up.statement_timeout, std::chrono::minutes(5));
+  const RunOptions& down = migration.options_for(Direction::kDown);
+  EXPECT_EQ(down.transactional, false);
+  EXPECT_EQ(down.statement_timeout, std::nullopt);  // not the up's: the down's options replace
+  EXPECT_EQ(down.lock_timeout, std::nullopt);
+
+  const Migration inherits =
+      parse_sql_migration(kName,
+                          "-- migrate:up transaction:false\nCREATE INDEX CONCURRENTLY i ON t (c);\n"
+                          "-- migrate:down\nDROP INDEX CONCURRENTLY IF EXISTS i;\n");
+  EXPECT_FALSE(inherits.down_options.has_value());
+  EXPECT_EQ(inherits.options_for(Direction::kDown).transactional, false);
+}
+
+// The timeouts are SET LOCAL in the migration's transaction: without one they would not apply,
+// so the file is refused on the marker's line, saying what to write instead. Off says what
+// happens anyway, and is accepted.
+TEST(SqlFileTest, RefusesTimeoutsOnATransactionFalseMarker) {
+  const auto [reason, line] = format_error(
+      "-- migrate:up transaction:false statement_timeout:1s lock_timeout:1s\nSELECT 1;");
+  EXPECT_EQ(line, 1);
+  EXPECT_NE(reason.find("'lock_timeout:1s' cannot apply with 'transaction:false'"),
+            std::string::npos)
+      << reason;
+  EXPECT_NE(reason.find("SET lock_timeout = '1s';"), std::string::npos) << reason;
+  // Whatever the order of the options on the marker.
+  EXPECT_NE(format_error("-- migrate:up statement_timeout:5min transaction:false\nSELECT 1;")
+                .first.find("SET statement_timeout = '5min';"),
+            std::string::npos);
+  EXPECT_EQ(format_error("-- migrate:up\nA;\n-- migrate:down transaction:false lock_timeout:2s\nB;")
+                .second,
+            3);
+  EXPECT_EQ(parse_sql_migration(kName, "-- migrate:up transaction:false lock_timeout:off\nA;")
+                .options.lock_timeout,
+            std::chrono::milliseconds(0));
+  // The up's timeouts do not reach a transaction:false down: it has options of its own.
+  EXPECT_EQ(parse_sql_migration(kName,
+                                "-- migrate:up lock_timeout:2s\nA;\n"
+                                "-- migrate:down transaction:false\nB;")
+                .options_for(Direction::kDown)
+                .lock_timeout,
+            std::nullopt);
 }
 
 TEST(SqlFileTest, ReadsDescriptionAndAllowsCommentsBeforeTheFirstMarker) {
@@ -106,7 +161,8 @@ TEST(SqlFileTest, RejectsMalformedFiles) {
       {"-- migrate:down\nB;\n-- migrate:up\nA;", 1, "comes before"},
       {"-- migrate:up transaction:maybe\nA;", 1, "unknown option"},
       {"-- migrate:up notransaction\nA;", 1, "unknown option"},
-      {"-- migrate:up\nA;\n-- migrate:down transaction:false\nB;", 3, "options belong"},
+      {"-- migrate:up\nA;\n-- migrate:down transaction:maybe\nB;", 3, "unknown option"},
+      {"-- migrate:up\nA;\n-- migrate:down lock_timeout:soon\nB;", 3, "needs a duration"},
       {"-- migrate:upp\nA;", 1, "unknown marker"},
       {"-- migrate:up\nA;\n-- migrate:sideways\nB;", 3, "unknown marker"},
       {std::string("-- migrate:up\nSELECT 1;\nSELECT\0 2;", 34), 3, "a NUL byte at column 7"},

@@ -187,6 +187,45 @@ TEST_F(PgSafetyTest, ConcurrentIndexNeedsTransactionFalse) {
   EXPECT_EQ(records(), 1);
 }
 
+// dbmate's options on each marker, for that direction: the reported file, and a transactional
+// up whose down runs outside a transaction (a DROP INDEX CONCURRENTLY in a transaction would be
+// refused).
+TEST_F(PgSafetyTest, DownMarkerOptionsRunTheDownAsTheySay) {
+  value("CREATE TABLE t (c int)");
+  dir_.write("20260101000001_t_c.sql",
+             "-- migrate:up transaction:false\n"
+             "CREATE INDEX CONCURRENTLY IF NOT EXISTS t_c ON t (c);\n\n"
+             "-- migrate:down transaction:false\nDROP INDEX CONCURRENTLY IF EXISTS t_c;\n");
+  dir_.write("20260101000002_u.sql",
+             "-- migrate:up\nCREATE TABLE u (c int);\nCREATE INDEX u_c ON u (c);\n\n"
+             "-- migrate:down transaction:false\nDROP INDEX CONCURRENTLY IF EXISTS u_c;\n"
+             "DROP TABLE IF EXISTS u;\n");
+  const ProcessResult status = migronaut({"status"});
+  EXPECT_EQ(status.exit_code, 0) << status.out << status.err;
+  const ProcessResult applied = migronaut({"up"});
+  ASSERT_EQ(applied.exit_code, 0) << applied.out << applied.err;
+  EXPECT_TRUE(table_exists("t_c"));
+  EXPECT_TRUE(table_exists("u_c"));
+  const ProcessResult reverted = migronaut({"down", "--steps", "2"});
+  EXPECT_EQ(reverted.exit_code, 0) << reverted.out << reverted.err;
+  EXPECT_FALSE(table_exists("t_c"));
+  EXPECT_FALSE(table_exists("u"));
+  EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 0);
+}
+
+// The timeouts are SET LOCAL in a migration's transaction: on a transaction:false marker they
+// would be ignored (the sleep would run its 3 s), so the file is refused before anything runs,
+// saying what to write instead.
+TEST_F(PgSafetyTest, TimeoutOptionsOnATransactionFalseMarkerAreRefused) {
+  dir_.write("20260101000001-sleep.sql",
+             "-- migrate:up transaction:false statement_timeout:1s lock_timeout:1s\n"
+             "SELECT pg_sleep(3);\n");
+  const ProcessResult refused = expect_refused(
+      "20260101000001-sleep.sql at line 1: 'lock_timeout:1s' cannot apply with "
+      "'transaction:false'");
+  EXPECT_NE(refused.out.find("SET lock_timeout = '1s';"), std::string::npos) << refused.out;
+}
+
 TEST_F(PgSafetyTest, SavepointsTheMigrationOpensItselfRun) {
   dir_.write("20260101000001-savepoints.sql",
              "-- migrate:up\nCREATE TABLE s (id bigint);\nSAVEPOINT a;\nINSERT INTO s VALUES (1);\n"
@@ -249,11 +288,16 @@ TEST_F(PgSafetyTest, LintAndUpLintRefuseAPlainIndexOnALiveTable) {
   EXPECT_FALSE(table_exists("users_email"));
   EXPECT_EQ(records(), 0);
 
+  // The help's advice lints clean: the drop first makes the build safe to run again.
   dir_.write("20260101000001-index.sql",
              "-- migrate:up transaction:false\nSET lock_timeout = '2s';\n"
              "SET statement_timeout = '1min';\n"
-             "CREATE INDEX CONCURRENTLY IF NOT EXISTS users_email ON users (email);\n");
-  EXPECT_EQ(run_migronaut({"--no-env", "--dir", dir_.path().string(), "lint"}).exit_code, 0);
+             "DROP INDEX CONCURRENTLY IF EXISTS users_email;\n"
+             "CREATE INDEX CONCURRENTLY users_email ON users (email);\n");
+  const ProcessResult clean =
+      run_migronaut({"--no-env", "--json", "--dir", dir_.path().string(), "lint"});
+  EXPECT_EQ(clean.exit_code, 0) << clean.out;
+  EXPECT_EQ(nlohmann::json::parse(clean.out).at("findings"), nlohmann::json::array()) << clean.out;
   const ProcessResult applied = migronaut({"up", "--lint"});
   EXPECT_EQ(applied.exit_code, 0) << applied.out << applied.err;
   EXPECT_TRUE(table_exists("users_email"));

@@ -115,5 +115,23 @@ TEST_F(PgSessionTest, TransactionFalseSessionSettings) {
   EXPECT_EQ(owner_of(schema_ + ".orders"), value("SELECT current_user"));
 }
 
+// A transaction:false migration sets its own timeouts for its session (the marker's options need
+// a transaction): they end with it, and the next migration runs with the connection's own — here
+// the URI's lock_timeout — not with the script's.
+TEST_F(PgSessionTest, TransactionFalseTimeoutsEndWithTheirMigration) {
+  dir_.write(kFirst,
+             "-- migrate:up transaction:false\nSET statement_timeout = '1s';\n"
+             "SET lock_timeout = '2s';\nCREATE TABLE IF NOT EXISTS users (id bigint);\n");
+  dir_.write(kSecond,
+             "-- migrate:up transaction:false\nCREATE TABLE seen AS SELECT "
+             "current_setting('statement_timeout') AS statement, "
+             "current_setting('lock_timeout') AS lock;\n");
+  const ProcessResult result =
+      run_migronaut({"--no-env", "--json", "--uri", uri_ + "%20-clock_timeout%3D42s", "--dir",
+                     dir_.path().string(), "up"});
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_EQ(value("SELECT statement || ',' || lock FROM " + schema_ + ".seen"), "0,42s");
+}
+
 }  // namespace
 }  // namespace migronaut::testing

@@ -17,8 +17,9 @@ constexpr std::string_view kAllowMarker = "migronaut:allow";
 const std::vector<LintRule> kRules = {
     {"require-concurrent-index-creation", kError,
      "CREATE INDEX without CONCURRENTLY blocks every write to the table while the index builds",
-     "CREATE INDEX CONCURRENTLY IF NOT EXISTS … in a migration marked "
-     "'-- migrate:up transaction:false'"},
+     "DROP INDEX CONCURRENTLY IF EXISTS …, then CREATE INDEX CONCURRENTLY …, in a migration "
+     "marked '-- migrate:up transaction:false' (IF NOT EXISTS alone would take an INVALID index "
+     "a failed build left for done)"},
     {"require-concurrent-index-deletion", kError,
      "DROP INDEX without CONCURRENTLY takes an ACCESS EXCLUSIVE lock: reads and writes wait",
      "DROP INDEX CONCURRENTLY IF EXISTS … in a migration marked '-- migrate:up "
@@ -73,8 +74,8 @@ const std::vector<LintRule> kRules = {
      "keep migronaut's lockTimeoutMs on (transactional migrations), or SET lock_timeout first"},
     {"require-statement-timeout", kWarning,
      "without a statement_timeout a slow statement holds its locks for as long as it runs",
-     "a 'statement_timeout:' option on the '-- migrate:up' marker, or SET statement_timeout "
-     "first"},
+     "SET statement_timeout first in the script, or (transactional migrations only) a "
+     "'statement_timeout:' option on the marker"},
     {"transaction-nesting", kError,
      "transaction control ends or escapes the transaction migronaut runs the migration in",
      "remove it: migronaut commits each migration together with its changelog record"},
@@ -86,7 +87,9 @@ const std::vector<LintRule> kRules = {
     {"prefer-robust-stmts", kWarning,
      "outside a transaction a failure part way leaves the statements before it applied, and "
      "this one cannot simply run again",
-     "IF NOT EXISTS / IF EXISTS, or drop the constraint IF EXISTS before adding it"},
+     "IF NOT EXISTS / IF EXISTS; for an index or a constraint, drop it IF EXISTS before "
+     "creating it (an index's IF NOT EXISTS would take an INVALID index a failed build left "
+     "for done)"},
     {"parse-error", kError, "PostgreSQL's parser cannot read the statement",
      "fix the syntax (the parser is PostgreSQL 15's)"},
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <vector>
 
 namespace migronaut {
 namespace {
@@ -31,6 +32,26 @@ bool flag(const json& node, const char* key) {
 }
 
 std::string table_of(const json& node) { return text(field(node, "relation"), "relname"); }
+
+// A CREATE INDEX's name as a DROP INDEX would write it: qualified when its table is.
+std::string index_name(const json& node) {
+  const std::string schema = text(field(node, "relation"), "schemaname");
+  const std::string name = text(node, "idxname");
+  return schema.empty() || name.empty() ? name : schema + "." + name;
+}
+
+// The names a DROP removes, each as written: "i", "s.i".
+std::vector<std::string> dropped_names(const json& node) {
+  std::vector<std::string> names;
+  for (const json& object : items(node, "objects")) {
+    std::string name;
+    for (const json& part : items(field(object, "List"), "items")) {
+      name += (name.empty() ? "" : ".") + text(field(part, "String"), "sval");
+    }
+    names.push_back(name);
+  }
+  return names;
+}
 
 // The type's own name: "int4" for int, "serial" for serial, "varchar" for varchar(20).
 std::string type_name(const json& column) {
@@ -196,14 +217,20 @@ void check_index(const json& node, const LintState& state, const LintReport& rep
   if (!concurrent && !state.created_tables.contains(table)) {
     report("require-concurrent-index-creation", "on table " + table);
   }
-  // CONCURRENTLY runs outside any transaction, so it must survive being run again.
-  if ((concurrent || !state.options.transactional) && !flag(node, "if_not_exists")) {
+  // CONCURRENTLY runs outside any transaction, so it must survive being run again: IF NOT
+  // EXISTS does, and so does the index dropped IF EXISTS before (which also removes an INVALID
+  // one a failed build left, which IF NOT EXISTS would take for done).
+  if ((concurrent || !state.options.transactional) && !flag(node, "if_not_exists") &&
+      !state.dropped_indexes.contains(index_name(node))) {
     report("prefer-robust-stmts", "CREATE INDEX on " + table);
   }
 }
 
-void check_drop(const json& node, const LintState& state, const LintReport& report) {
+void check_drop(const json& node, LintState& state, const LintReport& report) {
   const std::string kind = text(node, "removeType");
+  if (kind == "OBJECT_INDEX" && flag(node, "missing_ok")) {
+    for (std::string& name : dropped_names(node)) state.dropped_indexes.insert(std::move(name));
+  }
   if (kind == "OBJECT_INDEX" && !flag(node, "concurrent")) {
     report("require-concurrent-index-deletion", "");
   }

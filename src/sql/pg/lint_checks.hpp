@@ -18,6 +18,7 @@ struct LintState {
   std::set<std::string> created_tables;         // new in this migration: nobody reads them yet
   std::set<std::string> not_valid_constraints;  // added NOT VALID in this migration
   std::set<std::string> dropped_constraints;    // dropped IF EXISTS in this migration
+  std::set<std::string> dropped_indexes;        // likewise, named as written ("s.i" or "i")
   bool lock_timeout_set = false;
   bool statement_timeout_set = false;
 };

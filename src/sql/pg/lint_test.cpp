@@ -76,6 +76,47 @@ TEST(LintTest, ReRunnabilityMattersOnlyOutsideATransaction) {
             Found{});
 }
 
+// The remedy prefer-robust-stmts' help gives for an index: dropped IF EXISTS earlier in the
+// file, the same index (as named), which also removes an INVALID one a failed build left.
+TEST(LintTest, AnIndexDroppedIfExistsBeforeItIsReRunnable) {
+  constexpr LintOptions kOutside{.transactional = false,
+                                 .runner_sets_lock_timeout = true,
+                                 .runner_sets_statement_timeout = true};
+  EXPECT_EQ(findings_of("DROP INDEX CONCURRENTLY IF EXISTS i;\n"
+                        "CREATE UNIQUE INDEX CONCURRENTLY i ON t (c);",
+                        kOutside),
+            Found{});
+  EXPECT_EQ(findings_of("DROP INDEX CONCURRENTLY IF EXISTS s.i;\n"
+                        "CREATE INDEX CONCURRENTLY i ON s.t (c);",
+                        kOutside),
+            Found{});
+  // Another index, one dropped after, one the drop may not name (a search_path decides).
+  EXPECT_EQ(
+      findings_of("DROP INDEX CONCURRENTLY IF EXISTS j;\nCREATE INDEX CONCURRENTLY i ON t (c);",
+                  kOutside),
+      (Found{"prefer-robust-stmts@37"}));
+  EXPECT_EQ(
+      findings_of("CREATE INDEX CONCURRENTLY i ON t (c);\nDROP INDEX CONCURRENTLY IF EXISTS i;",
+                  kOutside),
+      (Found{"prefer-robust-stmts@0"}));
+  EXPECT_EQ(findings_of("DROP INDEX CONCURRENTLY IF EXISTS i;\n"
+                        "CREATE INDEX CONCURRENTLY i ON s.t (c);",
+                        kOutside),
+            (Found{"prefer-robust-stmts@37"}));
+}
+
+// The rules' help agrees with the README: IF NOT EXISTS alone skips an INVALID index; and a
+// transaction:false migration cannot take a timeout option on its marker.
+TEST(LintTest, HelpAdvisesWhatTheMigrationCanDo) {
+  EXPECT_NE(find_lint_rule("require-concurrent-index-creation")
+                ->help.find("DROP INDEX CONCURRENTLY IF EXISTS …, then CREATE INDEX CONCURRENTLY"),
+            std::string_view::npos);
+  const std::string_view statement_timeout = find_lint_rule("require-statement-timeout")->help;
+  EXPECT_TRUE(statement_timeout.starts_with("SET statement_timeout")) << statement_timeout;
+  EXPECT_NE(statement_timeout.find("(transactional migrations only) a 'statement_timeout:'"),
+            std::string_view::npos);
+}
+
 TEST(LintTest, TransactionConflictsAndParseErrorsAreFindings) {
   EXPECT_EQ(findings_of("SELECT 1; COMMIT;", kTimeoutsSet), (Found{"transaction-nesting@10"}));
   EXPECT_EQ(findings_of("SELECT 1; COMMIT;", {.transactional = false}), Found{});

@@ -4,9 +4,9 @@
 // the lock record), COMMIT — so applying it costs one round trip and its record commits only
 // with its body and only while the lock is ours. The upsert and the fence are statements the
 // session prepared (session_statements.hpp), where the session keeps them. The script may change
-// its session's role or search_path (SET LOCAL, set_config, a plain SET that would outlive it):
-// the bookkeeping after it first puts both back as the connection opened them, for the rest of
-// the session (kOwnSession).
+// its session's role, search_path or timeouts (SET LOCAL, set_config, a plain SET that would
+// outlive it): the bookkeeping after it first puts them back as the connection opened them, for
+// the rest of the session (kOwnSession).
 #include "store/postgres/postgres_store.hpp"
 
 #include <fmt/format.h>
@@ -69,13 +69,16 @@ constexpr int kClientCheckIntervalMs = 1000;
 constexpr auto kWaitSlice = std::chrono::milliseconds(100);
 constexpr std::size_t kMaxIdentifierLength = 63;
 // Runs first in the bookkeeping of a transaction that may follow a migration's statements: the
-// role and search_path the connection opened with (its URI's options, the role's and database's
-// defaults), whatever the migration set, so migronaut's unqualified tables are found and written
-// with the connection's own rights. Not LOCAL: it commits with the migration, so the next
-// migration and the next call start as the connection opened (as with Flyway); a rollback undoes
-// it with the migration's own settings. Behind a transaction pooler, DEFAULT is the server
-// session's own state, harmless to its other clients.
-constexpr std::string_view kOwnSession = "SET role TO DEFAULT;\nSET search_path TO DEFAULT;\n";
+// role, search_path and timeouts the connection opened with (its URI's options, the role's and
+// database's defaults), whatever the migration set, so migronaut's unqualified tables are found
+// and written with the connection's own rights. Not LOCAL: it commits with the migration, so the
+// next migration and the next call start as the connection opened (as with Flyway) — without the
+// `SET lock_timeout` a transaction:false script sets for itself, which would otherwise bound the
+// migrations after it; a rollback undoes it with the migration's own settings. Behind a
+// transaction pooler, DEFAULT is the server session's own state, harmless to its other clients.
+constexpr std::string_view kOwnSession =
+    "SET role TO DEFAULT;\nSET search_path TO DEFAULT;\nRESET statement_timeout;\n"
+    "RESET lock_timeout;\n";
 // What stands for migronaut's own SQL cut out of a server's message.
 constexpr std::string_view kOwnSqlCut = "…";
 
@@ -770,9 +773,9 @@ class PostgresStore final : public Store {
     return PQstatus(conn_) == CONNECTION_BAD;
   }
 
-  // The session's role and search_path back as the connection opened them, on their own: after
-  // a migration outside a transaction that failed before its record restored them. Best effort,
-  // so the migration's own error is what the caller sees.
+  // The session's role, search_path and timeouts back as the connection opened them, on their
+  // own: after a migration outside a transaction that failed before its record restored them.
+  // Best effort, so the migration's own error is what the caller sees.
   void restore_session() {
     if (PQstatus(conn_) != CONNECTION_OK) return;
     Result reset(PQexec(conn_, std::string(kOwnSession).c_str()));

@@ -56,7 +56,8 @@ constexpr ExitCode kExitCodes[] = {
     {22, "`audit` found a failing check"},
     {23, "late arrivals with onOutOfOrder: error"},
     {24,
-     "`import --from golang-migrate` of a dirty version; a killed run's statement still running"},
+     "`import` of a dirty golang-migrate version or a failed Flyway row; a killed run's "
+     "statement still running"},
     {35, "the migrations folder is missing, not a folder, or unreadable"},
     {36, "an entry named like a migration cannot be read (directory, bad symlink, FIFO)"},
     {37, "a changelog record migronaut cannot read (unknown status, a number out of range)"},

@@ -40,19 +40,20 @@ Command add_import(CLI::App& app) {
                 "migrate-mongo: keep its fileHash even when the file differs");
   document(sub, "migronaut import --from dbmate --dry-run",
            "0 imported (or nothing to import), 3 lock held, 5 connection failed, 6 an unknown tool "
-           "or no history of it, 17 the changelog has records (use --force), 20 its table is not "
-           "that tool's, 24 a dirty "
-           "golang-migrate version");
+           "or no history of it, 8 no version of the history has a file here, 17 the changelog has "
+           "records (use --force), 20 its table is not "
+           "that tool's, 24 a dirty golang-migrate version or a failed Flyway row");
   return {sub,
           [options](Context& context) {
             StoppableMigrator migrator(context, context.config());
             const ImportResult result = migrator->import_history(*options);
             Output& out = context.out();
+            // The records are the report (stdout, kept by --quiet); the verdict is a progress line.
             for (const ImportedMigration& migration : result.imported) {
-              out.info(imported_line(migration));
+              out.report(imported_line(migration));
             }
             for (const auto& [name, reason] : result.not_imported) {
-              out.warn(fmt::format("{}: not imported ({})", name, reason));
+              out.report(fmt::format("  {}  not imported ({})", name, reason));
             }
             out.success(fmt::format("{} {} from {}, {} already recorded", result.imported.size(),
                                     result.dry_run ? "would be imported" : "imported", result.from,

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "cli/cli.hpp"
+#include "cli/help.hpp"
 #include "cli/lint_files.hpp"
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
@@ -21,8 +22,9 @@ struct LintFlags {
 
 std::vector<fs::path> folder_files(const fs::path& dir) {
   if (!fs::is_directory(dir)) {
-    throw ConfigInvalidError("The migrations folder " + dir.string() + " is not a directory",
-                             {{"key", "migrationsDir"}, {"path", dir.string()}});
+    throw MigrationsDirNotFoundError(
+        "The migrations folder " + dir.string() + " is not a directory",
+        {{"key", "migrationsDir"}, {"path", dir.string()}});
   }
   std::vector<fs::path> files;
   for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
@@ -57,6 +59,9 @@ Command add_lint(CLI::App& app) {
   auto flags = std::make_shared<LintFlags>();
   sub->add_option("file", flags->files, "Lint these files (default: every .sql of the folder)");
   sub->add_flag("--pending", flags->pending, "Lint the migrations pending on the database");
+  document(sub, "migronaut lint --pending",
+           "0 no error (warnings allowed), 5 connection failed (--pending), 6 a bad flag or a URI "
+           "that is not PostgreSQL's, 35 the migrations folder is missing, 45 an error found");
   return {sub, [flags](Context& context) {
             const Config config =
                 context.config(nlohmann::json::object(), /*require_uri=*/flags->pending);

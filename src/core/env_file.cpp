@@ -131,7 +131,10 @@ std::string read_small_regular_file(const std::filesystem::path& path) {
   std::error_code error;
   const nlohmann::json context = {{"file", path.string()}};
   if (!std::filesystem::is_regular_file(path, error)) {
-    throw ConfigInvalidError("The env file " + path.string() + " is not a regular file", context);
+    const bool exists = std::filesystem::exists(path, error);
+    throw ConfigInvalidError(
+        "The env file " + path.string() + (exists ? " is not a regular file" : " does not exist"),
+        context);
   }
   if (std::filesystem::file_size(path, error) > kMaxEnvFileBytes || error) {
     throw ConfigInvalidError("The env file " + path.string() + " is larger than 1 MB", context);

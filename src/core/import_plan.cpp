@@ -16,6 +16,8 @@ namespace {
 
 using FileChecksums = std::map<std::string, std::string>;
 
+constexpr std::string_view kNoFile = "no migration file has this version";
+
 // One migration the tool applied, before it is matched to a file.
 struct Applied {
   std::string version;  // for tools that keep versions
@@ -140,6 +142,18 @@ void add_flyway_row(const ForeignRecord& row, std::vector<Applied>& applied, Imp
                      row.description, ""});
 }
 
+// A failed row outlives a rollback only where a migration ran outside a transaction (PostgreSQL
+// rolls a failed transactional one back, row and all): it may be half applied. As golang-migrate's
+// dirty version, and as Flyway's own `migrate` does until `flyway repair`, it is refused.
+[[noreturn]] void refuse_failed_flyway_row(const ForeignRecord& row) {
+  const std::string label = row.name.empty() ? row.version : row.name;
+  throw MigrationBlockedError(
+      fmt::format("Flyway recorded {} as failed: it may be half applied. Check the database, "
+                  "then delete its row (`flyway repair` does) and import again",
+                  label),
+      {{"tool", "flyway"}, {"name", label}, {"version", row.version}, {"failed", true}});
+}
+
 // Flyway: rows by installed rank, then what its baseline (if any) covers.
 std::vector<Applied> flyway(const std::vector<ForeignRecord>& history,
                             const std::vector<Migration>& migrations, ImportResult& result) {
@@ -147,10 +161,8 @@ std::vector<Applied> flyway(const std::vector<ForeignRecord>& history,
   const ForeignRecord* baseline = nullptr;
   for (const ForeignRecord& row : history) {
     if (row.type == "SCHEMA") continue;
-    if (!row.success) {
-      result.not_imported.emplace_back(row.name.empty() ? row.version : row.name,
-                                       "failed in Flyway");
-    } else if (row.type == "BASELINE") {
+    if (!row.success) refuse_failed_flyway_row(row);
+    if (row.type == "BASELINE") {
       baseline = &row;
     } else {
       add_flyway_row(row, applied, result);
@@ -228,7 +240,7 @@ std::optional<ImportedMigration> match(const Applied& applied,
   }
   const std::string label = applied.name.empty() ? applied.version : applied.name;
   if (applied.name.empty()) {
-    result.not_imported.emplace_back(label, "no migration file has this version");
+    result.not_imported.emplace_back(label, kNoFile);
     return std::nullopt;
   }
   if (!is_valid_record_name(applied.name)) {
@@ -253,6 +265,20 @@ bool recorded(const std::string& name, const std::vector<ChangelogRecord>& exist
   });
 }
 
+// A history none of whose versions has a file is read against the wrong folder (dbmate keeps
+// its files in db/migrations): importing nothing there would pass for success.
+void refuse_if_no_file_matched(const ImportResult& result) {
+  if (!result.imported.empty() || !result.skipped.empty()) return;
+  const auto unmatched = std::count_if(result.not_imported.begin(), result.not_imported.end(),
+                                       [](const auto& entry) { return entry.second == kNoFile; });
+  if (unmatched == 0) return;
+  throw MigrationFileNotFoundError(
+      fmt::format("None of the {} version(s) in {}'s history has a migration file here: is the "
+                  "migrations folder (--dir) the one {} used?",
+                  unmatched, result.from, result.from),
+      {{"tool", result.from}, {"unmatched", unmatched}});
+}
+
 }  // namespace
 
 ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& history,
@@ -274,6 +300,7 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
       result.imported.push_back(std::move(*imported));
     }
   }
+  refuse_if_no_file_matched(result);
   return result;
 }
 

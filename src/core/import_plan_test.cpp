@@ -49,6 +49,15 @@ TEST(PlanImportTest, DbmateVersionsMatchFilesAndVersionsWithoutOneAreNoted) {
   EXPECT_EQ(result.not_imported[0].first, "20251231");
 }
 
+TEST(PlanImportTest, AHistoryWithNoFileOfItsVersionsIsRefused) {
+  const std::vector<Migration> elsewhere = {file("1_a.sql", "1")};
+  EXPECT_THROW(plan_import(ForeignTool::kDbmate, {versioned("20260101"), versioned("20260102")},
+                           elsewhere, {}, false),
+               MigrationFileNotFoundError);
+  EXPECT_THROW(plan_import(ForeignTool::kDbmate, {versioned("20260101")}, {}, {}, false),
+               MigrationFileNotFoundError);
+}
+
 TEST(PlanImportTest, GolangMigrateAppliesEverythingUpToItsVersion) {
   const std::vector<Migration> disk = {file("1_a.up.sql", "1"), file("2_b.up.sql", "2"),
                                        file("3_c.up.sql", "3")};
@@ -90,22 +99,36 @@ ForeignRecord flyway_baseline(std::string version, std::int64_t at) {
   return flyway_row(std::move(version), "<< Flyway Baseline >>", "BASELINE", true, at);
 }
 
-TEST(PlanImportTest, FlywaySkipsFailedRowsAndUndoneVersions) {
+TEST(PlanImportTest, FlywaySkipsUndoneVersions) {
   const std::vector<Migration> disk = {file("V1__init.sql", "1"), file("V1.1__b.sql", "1.1"),
                                        file("V2__c.sql", "2"), file("R__views.sql", "")};
-  const ImportResult result = plan_import(
-      ForeignTool::kFlyway,
-      {flyway_baseline("0", 5), flyway_row("1", "V1__init.sql", "SQL", true),
-       flyway_row("1.1", "V1.1__b.sql", "SQL", true),
-       flyway_row("1.1", "U1.1__b.sql", "UNDO_SQL", true),
-       flyway_row("2", "V2__c.sql", "SQL", false), flyway_row("", "R__views.sql", "SQL", true)},
-      disk, {}, false);
+  const ImportResult result =
+      plan_import(ForeignTool::kFlyway,
+                  {flyway_baseline("0", 5), flyway_row("1", "V1__init.sql", "SQL", true),
+                   flyway_row("1.1", "V1.1__b.sql", "SQL", true),
+                   flyway_row("1.1", "U1.1__b.sql", "UNDO_SQL", true),
+                   flyway_row("", "R__views.sql", "SQL", true)},
+                  disk, {}, false);
   EXPECT_EQ(names(result), (std::vector<std::string>{"V1__init.sql", "R__views.sql"}));
   EXPECT_EQ(result.imported[0].applied_at_ms, 1767225600000);
   EXPECT_EQ(result.imported[0].baseline, "");
-  ASSERT_EQ(result.not_imported.size(), 2u);
-  EXPECT_EQ(result.not_imported[0].first, "V2__c.sql");
-  EXPECT_EQ(result.not_imported[1].first, "0");  // a baseline below every file covers none
+  ASSERT_EQ(result.not_imported.size(), 1u);
+  EXPECT_EQ(result.not_imported[0].first, "0");  // a baseline below every file covers none
+}
+
+// A failed row may be a half-applied migration: refused, as golang-migrate's dirty version is.
+TEST(PlanImportTest, FlywayRefusesAFailedRow) {
+  const std::vector<Migration> disk = {file("V1__init.sql", "1"), file("V2__c.sql", "2")};
+  try {
+    plan_import(
+        ForeignTool::kFlyway,
+        {flyway_row("1", "V1__init.sql", "SQL", true), flyway_row("2", "V2__c.sql", "SQL", false)},
+        disk, {}, false);
+    FAIL() << "expected a refusal";
+  } catch (const MigrationBlockedError& e) {
+    EXPECT_NE(std::string(e.what()).find("V2__c.sql"), std::string::npos) << e.what();
+    EXPECT_EQ(e.context()["failed"], true);
+  }
 }
 
 TEST(PlanImportTest, FlywayDeletedVersionsAndRepeatablesAreNotImported) {

@@ -211,10 +211,11 @@ class LockWait {
   }
 
   // The holder's heartbeat moves lockedAt every TTL/2, and a busy writer slot is a live holder
-  // at work: either proves a live, progressing holder.
+  // at work: either proves a live, progressing holder. So does a holder seen for the first time
+  // (after refusals that showed none, a database not reached yet): its lease may be a moment old.
   bool holder_alive(const Refusal& refusal) const {
     if (refusal.blocked == Blocked::kWriterBusy) return true;
-    return refusal.holder && last_locked_at_ && refusal.holder->locked_at_ms > *last_locked_at_;
+    return refusal.holder && (!last_locked_at_ || refusal.holder->locked_at_ms > *last_locked_at_);
   }
 
   void warn_if_budget_short(std::optional<std::int64_t> holder_ttl_ms) {

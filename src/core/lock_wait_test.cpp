@@ -319,6 +319,34 @@ TEST_F(LockWaitTest, ADatabaseThatStaysUnreachableFailsWhenTheBudgetRunsOut) {
   EXPECT_GE(slept(), seconds(5));
 }
 
+// A holder seen for the first time is news, as an advancing heartbeat is: a wait that spent its
+// budget reaching the database (slow, failing attempts) still gives that holder a whole budget
+// before it calls it stalled.
+TEST_F(LockWaitTest, AHolderSeenForTheFirstTimeGetsAWholeBudget) {
+  auto o = options();
+  o.timeout = seconds(10);
+  const Clock::TimePoint start = clock.now();
+  std::optional<Clock::TimePoint> first_seen;
+  try {
+    with_lock_wait(
+        [&](int) {
+          if (clock.now() - start < seconds(9)) {
+            clock.advance(seconds(3));  // an attempt that takes long to fail
+            throw unreachable();
+          }
+          if (!first_seen) first_seen = clock.now();
+          throw refusal(1'000);  // then stalled: its lockedAt never moves
+        },
+        o);
+    FAIL() << "expected the wait to time out";
+  } catch (const LockAlreadyHeldError& e) {
+    EXPECT_TRUE(e.context().at("timedOut").get<bool>());
+  }
+  ASSERT_TRUE(first_seen.has_value());
+  EXPECT_GE(clock.now() - *first_seen, seconds(5));
+  EXPECT_LE(clock.now() - *first_seen, seconds(10));
+}
+
 TEST_F(LockWaitTest, AConnectionFailureAfterTheLockIsNotRetried) {
   int attempts = 0;
   EXPECT_THROW(with_lock_wait(

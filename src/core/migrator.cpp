@@ -430,7 +430,7 @@ std::exception_ptr Migrator::Impl::release_lock(Lease* lease, std::exception_ptr
     lease->release();
   } catch (const std::exception& e) {
     if (!failure) return std::current_exception();
-    logger->warn(fmt::format("Failed to release the migration lock: {}", e.what()));
+    logger->warn(e.what());  // "Failed to release the migration lock: …"
   }
   return failure;
 }

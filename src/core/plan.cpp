@@ -338,8 +338,12 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
     if (&entry == last) break;
   }
   if (!selection.out_of_order.empty() && config.on_out_of_order == OnOutOfOrder::kError) {
+    std::string names;
+    for (const PlanEntry* entry : selection.out_of_order) {
+      names += (names.empty() ? "" : ", ") + std::string(entry->name);
+    }
     throw MigrationOutOfOrderError(
-        "Pending migrations sort before the newest applied one (merged late?)",
+        "Pending migrations sort before the newest applied one (merged late?): " + names,
         {{"names", names_of(selection.out_of_order)}});
   }
   refuse_empty(selection.targets);

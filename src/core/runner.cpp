@@ -320,7 +320,11 @@ std::optional<milliseconds> Runner::timeout_of(const Migration& migration) const
 }
 
 std::function<bool()> Runner::still_held(const Step& step) const {
-  if (env_.lease == nullptr || step.in_transaction) return nullptr;  // a fenced commit suffices
+  // A fenced commit suffices in a transaction; onLockLost: warn carries on after a loss.
+  if (env_.lease == nullptr || step.in_transaction ||
+      env_.config.on_lock_lost != OnLockLost::kAbort) {
+    return nullptr;
+  }
   return [lease = env_.lease] { return lease->held(); };
 }
 

@@ -165,7 +165,8 @@ struct Execution {
   std::optional<std::chrono::milliseconds> time_limit = std::nullopt;
   // Outside a transaction, asked before each statement after the first: false once the run has
   // lost its lock (say its process was paused past the lease's deadline), when nothing more may
-  // be sent — a peer may be running this migration again. Empty: the run holds no lock.
+  // be sent — a peer may be running this migration again. Empty: nothing to ask (no lock, or
+  // onLockLost: warn).
   std::function<bool()> still_held = nullptr;
 };
 

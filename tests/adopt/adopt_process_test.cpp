@@ -460,7 +460,7 @@ void write_flyway_baseline(const SqliteProject& project, const std::string& vers
                       " 'dba', '2025-03-04 05:06:07.000', 0, 1);");
 }
 
-TEST_F(AdoptTest, ImportsFlywayHistoryWithItsTimesSkippingFailedRows) {
+TEST_F(AdoptTest, ImportsFlywayHistoryWithItsTimesOnceAFailedRowIsRepaired) {
   project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
   project.write_migration("V1.1__b.sql", "CREATE TABLE b (id INTEGER);\n");
   { std::ofstream create(project.db_path()); }
@@ -470,6 +470,12 @@ TEST_F(AdoptTest, ImportsFlywayHistoryWithItsTimesSkippingFailedRows) {
       " (1, '1', 'a', 'SQL', 'V1__a.sql', -59897099, 'dba', '2025-03-04 05:06:07.000', 5, 1),"
       " (2, '1.1', 'b', 'SQL', 'V1.1__b.sql', -317497204, 'dba', '2025-03-05 05:06:07.000', 5,"
       " 0);");
+  // V1.1 failed: perhaps half applied. Refused until its row is gone, as `flyway repair` does.
+  const std::string before = project.dump();
+  const ProcessResult refused = expect({"import", "--from", "flyway"}, 24);
+  EXPECT_NE(refused.err.find("V1.1__b.sql as failed"), std::string::npos) << refused.err;
+  EXPECT_EQ(project.dump(), before);
+  project.open().exec("DELETE FROM flyway_schema_history WHERE success = 0");
   const nlohmann::json preview =
       json_of(expect({"--json", "import", "--from", "flyway", "--dry-run"}, 0));
   EXPECT_EQ(preview["imported"].size(), 1u);

@@ -77,7 +77,7 @@ constexpr const char* kFlywayHistory =
     " success boolean NOT NULL, CONSTRAINT flyway_schema_history_pk PRIMARY KEY"
     " (installed_rank))";
 
-TEST_F(PgImportTest, FlywayHistoryImportsSuccessfulRowsOnly) {
+TEST_F(PgImportTest, FlywayHistoryWithAFailedRowIsRefusedUntilRepaired) {
   write("V1__create_a.sql", "CREATE TABLE a (id int);\n");
   write("V1.1__create_b.sql", "CREATE TABLE b (id int);\n");
   value(kFlywayHistory);
@@ -86,6 +86,9 @@ TEST_F(PgImportTest, FlywayHistoryImportsSuccessfulRowsOnly) {
       " (1, '1', 'create a', 'SQL', 'V1__create_a.sql', -623083431, 'dba', '2025-03-04 05:06:07',"
       " 3, true),"
       " (2, '1.1', 'create b', 'SQL', 'V1.1__create_b.sql', 1128195672, 'dba', now(), 3, false)");
+  expect({"import", "--from", "flyway"}, 24);
+  EXPECT_EQ(value("SELECT to_regclass('_migronaut_migrations') IS NULL"), "t");
+  value("DELETE FROM flyway_schema_history WHERE NOT success");  // what `flyway repair` does
   expect({"import", "--from", "flyway"}, 0);
   EXPECT_EQ(value("SELECT string_agg(name, ',') FROM _migronaut_migrations"), "V1__create_a.sql");
   expect({"up"}, 0);

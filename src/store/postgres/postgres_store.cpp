@@ -482,16 +482,19 @@ class PostgresStore final : public Store {
     return std::string_view(PQcmdTuples(result.get())) == "1";
   }
 
+  // Sent again on a new connection if the old one broke (a server restart mid-run): a second
+  // DELETE of our own row finds nothing, and waiters need not wait out our TTL.
   void release(const LockToken& token) override {
-    run("release the lock",
-        "WITH gone AS (DELETE FROM " + lock_table_ +
-            " WHERE id = $1 AND owner = $2 AND nonce = $3 RETURNING 1)"
-            " SELECT pg_notify($4, '') FROM gone",
-        {std::string(kLockId), token.owner, token.nonce, channel_}, MissingTable::kIsEmpty);
+    run_repeatable("release the lock",
+                   "WITH gone AS (DELETE FROM " + lock_table_ +
+                       " WHERE id = $1 AND owner = $2 AND nonce = $3 RETURNING 1)"
+                       " SELECT pg_notify($4, '') FROM gone",
+                   {std::string(kLockId), token.owner, token.nonce, channel_},
+                   MissingTable::kIsEmpty);
   }
 
   std::optional<LockInfo> read_lock() override {
-    const Result result = run_read(
+    const Result result = run_repeatable(
         "read the lock", "SELECT " + kLockColumns + " FROM " + lock_table_ + " WHERE id = $1",
         {std::string(kLockId)}, MissingTable::kIsEmpty);
     if (PQntuples(result.get()) == 0) return std::nullopt;
@@ -545,7 +548,7 @@ class PostgresStore final : public Store {
 
   StoreProbe probe() override {
     // audit fails where up would: the boot check's read no longer looks (ensure_schema does).
-    const Result result = send_read("SELECT " + foreign_relations_sql());
+    const Result result = send_repeatable("SELECT " + foreign_relations_sql());
     check("inspect the migronaut tables", result.get());
     if (!PQgetisnull(result.get(), 0, 0))
       throw foreign_relations_error(text_at(result.get(), 0, 0));
@@ -568,8 +571,8 @@ class PostgresStore final : public Store {
     // before their lock, so this read proves nothing about the tables (schema_known_ stays).
     // Binary, so the server spends nothing on converting times, and unordered: on a fresh
     // backend the two cost a third of the boot check's ~1.5 ms on the server.
-    const Result result = send_read("SELECT " + changelog_columns() + " FROM " + changelog_table_,
-                                    {}, Format::kBinary);
+    const Result result = send_repeatable(
+        "SELECT " + changelog_columns() + " FROM " + changelog_table_, {}, Format::kBinary);
     // An absent table reads as empty; catching it keeps the boot check to one query.
     if (sqlstate_of(result.get()) == kUndefinedTable) return {};
     check("read the changelog", result.get());
@@ -684,7 +687,7 @@ class PostgresStore final : public Store {
 
   std::int64_t now_ms() override {
     const Result result =
-        run_read("read the server clock", "SELECT " + epoch_ms("clock_timestamp()"));
+        run_repeatable("read the server clock", "SELECT " + epoch_ms("clock_timestamp()"));
     return int_at(result.get(), 0, 0);
   }
 
@@ -717,11 +720,12 @@ class PostgresStore final : public Store {
     return result;
   }
 
-  // Like send(), for a statement that only reads: should the connection turn out broken (one
-  // dropped while idle, which libpq may see only once a query fails), it is sent once more on a
-  // new one. Never a write: it may have reached the server before the connection broke.
-  Result send_read(const std::string& sql, const std::vector<std::string>& params = {},
-                   Format format = Format::kText) {
+  // Like send(), for a statement that may run twice — a read, or a release that deletes only our
+  // own lock row: should the connection turn out broken (one dropped while idle, or by a server
+  // restart, which libpq may see only once a query fails), it is sent once more on a new one.
+  // Never another write: it may have reached the server before the connection broke.
+  Result send_repeatable(const std::string& sql, const std::vector<std::string>& params = {},
+                         Format format = Format::kText) {
     Result result = send(sql, params, format);
     if (succeeded(result.get()) || PQstatus(conn_) != CONNECTION_BAD) return result;
     return send(sql, params, format);
@@ -799,11 +803,11 @@ class PostgresStore final : public Store {
     return checked(what, send(sql, params), missing_table);
   }
 
-  // run() for a statement that only reads (see send_read()).
-  Result run_read(const std::string& what, const std::string& sql,
-                  const std::vector<std::string>& params = {},
-                  MissingTable missing_table = MissingTable::kFails) {
-    return checked(what, send_read(sql, params), missing_table);
+  // run() for a statement that may run twice (see send_repeatable()).
+  Result run_repeatable(const std::string& what, const std::string& sql,
+                        const std::vector<std::string>& params = {},
+                        MissingTable missing_table = MissingTable::kFails) {
+    return checked(what, send_repeatable(sql, params), missing_table);
   }
 
   Result checked(const std::string& what, Result result, MissingTable missing_table) {

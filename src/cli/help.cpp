@@ -35,7 +35,9 @@ constexpr ExitCode kExitCodes[] = {
     {3,
      "another run holds the lock (--no-wait, or its holder stalled past --wait-timeout); "
      "`unlock` of a lock renewed within its TTL without --force"},
-    {4, "an applied file changed since it was applied, with `strict`"},
+    {4,
+     "an applied file changed since it was applied, with `strict`; a file at the version of an "
+     "applied one whose file is gone, with other content (`repair` takes it as renamed)"},
     {5, "the database cannot be reached, or the connection dropped"},
     {6, "a bad flag, config file or MIGRONAUT_* value; an unknown command"},
     {7, "a migration failed (recorded as failed, rolled back where transactional)"},
@@ -56,8 +58,8 @@ constexpr ExitCode kExitCodes[] = {
     {22, "`audit` found a failing check"},
     {23, "late arrivals with onOutOfOrder: error"},
     {24,
-     "`import` of a dirty golang-migrate version or a failed Flyway row; a killed run's "
-     "statement still running"},
+     "`import` of a dirty golang-migrate version or a failed Flyway row; a first `up` over "
+     "another tool's history never imported; a killed run's statement still running"},
     {35, "the migrations folder is missing, not a folder, or unreadable"},
     {36, "an entry named like a migration cannot be read (directory, bad symlink, FIFO)"},
     {37, "a changelog record migronaut cannot read (unknown status, a number out of range)"},

@@ -253,13 +253,15 @@ std::optional<ImportedMigration> match(const Applied& applied,
   return imported;
 }
 
-// Whether migronaut's changelog already records `name`: by that name, or by its version under
-// another name (the file renamed since an earlier import), which must not be imported twice.
+// Whether migronaut's changelog already records `name`: by that name, or applied by its version
+// under another name (the file renamed since an earlier import), which must not be imported
+// twice. Another name's failed or reverted record says nothing of this one.
 bool recorded(const std::string& name, const std::vector<ChangelogRecord>& existing) {
   const RunOrder order = record_order(name);
   return std::any_of(existing.begin(), existing.end(), [&](const ChangelogRecord& record) {
     if (record.name == name) return true;
     if (order.repeatable || order.version.empty()) return false;
+    if (record.status != RecordStatus::kApplied) return false;
     const RunOrder theirs = record_order(record.name);
     return !theirs.repeatable && compare_versions(theirs.version, order.version) == 0;
   });

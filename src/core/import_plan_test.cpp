@@ -265,6 +265,13 @@ TEST(PlanImportTest, AFileRenamedSinceTheFirstImportIsNotImportedAgain) {
                   {earlier}, false);
   EXPECT_EQ(names(result), std::vector<std::string>{"20240102000000_comments.sql"});
   EXPECT_EQ(result.skipped, std::vector<std::string>{"20240101000000_create_posts.sql"});
+
+  // A failed record of the old name says nothing: dbmate applied the version, so it is imported.
+  earlier.status = RecordStatus::kFailed;
+  const ImportResult after_failure =
+      plan_import(ForeignTool::kDbmate, {versioned("20240101000000")},
+                  {file("20240101000000_create_posts.sql", "20240101000000")}, {earlier}, false);
+  EXPECT_EQ(names(after_failure), std::vector<std::string>{"20240101000000_create_posts.sql"});
 }
 
 }  // namespace

@@ -188,12 +188,44 @@ struct Migrator::Impl {
   // A migration reverted though its file changed since it was applied runs the down section the
   // file has now: refused with strict, as `up` refuses any drift, else said.
   void check_drift(const std::vector<const PlanEntry*>& targets) {
-    refuse_drift_if_strict(targets, config);
+    refuse_drift(targets, config);
     for (const PlanEntry* entry : targets) {
       if (!entry->drifted) continue;
       logger->warn(fmt::format(
           "{} changed since it was applied (checksum mismatch): reverting it as the file is now",
           entry->name));
+    }
+  }
+
+  // A first run (no changelog yet) on a database another tool migrated: `up` would run again
+  // what that tool applied. Refused when the tool's history covers files of this folder, as
+  // `import` would record them; a history of other files (a Rails app's schema_migrations)
+  // stands aside.
+  void refuse_unimported_history(const Plan& plan, const std::vector<Migration>& migrations) {
+    if (!plan.records.empty()) return;
+    for (const ForeignTool tool :
+         {ForeignTool::kDbmate, ForeignTool::kGolangMigrate, ForeignTool::kFlyway,
+          ForeignTool::kKnex, ForeignTool::kNodePgMigrate, ForeignTool::kMigrateMongo}) {
+      std::optional<std::vector<ForeignRecord>> history;
+      try {
+        history = reader().read_foreign_history(tool);
+      } catch (const Error&) {
+        continue;  // not this backend's tool, or its table is another tool's
+      }
+      if (!history || history->empty()) continue;
+      std::size_t covered = 0;
+      try {
+        covered = plan_import(tool, *history, migrations, {}, false).imported.size();
+      } catch (const MigrationFileNotFoundError&) {
+        continue;  // none of its versions is a file here
+      }
+      const std::string_view name = foreign_tool_name(tool);
+      throw MigrationBlockedError(
+          fmt::format("This database has no migronaut changelog but {}'s history, which applied "
+                      "{} migration(s) of this folder: `up` would run them again. Import it "
+                      "first: `migronaut import --from {}`",
+                      name, covered, name),
+          {{"tool", name}, {"covered", covered}});
     }
   }
 
@@ -501,6 +533,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
       impl_->warn_about(selection);
       return;
     }
+    impl_->refuse_unimported_history(plan, migrations);
     checks.check(impl_->reader_or_waiters(), impl_->config, Direction::kUp, selection.targets);
     plan.next_batch();  // an exhausted batch counter is refused before the lock is taken
   });
@@ -623,7 +656,7 @@ BaselineResult baseline_of(const Plan& plan, const std::optional<std::string>& t
                            const Mark& mark) {
   BaselineResult outcome;
   outcome.batch = plan.next_batch();
-  const PlanEntry* last = to ? &find_target(plan, *to, "to") : nullptr;
+  const PlanEntry* last = to ? &require_migration(plan, *to, "to") : nullptr;
   for (const PlanEntry& entry : plan.entries) {
     if (entry.migration == nullptr) continue;
     if (entry.pending()) {

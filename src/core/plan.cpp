@@ -53,17 +53,6 @@ bool runs_repeatedly(const PlanEntry& entry) {
                                     : record_order(entry.name).repeatable;
 }
 
-// A target named on the command line must be a migration we have.
-const PlanEntry& require_migration(const Plan& plan, const std::string& target,
-                                   const char* option) {
-  const PlanEntry& entry = find_target(plan, target, option);
-  if (entry.migration == nullptr) {
-    throw MigrationFileNotFoundError("No migration named '" + target + "'",
-                                     {{"name", target}, {"option", option}});
-  }
-  return entry;
-}
-
 nlohmann::json names_of(const std::vector<const PlanEntry*>& entries) {
   nlohmann::json names = nlohmann::json::array();
   for (const PlanEntry* entry : entries) names.push_back(entry->name);
@@ -79,6 +68,16 @@ bool newer(const PlanEntry* a, const PlanEntry* b) {
 }
 
 }  // namespace
+
+const PlanEntry& require_migration(const Plan& plan, const std::string& target,
+                                   const char* option) {
+  const PlanEntry& entry = find_target(plan, target, option);
+  if (entry.migration == nullptr) {
+    throw MigrationFileNotFoundError("No migration named '" + target + "'",
+                                     {{"name", target}, {"option", option}});
+  }
+  return entry;
+}
 
 namespace {
 
@@ -294,17 +293,29 @@ void refuse_empty(const std::vector<const PlanEntry*>& targets) {
 
 }  // namespace
 
-void refuse_drift_if_strict(const std::vector<const PlanEntry*>& entries, const Config& config) {
-  if (!config.strict) return;
-  std::vector<const PlanEntry*> drifted;
-  std::copy_if(entries.begin(), entries.end(), std::back_inserter(drifted),
-               [](const PlanEntry* entry) { return entry->drifted; });
-  if (drifted.empty()) return;
+void refuse_drift(const std::vector<const PlanEntry*>& entries, const Config& config) {
+  const auto taken_over = [](const PlanEntry* entry) { return !entry->renamed_from.empty(); };
+  std::vector<const PlanEntry*> refused;
+  std::copy_if(entries.begin(), entries.end(), std::back_inserter(refused),
+               [&](const PlanEntry* entry) {
+                 return entry->drifted && (config.strict || taken_over(entry));
+               });
+  if (refused.empty()) return;
+  const auto reused = std::find_if(refused.begin(), refused.end(), taken_over);
+  if (reused != refused.end()) {
+    const PlanEntry& entry = **reused;
+    throw ChecksumMismatchError(
+        fmt::format("{} has the version of the applied {}, whose file is gone, but other content: "
+                    "if it is that migration renamed and edited, `migronaut repair {}` accepts it; "
+                    "if it is a new migration, give it a version of its own",
+                    entry.name, entry.renamed_from, entry.name),
+        {{"names", names_of(refused)}, {"renamedFrom", entry.renamed_from}});
+  }
   std::vector<std::string_view> names;
-  for (const PlanEntry* entry : drifted) names.push_back(entry->name);
+  for (const PlanEntry* entry : refused) names.push_back(entry->name);
   throw ChecksumMismatchError(
       fmt::format("Applied migrations changed since they were applied: {}", fmt::join(names, ", ")),
-      {{"names", names_of(drifted)}});
+      {{"names", names_of(refused)}});
 }
 
 UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& config) {
@@ -318,7 +329,7 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
   for (const PlanEntry& entry : plan.entries) {
     if (entry.drifted) selection.drifted.push_back(&entry);
   }
-  refuse_drift_if_strict(selection.drifted, config);
+  refuse_drift(selection.drifted, config);
 
   if (options.file) {
     const PlanEntry& entry = require_migration(plan, *options.file, "file");

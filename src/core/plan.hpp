@@ -79,9 +79,14 @@ struct UpSelection {
 // The entry a command-line target names: a migration's name, or its version ("20260101120000",
 // "3", "1.2"). Throws MigrationFileNotFoundError naming `option` when nothing matches.
 const PlanEntry& find_target(const Plan& plan, const std::string& target, const char* option);
+// find_target() of a migration with a file: a record whose file is gone is refused, naming it.
+const PlanEntry& require_migration(const Plan& plan, const std::string& target, const char* option);
 
-// Throws ChecksumMismatchError naming the drifted ones among `entries` when `config.strict`.
-void refuse_drift_if_strict(const std::vector<const PlanEntry*>& entries, const Config& config);
+// Throws ChecksumMismatchError naming the drifted ones among `entries` when `config.strict`,
+// and, strict or not, for a file at the version of an applied migration whose file is gone but
+// with other content: that migration renamed and edited, or a new one reusing its version —
+// only its author can say (`repair` takes it as renamed).
+void refuse_drift(const std::vector<const PlanEntry*>& entries, const Config& config);
 
 // `steps` caps the count. Throws MigrationFileNotFoundError (unknown file or `to`),
 // ChecksumMismatchError (drift with `strict`), MigrationOutOfOrderError (late arrivals with

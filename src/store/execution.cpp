@@ -30,11 +30,11 @@ std::int64_t timed_ms(const std::function<void()>& work) {
 }
 
 void require_still_held(const std::function<bool()>& still_held, std::size_t sent) {
-  if (sent == 0 || !still_held || still_held()) return;
+  if (!still_held || still_held()) return;
   throw LockLostError(
-      fmt::format("the lock was lost after {} statement(s) of a migration outside a transaction "
-                  "ran: the rest were not sent",
-                  sent),
+      fmt::format("the lock was lost before statement {} of a migration outside a transaction: "
+                  "{} ran, the rest were not sent",
+                  sent + 1, sent),
       {{"reason", "lost between statements"}, {"statementsApplied", sent}});
 }
 

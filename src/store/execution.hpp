@@ -26,9 +26,8 @@ inline std::span<const RecordWrite> records_of(const Execution& execution) {
   return {execution.record, 1};
 }
 
-// Before the statement that follows the first `sent` of an untransacted execution: throws
-// LockLostError when the run has lost its lock meanwhile (Execution::still_held), so that no
-// more is sent.
+// Before each statement of an untransacted execution, `sent` of them sent: throws LockLostError
+// when the run has lost its lock meanwhile (Execution::still_held), so that no more is sent.
 void require_still_held(const std::function<bool()>& still_held, std::size_t sent);
 
 // Runs `work` and returns how long it took, in ms (stores that time the work themselves).

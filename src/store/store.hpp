@@ -163,7 +163,7 @@ struct Execution {
   // The migration's timeout: stores that can have the server enforce it do (MongoDB maxTimeMS);
   // interrupt() covers the rest.
   std::optional<std::chrono::milliseconds> time_limit = std::nullopt;
-  // Outside a transaction, asked before each statement after the first: false once the run has
+  // Outside a transaction, asked before each statement (a local check): false once the run has
   // lost its lock (say its process was paused past the lease's deadline), when nothing more may
   // be sent — a peer may be running this migration again. Empty: nothing to ask (no lock, or
   // onLockLost: warn).

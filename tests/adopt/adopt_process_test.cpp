@@ -419,6 +419,42 @@ TEST_F(AdoptTest, ImportsGolangMigrateHistoryAndRefusesADirtyOne) {
   EXPECT_FALSE(has_table("a"));
 }
 
+// A first `up` on a database dbmate migrated, its history never imported, would run dbmate's
+// migrations again: refused until `import`. Another app's schema_migrations (Rails keeps the same
+// table), whose versions are no file here, stands aside.
+TEST_F(AdoptTest, AFirstUpOverAnotherToolsUnimportedHistoryIsRefused) {
+  project.write_migration("20240101000000_a.sql", "-- migrate:up\nCREATE TABLE a (id INTEGER);\n");
+  project.write_migration("20240102000000_b.sql", "-- migrate:up\nCREATE TABLE b (id INTEGER);\n");
+  { std::ofstream create(project.db_path()); }
+  project.open().exec(
+      "CREATE TABLE schema_migrations (version VARCHAR(128) PRIMARY KEY);"
+      "INSERT INTO schema_migrations VALUES ('20190101000000');");
+  expect({"up"}, 0);  // a history of other files: not this folder's
+  EXPECT_TRUE(has_table("a"));
+
+  const std::filesystem::path other = project.dir().path() / "dbmate.db";
+  { std::ofstream create(other); }
+  SqliteDb(other).exec(
+      "CREATE TABLE schema_migrations (version VARCHAR(128) PRIMARY KEY);"
+      "INSERT INTO schema_migrations VALUES ('20240101000000');"
+      "CREATE TABLE a (id INTEGER);");
+  const std::string before = dump_database(other);
+  const auto run_on_other = [&](std::vector<std::string> args) {
+    args.insert(args.begin(), {migronaut_binary(), "--no-env", "--uri", "sqlite:" + other.string(),
+                               "--dir", project.migrations().string()});
+    return Process(args, {}, project.cwd()).wait();
+  };
+  const ProcessResult refused = run_on_other({"--json", "up"});
+  EXPECT_EQ(refused.exit_code, 24) << describe(refused);
+  EXPECT_EQ(json_of(refused)["error"]["context"]["tool"], "dbmate");
+  EXPECT_NE(refused.err.find("migronaut import --from dbmate"), std::string::npos) << refused.err;
+  EXPECT_EQ(dump_database(other), before);
+  EXPECT_EQ(run_on_other({"import", "--from", "dbmate"}).exit_code, 0);
+  const ProcessResult up = run_on_other({"up"});
+  EXPECT_EQ(up.exit_code, 0) << describe(up);  // only b runs; a would fail: its table exists
+  EXPECT_TRUE(SqliteDb(other).has_table("b"));
+}
+
 // An import writes all its records or none: one cut short would leave the rest pending, for
 // `up` to run again. Here the database refuses the third record.
 TEST_F(AdoptTest, AnImportThatFailsMidwayWritesNoRecord) {

@@ -63,6 +63,7 @@ void run_sqlite_script(sqlite3* db, const Script& script, const std::function<bo
       while (stepped == SQLITE_ROW) stepped = sqlite3_step(raw);
       if (stepped != SQLITE_DONE) fail(db, script, start, -1);
     }
+    if (tail == rest) break;  // no progress (a NUL in the text): as sqlite3_exec, stop
     rest = tail;
   }
 }

@@ -14,8 +14,7 @@ namespace migronaut {
 // Runs `script` on `db`. The first failing statement throws MigrationExecutionFailedError:
 // "line L, column C in `statement`: SQLite's message", at the token SQLite blames when it
 // names one, else at the statement's first. What ran before it is the caller's to roll back.
-// Outside a transaction, `still_held` is asked before each statement after the first
-// (require_still_held).
+// Outside a transaction, `still_held` is asked before each statement (require_still_held).
 void run_sqlite_script(sqlite3* db, const Script& script,
                        const std::function<bool()>& still_held = nullptr);
 

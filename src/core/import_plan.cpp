@@ -260,10 +260,8 @@ bool recorded(const std::string& name, const std::vector<ChangelogRecord>& exist
   const RunOrder order = record_order(name);
   return std::any_of(existing.begin(), existing.end(), [&](const ChangelogRecord& record) {
     if (record.name == name) return true;
-    if (order.repeatable || order.version.empty()) return false;
-    if (record.status != RecordStatus::kApplied) return false;
-    const RunOrder theirs = record_order(record.name);
-    return !theirs.repeatable && compare_versions(theirs.version, order.version) == 0;
+    return !order.repeatable && record.status == RecordStatus::kApplied &&
+           records_version(record.name, order.version);
   });
 }
 

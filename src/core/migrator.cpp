@@ -203,9 +203,7 @@ struct Migrator::Impl {
   // stands aside.
   void refuse_unimported_history(const Plan& plan, const std::vector<Migration>& migrations) {
     if (!plan.records.empty()) return;
-    for (const ForeignTool tool :
-         {ForeignTool::kDbmate, ForeignTool::kGolangMigrate, ForeignTool::kFlyway,
-          ForeignTool::kKnex, ForeignTool::kNodePgMigrate, ForeignTool::kMigrateMongo}) {
+    for (const ForeignTool tool : foreign_tools()) {
       std::optional<std::vector<ForeignRecord>> history;
       try {
         history = reader().read_foreign_history(tool);

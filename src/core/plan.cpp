@@ -53,6 +53,16 @@ bool runs_repeatedly(const PlanEntry& entry) {
                                     : record_order(entry.name).repeatable;
 }
 
+// "a.sql, b.sql", for a message.
+std::string joined_names(const std::vector<const PlanEntry*>& entries) {
+  std::string joined;
+  for (const PlanEntry* entry : entries) {
+    if (!joined.empty()) joined += ", ";
+    joined += entry->name;
+  }
+  return joined;
+}
+
 nlohmann::json names_of(const std::vector<const PlanEntry*>& entries) {
   nlohmann::json names = nlohmann::json::array();
   for (const PlanEntry* entry : entries) names.push_back(entry->name);
@@ -85,9 +95,8 @@ namespace {
 // record's version is that migration renamed, edited or not (an edit shows as drift). Had an
 // edit made it a new migration, `up` would run it a second time.
 bool same_migration(const PlanEntry& former, const PlanEntry& entry) {
-  if (entry.migration == nullptr || entry.migration->repeatable) return false;
-  const std::string_view version = entry.migration->version;
-  return !version.empty() && compare_versions(version, record_order(former.name).version) == 0;
+  return entry.migration != nullptr && !entry.migration->repeatable &&
+         records_version(former.name, entry.migration->version);
 }
 
 // Pairs each applied record whose file is gone with the migration it was renamed to, if any,
@@ -311,10 +320,8 @@ void refuse_drift(const std::vector<const PlanEntry*>& entries, const Config& co
                     entry.name, entry.renamed_from, entry.name),
         {{"names", names_of(refused)}, {"renamedFrom", entry.renamed_from}});
   }
-  std::vector<std::string_view> names;
-  for (const PlanEntry* entry : refused) names.push_back(entry->name);
   throw ChecksumMismatchError(
-      fmt::format("Applied migrations changed since they were applied: {}", fmt::join(names, ", ")),
+      "Applied migrations changed since they were applied: " + joined_names(refused),
       {{"names", names_of(refused)}});
 }
 
@@ -349,12 +356,9 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
     if (&entry == last) break;
   }
   if (!selection.out_of_order.empty() && config.on_out_of_order == OnOutOfOrder::kError) {
-    std::string names;
-    for (const PlanEntry* entry : selection.out_of_order) {
-      names += (names.empty() ? "" : ", ") + std::string(entry->name);
-    }
     throw MigrationOutOfOrderError(
-        "Pending migrations sort before the newest applied one (merged late?): " + names,
+        "Pending migrations sort before the newest applied one (merged late?): " +
+            joined_names(selection.out_of_order),
         {{"names", names_of(selection.out_of_order)}});
   }
   refuse_empty(selection.targets);

@@ -336,6 +336,12 @@ RunOrder record_order(std::string_view name) {
   return {naming->role == FileRole::kRepeatable, naming->version, std::string(name)};
 }
 
+bool records_version(std::string_view record_name, std::string_view version) {
+  if (version.empty()) return false;
+  const RunOrder order = record_order(record_name);
+  return !order.repeatable && compare_versions(order.version, version) == 0;
+}
+
 std::vector<Migration> load_migrations(const fs::path& dir, std::string_view extension,
                                        const std::vector<CodeMigration>& code) {
   // Code alone can make a run: then the folder may be absent.

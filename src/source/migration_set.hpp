@@ -40,6 +40,9 @@ std::vector<T> take_in_order(std::vector<T> items, const std::vector<std::size_t
 }
 // The order of a changelog record whose migration may be gone, read from its name.
 RunOrder record_order(std::string_view name);
+// Whether the record `record_name` is of the versioned migration at `version` ("" never is): a
+// migration is its version, whatever its file is called now.
+bool records_version(std::string_view record_name, std::string_view version);
 
 // How one direction of a migration runs: its marker's options (`-- migrate:up transaction:false
 // lock_timeout:30s statement_timeout:5min`), or a code or JSON migration's useTransaction.

@@ -24,6 +24,12 @@ std::string_view foreign_tool_name(ForeignTool tool) {
   return "";
 }
 
+std::vector<ForeignTool> foreign_tools() {
+  std::vector<ForeignTool> tools;
+  for (const auto& [tool, name] : kToolNames) tools.push_back(tool);
+  return tools;
+}
+
 std::optional<ForeignTool> parse_foreign_tool(std::string_view name) {
   for (const auto& [tool, known] : kToolNames) {
     if (known == name) return tool;

@@ -319,6 +319,8 @@ class Store {
 
 // "dbmate", "golang-migrate", "flyway", "knex", "node-pg-migrate", "migrate-mongo".
 std::string_view foreign_tool_name(ForeignTool tool);
+// Every tool `import` knows, in declaration order.
+std::vector<ForeignTool> foreign_tools();
 std::optional<ForeignTool> parse_foreign_tool(std::string_view name);
 
 // A ConnectionFailedError that only means another connection holds the database's single write

@@ -4,6 +4,8 @@
 
 #include "cli/cli.hpp"
 #include "cli/help.hpp"
+#include "core/env_file.hpp"
+#include "migronaut/config.hpp"
 #include "migronaut/errors.hpp"
 #include "util/redact.hpp"
 
@@ -18,6 +20,44 @@ void refuse_secret_in_config(const std::string& uri, const std::filesystem::path
           ", a file meant to be committed: give init the URI without it, and the password "
           "through MIGRONAUT_URI, DATABASE_URL or PGPASSWORD",
       {{"key", "uri"}, {"uri", redact_uri(uri)}});
+}
+
+// The variable that already names the database, in the environment or the .env file a run
+// would read. The config then names none: DATABASE_URL ranks below the file, so a "uri" written
+// there would send every run to another database than the one the variable names.
+std::optional<std::string> uri_variable(const GlobalFlags& flags) {
+  auto environment = process_environment();
+  const std::filesystem::path env_file = flags.env_file.value_or(".env");
+  if (!flags.no_env && (flags.env_file || std::filesystem::exists(env_file))) {
+    for (auto& [name, value] : read_env_file(env_file)) environment.try_emplace(name, value);
+  }
+  for (const char* name : {"MIGRONAUT_URI", "DATABASE_URL"}) {
+    if (const auto found = environment.find(name);
+        found != environment.end() && !found->second.empty()) {
+      return name;
+    }
+  }
+  return std::nullopt;
+}
+
+// --dir, else migrations/, else dbmate's and Rails' db/migrations when only that exists.
+std::string migrations_dir(const GlobalFlags& flags) {
+  if (flags.dir) return *flags.dir;
+  namespace fs = std::filesystem;
+  if (!fs::exists("migrations") && fs::is_directory("db/migrations")) return "db/migrations";
+  return "migrations";
+}
+
+// Writes the config: `uri` (SQLite by default) unless a variable names the database.
+void write_config(const std::filesystem::path& file, std::optional<std::string> uri,
+                  const std::string& dir) {
+  nlohmann::json config = nlohmann::json::object();
+  if (uri) {
+    refuse_secret_in_config(*uri, file);
+    config["uri"] = *uri;
+  }
+  config.update({{"migrationsDir", dir}, {"lockTTLSeconds", 60}, {"onLockHeld", "wait"}});
+  std::ofstream(file) << config.dump(2) << "\n";
 }
 
 }  // namespace
@@ -36,19 +76,20 @@ Command add_init(CLI::App& app) {
               throw ConfigFileExistsError(file.string() + " already exists (use --force)",
                                           {{"path", file.string()}});
             }
-            const std::string uri = flags.uri.value_or("sqlite:migronaut.db");
-            refuse_secret_in_config(uri, file);
-            const nlohmann::json config = {{"uri", uri},
-                                           {"migrationsDir", flags.dir.value_or("migrations")},
-                                           {"lockTTLSeconds", 60},
-                                           {"onLockHeld", "wait"}};
-            std::ofstream(file) << config.dump(2) << "\n";
-            fs::create_directories(config["migrationsDir"].get<std::string>());
-            context.out().success("Created " + file.string() + " and " +
-                                  config["migrationsDir"].get<std::string>() + "/");
+            const std::optional<std::string> variable =
+                flags.uri ? std::nullopt : uri_variable(flags);
+            const std::string dir = migrations_dir(flags);
+            write_config(
+                file,
+                variable ? std::optional<std::string>() : flags.uri.value_or("sqlite:migronaut.db"),
+                dir);
+            fs::create_directories(dir);
+            context.out().success("Created " + file.string() + " and " + dir + "/" +
+                                  (variable ? "; the database URI comes from " + *variable : ""));
             if (context.out().json_mode()) {
-              context.out().document(
-                  {{"config", file.string()}, {"migrationsDir", config["migrationsDir"]}});
+              nlohmann::json document = {{"config", file.string()}, {"migrationsDir", dir}};
+              if (variable) document["uriVariable"] = *variable;
+              context.out().document(document);
             }
             return 0;
           }};

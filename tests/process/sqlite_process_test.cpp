@@ -348,6 +348,33 @@ TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceR
   EXPECT_EQ(json_of(free)["released"], false);
 }
 
+// A dbmate project: DATABASE_URL names the database and the files are in db/migrations. A "uri"
+// in the config would outrank DATABASE_URL and send every later run to a new SQLite file.
+TEST_F(SqliteProcessTest, InitLeavesTheDatabaseToDatabaseUrlAndFindsDbMigrations) {
+  const std::filesystem::path dbmate_dir = project.cwd() / "db" / "migrations";
+  std::filesystem::create_directories(dbmate_dir);
+  const Env env = {{"DATABASE_URL", "sqlite:" + project.db_path().string()}};
+  const ProcessResult init =
+      Process({migronaut_binary(), "--no-env", "--json", "init"}, env, project.cwd()).wait();
+  ASSERT_EQ(init.exit_code, 0) << describe(init);
+  EXPECT_EQ(json_of(init)["uriVariable"], "DATABASE_URL") << init.out;
+  const std::filesystem::path config_path = project.cwd() / "migronaut.config.json";
+  const nlohmann::json config = nlohmann::json::parse(project.dir().read(config_path));
+  EXPECT_FALSE(config.contains("uri")) << config.dump();
+  EXPECT_EQ(config["migrationsDir"], "db/migrations");
+  EXPECT_FALSE(std::filesystem::exists(project.cwd() / "migrations"));
+
+  project.dir().write(
+      dbmate_dir / "20260101000000_users.sql",
+      "-- migrate:up\nCREATE TABLE users (id INTEGER);\n-- migrate:down\nDROP TABLE "
+      "users;\n");
+  const ProcessResult up =
+      Process({migronaut_binary(), "--no-env", "up"}, env, project.cwd()).wait();
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  EXPECT_EQ(project.statuses(), (Statuses{{"20260101000000_users.sql", "applied"}}));
+  EXPECT_FALSE(std::filesystem::exists(project.cwd() / "migronaut.db"));
+}
+
 TEST_F(SqliteProcessTest, EveryCommandEndToEnd) {
   // init writes no password into the file meant to be committed.
   const ProcessResult with_password =

@@ -1,4 +1,27 @@
 # bash completion for migronaut. Installed to /usr/share/bash-completion/completions/migronaut.
+
+# The migrations folder: --dir on the line, else the config's migrationsDir, else migrations.
+_migronaut_dir() {
+  local i dir=""
+  for ((i = 1; i < cword; i++)); do
+    case ${words[i]} in
+      --dir) dir=${words[i + 1]} ;;
+      --dir=*) dir=${words[i]#--dir=} ;;
+    esac
+  done
+  if [[ -z $dir && -f migronaut.config.json ]]; then
+    dir=$(sed -n 's/.*"migrationsDir"[[:space:]]*:[[:space:]]*"\([^"]*\)".*/\1/p' migronaut.config.json)
+  fi
+  echo "${dir:-migrations}"
+}
+
+# Completes the names of the files in the migrations folder.
+_migronaut_files() {
+  local dir
+  dir=$(_migronaut_dir)
+  [[ -d $dir ]] && COMPREPLY=($(compgen -W "$(ls "$dir")" -- "$cur"))
+}
+
 _migronaut() {
   local cur prev words cword
   _init_completion || return
@@ -15,7 +38,7 @@ _migronaut() {
     --dir) _filedir -d; return ;;
     --uri | --db | --reason | --steps | --batch | --wait-timeout | --timeout) return ;;
     --from) COMPREPLY=($(compgen -W "dbmate golang-migrate flyway knex node-pg-migrate migrate-mongo" -- "$cur")); return ;;
-    --to) [[ -d migrations ]] && COMPREPLY=($(compgen -W "$(ls migrations)" -- "$cur")); return ;;
+    --to) _migronaut_files; return ;;
   esac
 
   local flags=""
@@ -43,6 +66,9 @@ _migronaut() {
     COMPREPLY=($(compgen -W "up down" -- "$cur"))
     return
   fi
+  case $command in
+    up | down | redo | repair | lint) if [[ $cur != -* ]]; then _migronaut_files; return; fi ;;
+  esac
   COMPREPLY=($(compgen -W "$flags $globals" -- "$cur"))
 }
 complete -F _migronaut migronaut

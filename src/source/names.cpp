@@ -18,11 +18,28 @@ namespace {
 constexpr std::size_t kMaxNameBytes = 255;
 constexpr std::size_t kMaxSlugBytes = 100;
 
-// The name as a JSON string literal with every non-ASCII or control byte escaped, so a hostile
-// name read from a database prints as harmless text.
+// The name as a JSON string literal, so a hostile name read from a database prints as harmless
+// text: control characters escaped, bytes that are not UTF-8 replaced (U+FFFD), and the
+// bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069), which would show the name's
+// characters in another order, escaped. Other characters print as themselves: "café", not
+// "caf\u00e9".
 std::string printable(std::string_view name) {
-  return nlohmann::json(std::string(name))
-      .dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+  const std::string literal = nlohmann::json(std::string(name))
+                                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  std::string out;
+  for (std::size_t i = 0; i < literal.size(); ++i) {
+    const auto byte = [&](std::size_t at) { return static_cast<unsigned char>(literal[at]); };
+    const bool bidi = byte(i) == 0xE2 && i + 2 < literal.size() &&
+                      ((byte(i + 1) == 0x80 && byte(i + 2) >= 0xAA && byte(i + 2) <= 0xAE) ||
+                       (byte(i + 1) == 0x81 && byte(i + 2) >= 0xA6 && byte(i + 2) <= 0xA9));
+    if (!bidi) {
+      out.push_back(literal[i]);
+      continue;
+    }
+    out += fmt::format("\\u{:04x}", ((byte(i + 1) & 0x3F) << 6) | (byte(i + 2) & 0x3F) | 0x2000);
+    i += 2;
+  }
+  return out;
 }
 
 [[noreturn]] void reject(std::string_view what, std::string_view name, std::string_view reason) {
@@ -36,7 +53,19 @@ constexpr std::string_view kNoNamingProblem =
     "the name follows no known naming (<version>-<slug>, <version>_<name>, "
     "V<version>__<description>, R__<description>)";
 
+constexpr std::string_view kSlugProblem =
+    "after the version, only ASCII letters, digits, '.', '_' and '-' are allowed";
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Why a file name that parses as no naming fails: its characters, when it starts as one does
+// (a version, then '-' or '_').
+std::string_view unparsed_name_problem(std::string_view name) {
+  const std::size_t version_end = name.find_first_not_of("0123456789");
+  const bool versioned = version_end > 0 && version_end != std::string_view::npos &&
+                         (name[version_end] == '-' || name[version_end] == '_');
+  return versioned ? kSlugProblem : kNoNamingProblem;
+}
 
 bool is_slug_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '.' || c == '_' || c == '-';
@@ -64,7 +93,7 @@ std::string_view name_problem(std::string_view name) {
     return "the name must start with a numeric version followed by '-'";
   }
   if (dash + 1 == name.size() || !std::all_of(name.begin() + dash + 1, name.end(), is_slug_char)) {
-    return "after the version, only letters, digits, '.', '_' and '-' are allowed";
+    return kSlugProblem;
   }
   return {};
 }
@@ -160,7 +189,7 @@ FileName classify_file_name(std::string_view name, std::string_view extension) {
     reject("migration name", name, problem);
   }
   if (std::optional<FileName> naming = parse_file_name(name, extension)) return *naming;
-  reject("migration name", name, kNoNamingProblem);
+  reject("migration name", name, unparsed_name_problem(name));
 }
 
 void validate_record_name(std::string_view name) {

@@ -50,6 +50,37 @@ TEST(ValidateNameTest, ErrorShowsControlCharactersEscaped) {
   }
 }
 
+// A refused name prints as the user wrote it, not as \u escapes; text that would reorder or
+// forge what the terminal shows is still escaped or replaced.
+TEST(ValidateNameTest, ErrorShowsTheNameAsWrittenButNoOverrideOrBrokenByte) {
+  const auto message = [](const std::string& name) {
+    try {
+      validate_record_name(name);
+    } catch (const MigrationInvalidNameError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(
+      message("0001-caf\xC3\xA9 d\xC3\xBCrer.sql").find("\"0001-caf\xC3\xA9 d\xC3\xBCrer.sql\""),
+      std::string::npos);
+  const std::string overridden = message("0001-\xE2\x80\xAEgpj.sql");
+  EXPECT_EQ(overridden.find("\xE2\x80\xAE"), std::string::npos) << overridden;
+  EXPECT_NE(overridden.find("\"0001-\\u202egpj.sql\""), std::string::npos) << overridden;
+  EXPECT_NE(message("0001-\xE2\x81\xA6x.sql").find("\\u2066x"), std::string::npos);
+  EXPECT_NE(message("0001-\xFFx.sql").find("\"0001-\xEF\xBF\xBDx.sql\""), std::string::npos);
+}
+
+TEST(ClassifyFileNameTest, AVersionedNameWithOtherCharactersIsToldWhichAreAllowed) {
+  try {
+    classify_file_name("0001-caf\xC3\xA9.sql", ".sql");
+    FAIL() << "expected MigrationInvalidNameError";
+  } catch (const MigrationInvalidNameError& error) {
+    EXPECT_EQ(error.context()["reason"],
+              "after the version, only ASCII letters, digits, '.', '_' and '-' are allowed");
+  }
+}
+
 TEST(VersionOfTest, IsTheDigitsBeforeTheFirstDash) {
   EXPECT_EQ(version_of("20260101120000-users-v2.sql"), "20260101120000");
   EXPECT_EQ(version_of("0001-seed"), "0001");

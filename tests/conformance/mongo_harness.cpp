@@ -34,8 +34,10 @@ class MongoHarness : public StoreHarness {
     return open_store(config);
   }
 
-  Script create_object_script(const std::string& name) override {
-    return {nlohmann::json::array({{{"create", name}}}).dump()};
+  Script create_objects_script(const std::vector<std::string>& names) override {
+    nlohmann::json commands = nlohmann::json::array();
+    for (const std::string& name : names) commands.push_back({{"create", name}});
+    return {commands.dump()};
   }
 
   Script failing_script() override { return {R"([{"migronautNoSuchCommand": 1}])"}; }

@@ -14,8 +14,12 @@ class PostgresHarness : public StoreHarness {
 
   std::unique_ptr<Store> open() override { return open_store(config_); }
 
-  Script create_object_script(const std::string& name) override {
-    return Script{"CREATE TABLE \"" + name + "\" (id bigint PRIMARY KEY);"};
+  Script create_objects_script(const std::vector<std::string>& names) override {
+    Script script;
+    for (const std::string& name : names) {
+      script.text += "CREATE TABLE \"" + name + "\" (id bigint PRIMARY KEY);\n";
+    }
+    return script;
   }
 
   Script failing_script() override {

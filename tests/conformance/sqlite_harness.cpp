@@ -22,8 +22,12 @@ class SqliteHarness final : public StoreHarness {
 
   std::unique_ptr<Store> open() override { return open_store(config()); }
 
-  Script create_object_script(const std::string& name) override {
-    return {"CREATE TABLE \"" + name + "\" (id INTEGER PRIMARY KEY);"};
+  Script create_objects_script(const std::vector<std::string>& names) override {
+    Script script;
+    for (const std::string& name : names) {
+      script.text += "CREATE TABLE \"" + name + "\" (id INTEGER PRIMARY KEY);\n";
+    }
+    return script;
   }
 
   Script failing_script() override { return {"SELECT * FROM conformance_no_such_table;"}; }

@@ -30,6 +30,7 @@ namespace {
 using std::chrono::milliseconds;
 using ::testing::ElementsAre;
 using ::testing::Field;
+using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
 LockClaim claim(const std::string& run_id, std::int64_t ttl_ms = 60'000) {
@@ -582,6 +583,29 @@ TEST_P(StoreConformance, NonTransactionalExecutionWritesTheRecordAfterTheWork) {
   EXPECT_THROW(store->execute({.work = &failing, .transactional = false, .record = &failed_record}),
                MigrationExecutionFailedError);
   EXPECT_FALSE(record_now("0002-fails").has_value());
+}
+
+// A run paused past its lease's deadline between two statements outside a transaction must send
+// no more once it resumes: a peer may be running the migration again. Asked before each
+// statement, the first included.
+TEST_P(StoreConformance, AnUntransactedScriptSendsNothingMoreOnceTheLockIsLost) {
+  auto store = open_ready();
+  const Work work = harness_->create_objects_script({"conformance_first", "conformance_second"});
+  const auto record = applied("0001-two");
+  int asked = 0;
+  try {
+    store->execute({.work = &work, .transactional = false, .record = &record, .still_held = [&] {
+                      return ++asked == 1;
+                    }});
+    ADD_FAILURE() << "execute did not throw";
+  } catch (const LockLostError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("before statement 2"));
+    EXPECT_EQ(e.context().value("statementsApplied", 0), 1);
+  }
+  EXPECT_EQ(asked, 2);
+  EXPECT_TRUE(harness_->object_exists("conformance_first"));
+  EXPECT_FALSE(harness_->object_exists("conformance_second"));
+  EXPECT_FALSE(record_now("0001-two").has_value());
 }
 
 // Outside a transaction the record is still fenced: written while the lock is ours, refused

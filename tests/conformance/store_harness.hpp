@@ -20,8 +20,10 @@ class StoreHarness {
   // A new, independent connection to that database (the suite opens several to race them),
   // with the default table/collection names of Config (the suite checks them by name).
   virtual std::unique_ptr<Store> open() = 0;
-  // A script in the store's language that creates an object (table/collection) `name`.
-  virtual Script create_object_script(const std::string& name) = 0;
+  // A script in the store's language that creates the objects (tables/collections) `names`,
+  // one statement (command) each, in order.
+  virtual Script create_objects_script(const std::vector<std::string>& names) = 0;
+  Script create_object_script(const std::string& name) { return create_objects_script({name}); }
   // A script that fails when run.
   virtual Script failing_script() = 0;
   // Whether the object `name` exists, read through a fresh connection.

@@ -397,6 +397,26 @@ TEST(MongoWire, AFailingStepStopsTheScriptWithTheServersError) {
   EXPECT_THAT(names(server.operations()), ElementsAre("create", "boom"));  // no record written
 }
 
+// Outside a transaction the lease is asked before each step: a run paused past it sends no more
+// once it resumes (the store conformance suite checks the same on a live server).
+TEST(MongoWire, AnUntransactedScriptSendsNoMoreStepsOnceTheLockIsLost) {
+  MockMongo server("primary");
+  auto store = open_store(config_for(server));
+  const Work work = script(R"([{"create": "a"}, {"create": "b"}])");
+  const RecordWrite record = applied_write();
+  int asked = 0;
+  try {
+    store->execute({.work = &work, .transactional = false, .record = &record, .still_held = [&] {
+                      return ++asked == 1;
+                    }});
+    ADD_FAILURE() << "execute did not throw";
+  } catch (const LockLostError& error) {
+    EXPECT_EQ(error.context().value("statementsApplied", 0), 1) << error.what();
+  }
+  EXPECT_EQ(asked, 2);
+  EXPECT_THAT(names(server.operations()), ElementsAre("create"));  // no second step, no record
+}
+
 TEST(MongoWire, ATransactionalExecutionOnAStandaloneServerSendsNothing) {
   MockMongo server("standalone");
   auto store = open_store(config_for(server));

@@ -710,28 +710,6 @@ TEST_F(PostgresStoreTest, AThrowingCodeMigrationRollsBack) {
   EXPECT_FALSE(record_named("code").has_value());
 }
 
-// A run paused past its lease's deadline between two statements outside a transaction must send
-// no more once it resumes: a peer may be running the migration again.
-TEST_F(PostgresStoreTest, AnUntransactedScriptSendsNothingMoreOnceTheLockIsLost) {
-  const auto store = open();
-  store->ensure_schema();
-  const Work work = Script{"CREATE TABLE first (id int);\nCREATE TABLE second (id int);\n"};
-  const RecordWrite record = applied_record("0001-two");
-  int asked = 0;
-  try {
-    store->execute({.work = &work, .transactional = false, .record = &record, .still_held = [&] {
-                      return ++asked == 1;
-                    }});
-    ADD_FAILURE() << "execute did not throw";
-  } catch (const LockLostError& e) {
-    EXPECT_EQ(e.context().value("statementsApplied", 0), 1) << e.what();
-  }
-  EXPECT_EQ(asked, 2);
-  EXPECT_TRUE(table_exists("first"));
-  EXPECT_FALSE(table_exists("second"));
-  EXPECT_FALSE(record_named("0001-two").has_value());
-}
-
 TEST_F(PostgresStoreTest, IndexConcurrentlyRunsOutsideATransactionWhileTheLockIsRenewed) {
   const auto lock = open();
   const auto store = open();

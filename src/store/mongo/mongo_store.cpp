@@ -450,14 +450,16 @@ class MongoStore final : public Store, private MongoFailure {
 
   void run_work(const Execution& execution, mongoc_client_session_t* session) {
     if (const auto* script = std::get_if<Script>(execution.work)) {
-      run_script(*script, session);
+      run_script(*script, session, session == nullptr ? execution.still_held : nullptr);
       return;
     }
     run_body(execution);
   }
 
-  // Each step is a database command, run in order; the first failure stops the script.
-  void run_script(const Script& script, mongoc_client_session_t* session) {
+  // Each step is a database command, run in order; the first failure stops the script. Outside
+  // a session's transaction, `still_held` is asked before each step (require_still_held).
+  void run_script(const Script& script, mongoc_client_session_t* session,
+                  const std::function<bool()>& still_held) {
     const Json steps = Json::parse(script.text, nullptr, false);
     if (!steps.is_array()) {
       throw MigrationExecutionFailedError("the script is not a JSON array of commands",
@@ -471,6 +473,7 @@ class MongoStore final : public Store, private MongoFailure {
                         command_name(step)),
             {{"step", index}, {"command", command_name(step)}, {"message", "interrupted"}});
       }
+      require_still_held(still_held, index);
       BsonPtr options(bson_new());
       if (session != nullptr) append_session(session, options.get());
       if (time_limit_) {

@@ -334,30 +334,6 @@ TEST_F(SqliteStoreTest, FailingScriptRollsBackItsEarlierStatements) {
   EXPECT_EQ(raw.value("SELECT count(*) FROM _migronaut_migrations").value_or(""), "0");
 }
 
-// A run paused past its lease's deadline between two statements outside a transaction must send
-// no more once it resumes: a peer may be running the migration again.
-TEST_F(SqliteStoreTest, AnUntransactedScriptSendsNothingMoreOnceTheLockIsLost) {
-  auto store = open_sqlite_store(config());
-  store->ensure_schema();
-  const Work work = Script{"CREATE TABLE first (id INTEGER);\nCREATE TABLE second (id INTEGER);\n"};
-  const auto record = applied("0001-two");
-  int asked = 0;
-  try {
-    store->execute({.work = &work, .transactional = false, .record = &record, .still_held = [&] {
-                      return ++asked == 1;
-                    }});
-    ADD_FAILURE() << "execute did not throw";
-  } catch (const LockLostError& e) {
-    EXPECT_THAT(e.what(), HasSubstr("before statement 2"));
-    EXPECT_EQ(e.context().value("statementsApplied", 0), 1);
-  }
-  EXPECT_EQ(asked, 2);  // before each statement, the first one included
-  testing::SqliteDb raw(db_path());
-  EXPECT_TRUE(raw.has_table("first"));
-  EXPECT_FALSE(raw.has_table("second"));
-  EXPECT_EQ(raw.value("SELECT count(*) FROM _migronaut_migrations").value_or(""), "0");
-}
-
 TEST_F(SqliteStoreTest, CodeBodyWorkRollsBackWhenItThrows) {
   auto store = open_sqlite_store(config());
   store->ensure_schema();

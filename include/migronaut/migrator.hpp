@@ -149,6 +149,8 @@ struct MigratorOptions {
 struct RunMigrationsOptions;
 struct RunMigrationsResult;
 
+// Used by one thread at a time (stop() excepted): its commands share its connections. A thread
+// that reads the status while another applies migrations needs a Migrator of its own.
 class Migrator {
  public:
   explicit Migrator(Config config, MigratorOptions options = {});

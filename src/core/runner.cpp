@@ -8,6 +8,7 @@
 
 #include "core/lock_wait.hpp"
 #include "fmt/format.h"
+#include "store/execution.hpp"
 #include "store/registry.hpp"
 #include "util/redact.hpp"
 
@@ -57,6 +58,27 @@ class Watchdog {
   std::atomic<bool> fired_ = false;
   std::jthread thread_;  // joined on destruction, after the store returned
 };
+
+MigrationTimeoutError timeout_error(const std::string& migration, milliseconds timeout) {
+  return MigrationTimeoutError(
+      fmt::format("Migration {} exceeded its timeout of {} ms", migration, timeout.count()),
+      {{"migration", migration}, {"timeoutMs", timeout.count()}});
+}
+
+// The work to run: a body in a transaction that returns after its deadline ignored the stop, and
+// fails there, so that its work rolls back as an interrupted statement's does instead of
+// committing a migration the run then reports as timed out. `bounded` keeps that wrapper.
+const Work* work_within(const Work& work, bool in_transaction,
+                        const std::optional<milliseconds>& timeout, const Watchdog& watchdog,
+                        const std::string& name, std::optional<Work>& bounded) {
+  const auto* body = std::get_if<MigrationBody>(&work);
+  if (body == nullptr || !timeout || !in_transaction) return &work;
+  bounded = MigrationBody([body, &watchdog, name, timeout](MigrationContext& context) {
+    (*body)(context);
+    if (watchdog.fired()) throw timeout_error(name, *timeout);
+  });
+  return &*bounded;
+}
 
 // Tells the lease while a transactional migration runs (see Lease::set_migration_writing).
 class MigrationWriting {
@@ -113,12 +135,6 @@ std::string one_line(std::string_view text, std::size_t limit) {
   return out.substr(0, cut) + "…";
 }
 
-MigrationTimeoutError timeout_error(const std::string& migration, milliseconds timeout) {
-  return MigrationTimeoutError(
-      fmt::format("Migration {} exceeded its timeout of {} ms", migration, timeout.count()),
-      {{"migration", migration}, {"timeoutMs", timeout.count()}});
-}
-
 }  // namespace
 
 void call_hook(const char* hook, const std::function<void()>& call) {
@@ -127,6 +143,9 @@ void call_hook(const char* hook, const std::function<void()>& call) {
   } catch (const std::exception& e) {
     throw HookFailedError(fmt::format("Hook {} failed: {}", hook, redact(e.what())),
                           {{"hook", hook}, {"error", redact(e.what())}});
+  } catch (...) {
+    throw HookFailedError(fmt::format("Hook {} failed: {}", hook, kNotAnException),
+                          {{"hook", hook}, {"error", kNotAnException}});
   }
 }
 
@@ -348,11 +367,13 @@ void Runner::execute(const Step& step, const LockToken* fence) {
   announced_after_renewals_.reset();
   const Heartbeat::Renewals renewals_before =
       env_.lease ? env_.lease->renewals() : Heartbeat::Renewals{};
+  std::optional<Work> bounded;
   try {
     Watchdog watchdog(*env_.clock, timeout, body_stop, env_.store);
     MigrationWriting writing(env_.lease, step.in_transaction);
     stopped_between_tries = !execute_with_lock_retries(
-        Execution{.work = up ? &migration.up : &*migration.down,
+        Execution{.work = work_within(up ? migration.up : *migration.down, step.in_transaction,
+                                      timeout, watchdog, migration.name, bounded),
                   .transactional = step.in_transaction,
                   .record = &record,
                   .fence = fence,
@@ -378,6 +399,11 @@ void Runner::execute(const Step& step, const LockToken* fence) {
   } catch (const Error& e) {
     if (timeout && body_stop.stop_requested() && !env_.stop.requested()) {
       fail(step, timeout_error(migration.name, *timeout));
+    }
+    // Stopped by the run (a graceful stop, a lost lock) inside its transaction, the body rolled
+    // back whole: an abort, not a failure, so the migration stays as it was.
+    if (step.in_transaction && env_.stop.requested()) {
+      env_.stop.throw_reason(nlohmann::json::array());
     }
     fail(step, e);
   } catch (const std::exception& e) {

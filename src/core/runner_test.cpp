@@ -344,5 +344,57 @@ TEST_F(RunnerTest, AnApplyingMarkThatFindsTheLockTakenReportsTheLossAndRunsNothi
   EXPECT_EQ(std::count(lease_events.begin(), lease_events.end(), "lock:lost"), 1);
 }
 
+// Blocks until `stop` is requested, then returns: a body that sees the stop and goes on anyway.
+void wait_for(const std::stop_token& stop) {
+  std::mutex mutex;
+  std::condition_variable_any stopped;
+  std::unique_lock lock(mutex);
+  stopped.wait(lock, stop, [] { return false; });
+}
+
+void create_table(MigrationContext& context, const std::string& table) {
+  ASSERT_EQ(sqlite3_exec(context.handle.sqlite, ("CREATE TABLE " + table + " (id INTEGER)").c_str(),
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+}
+
+// A body that ignores its timeout in a transaction must not commit: the run reports the timeout,
+// so the migration is rolled back and recorded failed, as a statement the watchdog interrupts is.
+TEST_F(RunnerTest, ABodyThatOutlivesItsTimeoutInATransactionRollsBackAndIsRecordedFailed) {
+  Migration slow = code_migration("0001-slow", [&](MigrationContext& context) {
+    create_table(context, "backfilled");
+    clock.wait_for_sleepers(3);  // the lease's two threads and the watchdog
+    clock.advance(milliseconds(200));  // past the timeout: the watchdog stops the body
+    wait_for(context.stop);
+  });
+  slow.timeout = milliseconds(100);
+  EXPECT_THROW(run({slow}), MigrationTimeoutError);
+  EXPECT_EQ(status_of("0001-slow"), RecordStatus::kFailed);
+  EXPECT_FALSE(testing::SqliteDb(dir.file("app.db")).has_table("backfilled"));
+}
+
+// A graceful stop reaches the body; one that heeds it in a transaction rolls back whole, so the
+// run is aborted and the migration stays pending, not failed.
+TEST_F(RunnerTest, ABodyThatHeedsAGracefulStopInATransactionLeavesItsMigrationPending) {
+  Migration heeds = code_migration("0001-heeds", [&](MigrationContext& context) {
+    create_table(context, "half_done");
+    stop.request(RunAbortedError("stop requested"));
+    wait_for(context.stop);
+    throw std::runtime_error("stopped as asked");
+  });
+  EXPECT_THROW(run({heeds}), RunAbortedError);
+  EXPECT_TRUE(store->read_changelog().empty());
+  EXPECT_FALSE(testing::SqliteDb(dir.file("app.db")).has_table("half_done"));
+}
+
+// User code that throws something other than a std::exception fails as a typed error too.
+TEST_F(RunnerTest, WhatUserCodeThrowsThatIsNotAStdExceptionIsATypedFailure) {
+  EXPECT_THROW(run({code_migration("0001-int", [](MigrationContext&) { throw 42; })}),
+               MigrationExecutionFailedError);
+  EXPECT_EQ(status_of("0001-int"), RecordStatus::kFailed);
+  hooks.before_each = [](const std::string&, const HookInfo&) { throw 42; };
+  EXPECT_THROW(run({code_migration("0002-hooked", [](MigrationContext&) {})}), HookFailedError);
+}
+
 }  // namespace
 }  // namespace migronaut

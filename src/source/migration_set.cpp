@@ -242,6 +242,11 @@ std::vector<Migration> load_files(const fs::path& dir, std::string_view extensio
 
 Migration from_code(const CodeMigration& code) {
   validate_migration_name(code.name);
+  // Refused with the other bad input, before anything runs, not as a failure midway.
+  if (!code.up) {
+    throw MigrationInvalidFormatError("Code migration " + code.name + " has no up body",
+                                      {{"migration", code.name}});
+  }
   Migration migration;
   migration.name = code.name;
   migration.version = version_of(code.name);

@@ -204,6 +204,13 @@ TEST_F(LoadMigrationsTest, RejectsTwoCodeMigrationsWithOneName) {
                MigrationInvalidNameError);
 }
 
+// Refused with the other bad input, before anything runs, not as a failure midway.
+TEST_F(LoadMigrationsTest, RejectsACodeMigrationWithoutAnUpBody) {
+  CodeMigration empty = code_migration("0001-seed");
+  empty.up = nullptr;
+  EXPECT_THROW(load_migrations(dir_.path(), ".sql", {empty}), MigrationInvalidFormatError);
+}
+
 TEST_F(LoadMigrationsTest, RejectsInvalidFileNames) {
   dir_.write("create users.sql", kSql);
   EXPECT_THROW(load_migrations(dir_.path(), ".sql"), MigrationInvalidNameError);

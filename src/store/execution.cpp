@@ -18,6 +18,8 @@ void run_body(const Execution& execution) {
     throw;
   } catch (const std::exception& e) {
     throw MigrationExecutionFailedError(e.what(), {{"error", e.what()}});
+  } catch (...) {
+    throw MigrationExecutionFailedError(std::string(kNotAnException), {{"error", kNotAnException}});
   }
 }
 

@@ -11,6 +11,10 @@
 
 namespace migronaut {
 
+// What a failure says of user code (a body, a hook) that threw something not a std::exception.
+inline constexpr std::string_view kNotAnException =
+    "it threw something that is not a std::exception";
+
 // Calls the C++ body of `execution` (which must have a context). migronaut's own errors keep
 // their type; anything else becomes MigrationExecutionFailedError naming what it said.
 void run_body(const Execution& execution);

@@ -306,12 +306,16 @@ struct Migrator::Impl {
   // Runs `step`, marking a connection failure in it as one before the lock (kBeforeLockKey),
   // which a waiting run waits out — unless nothing asked to wait for a database that was never
   // reached (a plain `up` against a wrong or dead URI fails at once), or waiting cannot mend it
-  // (is_lasting: a file that is not a database).
+  // (is_lasting: a file that is not a database). A write slot another connection holds (SQLite)
+  // is no lost database but a lock on it no holder on record accounts for: refused as held.
   template <typename Step>
   void before_lock(const Step& step) {
     try {
       step();
     } catch (ConnectionFailedError& error) {
+      if (is_writer_busy(error)) {
+        throw LockAlreadyHeldError(error.what(), error.context(), {.writer_busy = true});
+      }
       if (error.context().is_object() && !is_lasting(error) &&
           (wait_for_database || database_reached)) {
         error.context()[kBeforeLockKey] = true;
@@ -879,7 +883,7 @@ LockWaitOptions Migrator::Impl::lock_wait_options(const RunMigrationsOptions& op
   if (options.on_wait) {
     wait.on_wait = [&on_wait = options.on_wait](const LockWaitProgress& progress) {
       on_wait(LockWaitReport{progress.attempts, progress.waited, progress.next_delay,
-                             progress.holder, progress.code});
+                             progress.holder, progress.code, progress.writer_busy});
     };
   }
   wait.sleep = [this](milliseconds delay, std::stop_token stop) {

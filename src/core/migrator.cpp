@@ -206,7 +206,7 @@ struct Migrator::Impl {
     for (const ForeignTool tool : foreign_tools()) {
       std::optional<std::vector<ForeignRecord>> history;
       try {
-        history = reader().read_foreign_history(tool);
+        history = reader_or_waiters().read_foreign_history(tool);
       } catch (const Error&) {
         continue;  // not this backend's tool, or its table is another tool's
       }
@@ -900,10 +900,12 @@ void Migrator::Impl::sleep_until_release(milliseconds delay, std::stop_token sto
   // A waiter keeps one connection, the lock's, idle between its attempts (see waiting()). A fleet
   // waiting out one run then holds one connection per instance, not two, and half as many
   // server processes end when the holder's release wakes them. No lease lives here: the run
-  // reopens `store` through writer() only once it holds the lock.
-  if (lock_store) store.reset();
+  // reopens `store` through writer() only once it holds the lock. From the first sleep on, even
+  // when the refusal came before the lock connection was opened (SQLite: creating the tables met
+  // another writer), so the next attempts wait only the lock connection's bounded busy timeout.
   try {
     Store& lock = lock_connection();
+    store.reset();
     if (lock.can_push_release()) {
       lock.wait_for_release(delay, stop);
       return;

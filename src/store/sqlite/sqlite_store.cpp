@@ -259,7 +259,7 @@ class SqliteStore final : public Store {
       return acquire_once(claim);
     } catch (const ConnectionFailedError& e) {
       // Another connection kept the database busy past the timeout (a long transactional
-      // migration).
+      // migration, a stopped holder, another program): with no holder on record, the busy error.
       if (std::optional<AcquireResult> refused = refusal_while_writing(e)) return *refused;
       throw;
     }
@@ -625,8 +625,9 @@ std::string unusable_database_path(const std::string& path) {
 
 // Why SQLite could not open (or create) `path`, said by the file system: SQLite's own answer is
 // "unable to open database file" whatever the cause, and its errno is that of a read-only retry.
-// A folder this user may not write (or a file it may not write) is PERMISSION_DENIED, and a
-// folder that does not exist lasting (is_lasting): neither is waited out as a restart would be.
+// A folder (or file) this user may not write is PERMISSION_DENIED, which no wait mends. A folder
+// that does not exist is named, and stays a connection failure: `up --wait` waits for a volume
+// mounted late.
 [[noreturn]] void throw_open_failure(const std::string& path, bool read_only,
                                      const std::string& error) {
   namespace fs = std::filesystem;
@@ -635,7 +636,6 @@ std::string unusable_database_path(const std::string& path) {
   const std::string opening = "cannot open sqlite database '" + path + "': " + error;
   std::error_code ignored;
   if (!fs::is_directory(folder, ignored)) {
-    context[kLastingKey] = true;
     throw ConnectionFailedError(opening + " (its folder " + folder.string() + " does not exist)",
                                 context);
   }

@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "migronaut/errors.hpp"
-#include "store/store.hpp"
 #include "support/fake_clock.hpp"
 
 namespace migronaut {

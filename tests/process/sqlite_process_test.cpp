@@ -798,6 +798,10 @@ TEST_F(SqliteProcessTest, AStoppedHolderHoldingTheWriteSlotIsAStallTheWaiterGive
                          "' is locked by another writer"),
             std::string::npos)
       << message;
+  // Not "wait for the lease to expire, or unlock": that lease expired long ago.
+  EXPECT_FALSE(error["context"].contains("expiresAt")) << error;
+  EXPECT_NE(error["context"]["hint"].get<std::string>().find("kill -CONT"), std::string::npos)
+      << error;
 
   holder->signal(SIGKILL);
   EXPECT_EQ(holder->wait().signal, SIGKILL);

@@ -211,6 +211,9 @@ struct LockWaitReport {
   // Why the run waits: LOCK_ALREADY_HELD, or CONNECTION_FAILED while the database cannot be
   // reached yet.
   ErrorCode code = ErrorCode::kLockAlreadyHeld;
+  // Another connection holds the database's single write slot (SQLite): the holder's migration,
+  // or, with no holder, another writer such as a sqlite3 shell.
+  bool writer_busy = false;
 };
 
 struct RunMigrationsOptions {

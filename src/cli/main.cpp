@@ -16,6 +16,7 @@
 #include "cli/signals.hpp"
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
+#include "store/store.hpp"
 #include "util/huge_pages.hpp"
 #include "util/iso_time.hpp"
 #include "util/redact.hpp"
@@ -116,11 +117,34 @@ void explain_held_lock(Output& out, Error& error, const Command& command) {
       "`migronaut unlock` (--force if it still renews).");
 }
 
+// A write slot no live holder accounts for (SQLite: a wait that gave up on it, or one with no
+// holder on record): the operating system's lock on the file, which no `unlock` frees.
+bool stalled_writer(const Error& error) {
+  const nlohmann::json& context = error.context();
+  return context.is_object() && context.value(kWriterBusyKey, false) &&
+         (context.value("timedOut", false) || !context.contains("holder"));
+}
+
+void explain_stalled_writer(Output& out, Error& error) {
+  error.context()["hint"] =
+      "end whatever holds the database file's write transaction: a stopped run (kill -CONT, or "
+      "kill it), another program (a sqlite3 shell: COMMIT or ROLLBACK); `migronaut unlock` "
+      "cannot free it";
+  if (out.json_mode()) return;
+  out.info("  A stopped run or another program holds the file's write transaction: end it (a");
+  out.info("  stopped run: kill -CONT, or kill it; a sqlite3 shell: COMMIT or ROLLBACK).");
+  out.info("  `migronaut unlock` cannot free it: the lock is the operating system's.");
+}
+
 // `command`: the one that ran, if any (a flag CLI11 refused ran none).
 int report(Output& out, Error error, const Command* command = nullptr) {
   if (error.code() == ErrorCode::kLockAlreadyHeld) {
     out.error(redact(error.what()));
-    if (command != nullptr) explain_held_lock(out, error, *command);
+    if (stalled_writer(error)) {
+      explain_stalled_writer(out, error);
+    } else if (command != nullptr) {
+      explain_held_lock(out, error, *command);
+    }
   } else {
     out.error(redact(error.what()));
   }

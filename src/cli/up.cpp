@@ -72,6 +72,7 @@ class WaitLine {
       if (!started_) started_ = steady_clock::now() - report.waited;
       holder_ = report.holder;
       code_ = report.code;
+      writer_busy_ = report.writer_busy;
     }
     if (out_.terminal()) {
       if (!ticker_.joinable()) ticker_ = std::jthread([this](std::stop_token stop) { tick(stop); });
@@ -103,6 +104,11 @@ class WaitLine {
     if (code_ == ErrorCode::kConnectionFailed && !holder_) {
       return fmt::format("⏳ waiting for the database — waited {} s", waited.count());
     }
+    // A write slot taken with no holder on record: another writer (a sqlite3 shell, a tool).
+    if (writer_busy_ && !holder_) {
+      return fmt::format("⏳ waiting for another writer to release the database — waited {} s",
+                         waited.count());
+    }
     return fmt::format("⏳ waiting for the lock held by {} — waited {} s",
                        holder_ ? describe_holder(*holder_, wall_clock_ms()) : "another run",
                        waited.count());
@@ -113,6 +119,7 @@ class WaitLine {
   std::optional<steady_clock::time_point> started_;
   std::optional<LockInfo> holder_;
   ErrorCode code_ = ErrorCode::kLockAlreadyHeld;
+  bool writer_busy_ = false;
   std::optional<steady_clock::time_point> last_status_line_;
   std::jthread ticker_;
 };

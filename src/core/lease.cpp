@@ -59,7 +59,8 @@ void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_tt
 }
 
 // The refusal typed for the lock wait, and the same facts in the context for output.
-[[noreturn]] void throw_held(const LockRefusal& refusal) {
+// `writer_busy`: the store's words for a write slot another connection holds, if one does.
+[[noreturn]] void throw_held(const LockRefusal& refusal, const std::string& writer_busy) {
   nlohmann::json context = {{"ttlMs", refusal.claim_ttl_ms}};
   if (refusal.writer_busy) context[kWriterBusyKey] = true;
   std::string message = "Migration lock is already held";
@@ -68,6 +69,7 @@ void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_tt
     message += fmt::format(" by {} pid {} (run {})", single_line(refusal.holder->host),
                            refusal.holder->pid, single_line(refusal.holder->run_id));
   }
+  if (!writer_busy.empty()) message += ", and " + writer_busy;
   throw LockAlreadyHeldError(message, std::move(context), refusal);
 }
 
@@ -108,8 +110,10 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
                                     acquire_ms.count()));
   if (!result.acquired) {
     if (result.holder) reject_unusable(*result.holder, store, claim.ttl_ms);
-    throw_held(LockRefusal{
-        .holder = result.holder, .claim_ttl_ms = claim.ttl_ms, .writer_busy = result.writer_busy});
+    throw_held(LockRefusal{.holder = result.holder,
+                           .claim_ttl_ms = claim.ttl_ms,
+                           .writer_busy = !result.writer_busy.empty()},
+               result.writer_busy);
   }
   if (result.reclaimed) warn_reclaimed(store, *result.reclaimed, options.logger);
   std::unique_ptr<Lease> lease(

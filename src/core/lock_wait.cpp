@@ -8,7 +8,6 @@
 
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
-#include "store/store.hpp"
 
 namespace migronaut {
 namespace {
@@ -114,15 +113,20 @@ std::optional<Refusal> refusal_of(const Error& error) {
       !error.context().value(kBeforeLockKey, false)) {
     return std::nullopt;
   }
-  return Refusal{.blocked = is_writer_busy(error) ? Blocked::kWriterBusy : Blocked::kUnreachable};
+  return Refusal{.blocked = Blocked::kUnreachable};
 }
 
-std::string waiting_line(Blocked blocked, const Error& error) {
-  switch (blocked) {
+// A busy write slot is "another run's migration" only while a holder is on record; without
+// one, the refusal's own message names what holds the database.
+std::string waiting_line(const Refusal& refusal, const Error& error) {
+  switch (refusal.blocked) {
     case Blocked::kHeld:
       return "Migration lock held by another process — waiting for it to release…";
     case Blocked::kWriterBusy:
-      return "The database is busy with another run's migration — waiting for it…";
+      if (refusal.holder) {
+        return "The database is busy with another run's migration — waiting for it…";
+      }
+      return std::string(error.what()) + " — waiting for it…";
     case Blocked::kUnreachable:
       break;
   }
@@ -210,11 +214,12 @@ class LockWait {
     return delay;
   }
 
-  // The holder's heartbeat moves lockedAt every TTL/2, and a busy writer slot is a live holder
-  // at work: either proves a live, progressing holder. So does a holder seen for the first time
-  // (after refusals that showed none, a database not reached yet): its lease may be a moment old.
+  // The holder's heartbeat moves lockedAt every TTL/2: that proves a live, progressing holder.
+  // So does a holder seen for the first time (after refusals that showed none, a database not
+  // reached yet): its lease may be a moment old. A busy write slot proves nothing (see the
+  // header): a stopped holder's transaction or another tool's keeps it busy as long as a live
+  // migration's, and the live holder's commit moves lockedAt.
   bool holder_alive(const Refusal& refusal) const {
-    if (refusal.blocked == Blocked::kWriterBusy) return true;
     return refusal.holder && (!last_locked_at_ || refusal.holder->locked_at_ms > *last_locked_at_);
   }
 
@@ -241,12 +246,17 @@ class LockWait {
 
   // Logs why the run waits (once per change of reason) and reports the sleep to onWait.
   void announce(const Refusal& refusal, const Error& error, milliseconds delay) {
-    const std::string line = waiting_line(refusal.blocked, error);
+    const std::string line = waiting_line(refusal, error);
     if (line != last_line_ && options_.logger) options_.logger->info(line);
     last_line_ = line;
     result_.waited = true;
     notify(options_.on_wait, [&] {
-      return LockWaitProgress{result_.attempts, waited(), delay, refusal.holder, error.code()};
+      return LockWaitProgress{.attempts = result_.attempts,
+                              .waited = waited(),
+                              .next_delay = delay,
+                              .holder = refusal.holder,
+                              .code = error.code(),
+                              .writer_busy = refusal.blocked == Blocked::kWriterBusy};
     });
   }
 

@@ -5,8 +5,9 @@
 // its peers out, while a dead holder is given up on (or reclaimed once its TTL passes).
 // A waiting run also waits out a database it cannot reach yet (a connection failure before the
 // attempt held the lock: reconnecting with the same backoff, inside the same budget) and one
-// whose single write slot a live holder keeps busy (SQLite: that is proof of life, like an
-// advancing heartbeat).
+// whose single write slot another connection holds (SQLite). A busy slot proves nothing: the
+// holder's migration, a stopped holder and another tool all hold it alike, so only the holder's
+// lockedAt moving re-arms the budget there too.
 #pragma once
 
 #include <chrono>
@@ -47,6 +48,7 @@ struct LockWaitProgress {
   // What the attempt was refused with: LOCK_ALREADY_HELD, or CONNECTION_FAILED while the
   // database cannot be reached.
   ErrorCode code = ErrorCode::kLockAlreadyHeld;
+  bool writer_busy = false;  // another connection holds the database's single write slot
 };
 
 enum class WaitOutcome { kAcquired, kTimeout, kAborted };

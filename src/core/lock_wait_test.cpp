@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "migronaut/errors.hpp"
-#include "store/store.hpp"
 #include "support/fake_clock.hpp"
 
 namespace migronaut {
@@ -131,17 +130,47 @@ TEST_F(LockWaitTest, ReadsTheTypedHolderNotTheContext) {
   EXPECT_GT(result.waited_for, seconds(60));
 }
 
-// A holder busy in the database's only write slot is alive, like an advancing heartbeat.
-TEST_F(LockWaitTest, AHeldLockWhoseHolderIsWritingKeepsTheWaitAlive) {
+// A holder busy in the database's only write slot whose lockedAt advances (its migrations
+// commit, each renewing the record) is waited for past the budget, like any live holder.
+TEST_F(LockWaitTest, AWritingHolderWhoseLockedAtAdvancesKeepsTheWaitAlive) {
   auto o = options();
   o.timeout = seconds(2);
+  std::int64_t locked_at = 1'000;
   const auto result = with_lock_wait(
-      [](int attempt) {
-        if (attempt < 20) throw LockAlreadyHeldError("held", {}, {.writer_busy = true});
+      [&](int attempt) {
+        if (attempt == 20) return;
+        LockInfo holder;
+        holder.locked_at_ms = locked_at += 1'000;
+        holder.ttl_ms = 60'000;
+        throw LockAlreadyHeldError("held", {}, {.holder = holder, .writer_busy = true});
       },
       o);
   EXPECT_EQ(result.attempts, 20);
   EXPECT_GT(slept(), seconds(2));
+}
+
+// A busy write slot is no proof of life: a holder stopped mid-migration (SIGSTOP) keeps it busy
+// with its lockedAt frozen, and the wait gives up within its budget.
+TEST_F(LockWaitTest, AWritingHolderWhoseLockedAtStandsStillTimesOut) {
+  auto o = options();
+  o.timeout = seconds(2);
+  int attempts = 0;
+  try {
+    with_lock_wait(
+        [&](int) {
+          ++attempts;
+          LockInfo holder;
+          holder.locked_at_ms = 1'000;
+          holder.ttl_ms = 60'000;
+          throw LockAlreadyHeldError("held", {}, {.holder = holder, .writer_busy = true});
+        },
+        o);
+    FAIL() << "expected the wait to time out";
+  } catch (const LockAlreadyHeldError& e) {
+    EXPECT_TRUE(e.context().at("timedOut").get<bool>());
+  }
+  EXPECT_LE(slept(), seconds(2));
+  EXPECT_LT(attempts, 20);
 }
 
 TEST_F(LockWaitTest, TheClockStartsAtTheFirstRefusal) {
@@ -359,21 +388,33 @@ TEST_F(LockWaitTest, AConnectionFailureAfterTheLockIsNotRetried) {
   EXPECT_EQ(attempts, 1);
 }
 
-// A busy writer slot (SQLite) is a live holder at work: it re-arms the deadline like an
-// advancing heartbeat, so a migration of any length never times its waiters out.
-TEST_F(LockWaitTest, ABusyWriterKeepsTheWaitAliveBeyondTheBudget) {
+// A write slot another writer holds with no holder on record (a sqlite3 shell's BEGIN
+// IMMEDIATE): the wait says what holds the database, not "another run's migration", reports it
+// to onWait, and gives up within its budget.
+TEST_F(LockWaitTest, ABusyWriteSlotWithNoHolderTimesOutSayingWhatHoldsIt) {
   auto o = options();
   o.timeout = seconds(2);
-  const auto result = with_lock_wait(
-      [](int attempt) {
-        if (attempt < 20) {
-          throw ConnectionFailedError("database is locked",
-                                      {{kBeforeLockKey, true}, {kWriterBusyKey, true}});
-        }
-      },
-      o);
-  EXPECT_EQ(result.attempts, 20);
-  EXPECT_GT(slept(), seconds(2));
+  RecordingLogger logger;
+  o.logger = &logger;
+  std::vector<bool> busy;
+  o.on_wait = [&](const LockWaitProgress& p) { busy.push_back(p.writer_busy && !p.holder); };
+  try {
+    with_lock_wait(
+        [](int) {
+          throw LockAlreadyHeldError("the database file 'app.db' is locked by another writer", {},
+                                     {.writer_busy = true});
+        },
+        o);
+    FAIL() << "expected the wait to time out";
+  } catch (const LockAlreadyHeldError& e) {
+    EXPECT_TRUE(e.context().at("timedOut").get<bool>());
+  }
+  EXPECT_LE(slept(), seconds(2));
+  ASSERT_FALSE(busy.empty());
+  EXPECT_EQ(busy, std::vector<bool>(busy.size(), true));
+  EXPECT_EQ(logger.lines, (std::vector<std::string>{
+                              "the database file 'app.db' is locked by another writer — waiting "
+                              "for it…"}));
 }
 
 // The seed's abortedError: an aborted wait throws the stop's own typed reason when it has one.

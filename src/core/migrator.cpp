@@ -206,7 +206,7 @@ struct Migrator::Impl {
     for (const ForeignTool tool : foreign_tools()) {
       std::optional<std::vector<ForeignRecord>> history;
       try {
-        history = reader().read_foreign_history(tool);
+        history = reader_or_waiters().read_foreign_history(tool);
       } catch (const Error&) {
         continue;  // not this backend's tool, or its table is another tool's
       }
@@ -306,12 +306,16 @@ struct Migrator::Impl {
   // Runs `step`, marking a connection failure in it as one before the lock (kBeforeLockKey),
   // which a waiting run waits out — unless nothing asked to wait for a database that was never
   // reached (a plain `up` against a wrong or dead URI fails at once), or waiting cannot mend it
-  // (is_lasting: a file that is not a database).
+  // (is_lasting: a file that is not a database). A write slot another connection holds (SQLite)
+  // is no lost database but a lock on it no holder on record accounts for: refused as held.
   template <typename Step>
   void before_lock(const Step& step) {
     try {
       step();
     } catch (ConnectionFailedError& error) {
+      if (is_writer_busy(error)) {
+        throw LockAlreadyHeldError(error.what(), error.context(), {.writer_busy = true});
+      }
       if (error.context().is_object() && !is_lasting(error) &&
           (wait_for_database || database_reached)) {
         error.context()[kBeforeLockKey] = true;
@@ -879,7 +883,7 @@ LockWaitOptions Migrator::Impl::lock_wait_options(const RunMigrationsOptions& op
   if (options.on_wait) {
     wait.on_wait = [&on_wait = options.on_wait](const LockWaitProgress& progress) {
       on_wait(LockWaitReport{progress.attempts, progress.waited, progress.next_delay,
-                             progress.holder, progress.code});
+                             progress.holder, progress.code, progress.writer_busy});
     };
   }
   wait.sleep = [this](milliseconds delay, std::stop_token stop) {
@@ -896,10 +900,12 @@ void Migrator::Impl::sleep_until_release(milliseconds delay, std::stop_token sto
   // A waiter keeps one connection, the lock's, idle between its attempts (see waiting()). A fleet
   // waiting out one run then holds one connection per instance, not two, and half as many
   // server processes end when the holder's release wakes them. No lease lives here: the run
-  // reopens `store` through writer() only once it holds the lock.
-  if (lock_store) store.reset();
+  // reopens `store` through writer() only once it holds the lock. From the first sleep on, even
+  // when the refusal came before the lock connection was opened (SQLite: creating the tables met
+  // another writer), so the next attempts wait only the lock connection's bounded busy timeout.
   try {
     Store& lock = lock_connection();
+    store.reset();
     if (lock.can_push_release()) {
       lock.wait_for_release(delay, stop);
       return;

@@ -65,8 +65,10 @@ struct AcquireResult {
   std::optional<LockInfo> holder;  // when refused: the holder as the store read it
   // When acquired by replacing a stale record: the dead holder it replaced, as it last was.
   std::optional<LockInfo> reclaimed;
-  // Refused because the holder is writing right now (see is_writer_busy): proof it is alive.
-  bool writer_busy = false;
+  // Refused because another connection holds the database's single write slot (see
+  // is_writer_busy): the store's words for it, naming the database; empty otherwise. Whether
+  // that is the holder at work or a stopped one, only its lockedAt moving tells.
+  std::string writer_busy = {};
 };
 
 // ----- Changelog writes -----
@@ -324,8 +326,8 @@ std::vector<ForeignTool> foreign_tools();
 std::optional<ForeignTool> parse_foreign_tool(std::string_view name);
 
 // A ConnectionFailedError that only means another connection holds the database's single write
-// slot (SQLite's busy writer): the database is up, and a live process is writing — the write
-// lock is an OS file lock that dies with its process.
+// slot (SQLite's busy writer): the database is up, and another process holds its write lock —
+// a run at work, a stopped one, or another tool.
 inline constexpr const char* kWriterBusyKey = "writerBusy";
 inline bool is_writer_busy(const Error& error) {
   return error.code() == ErrorCode::kConnectionFailed && error.context().is_object() &&

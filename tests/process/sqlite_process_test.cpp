@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "process/sqlite_project.hpp"
@@ -716,6 +717,177 @@ TEST_F(SqliteProcessTest, NoLockAppliesWithoutTouchingAHeldLock) {
   EXPECT_EQ(project.statuses(),
             (Statuses{{"0001-first.sql", "applied"}, {"0002-second.sql", "applied"}}));
   EXPECT_EQ(project.open().rows("SELECT * FROM _migronaut_locks"), before);
+}
+
+// Whether another connection holds the database's single write slot: a claim of it that does not
+// wait is refused busy.
+bool write_slot_taken(const std::filesystem::path& db_path) {
+  SqliteDb probe(db_path);
+  probe.exec("PRAGMA busy_timeout = 0");
+  try {
+    probe.exec("BEGIN IMMEDIATE");
+  } catch (const std::runtime_error&) {
+    return true;
+  }
+  probe.exec("ROLLBACK");
+  return false;
+}
+
+// The state letter /proc gives `pid` ('T' once a SIGSTOP took hold), or '?'.
+char process_state(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  const std::size_t end = line.rfind(')');
+  return end == std::string::npos || end + 2 >= line.size() ? '?' : line[end + 2];
+}
+
+// A writer that is no migronaut run (a sqlite3 shell's BEGIN IMMEDIATE) holds the file's write
+// slot, and no lock record accounts for it: a waiter says so, naming the file, and gives up
+// within its budget with exit 3 instead of waiting for "another run's migration" forever. It
+// leaves the database as it was.
+TEST_F(SqliteProcessTest, AForeignWriterHoldingTheFileIsAStallTheWaiterGivesUpOn) {
+  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  project.write_migration("0002-second.sql", "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
+  const std::string before = project.dump();
+  SqliteDb shell(project.db_path());
+  shell.exec("BEGIN IMMEDIATE; CREATE TABLE shell_work (id INTEGER)");
+
+  auto waiter = project.start({"--json", "up", "--wait", "--wait-timeout", "2000"}, kFastLock);
+  const std::string busy =
+      "the database file '" + project.db_path().string() + "' is locked by another writer";
+  EXPECT_TRUE(eventually([&] { return waiter->err_so_far().find(busy) != std::string::npos; }))
+      << waiter->err_so_far();
+  const std::optional<ProcessResult> result = waiter->wait_for(milliseconds(60'000));
+  ASSERT_TRUE(result.has_value()) << "still waiting after 60 s:\n" << waiter->err_so_far();
+  EXPECT_EQ(result->exit_code, 3) << describe(*result);
+  const nlohmann::json error = json_of(*result)["error"];
+  EXPECT_EQ(error["code"], "LOCK_ALREADY_HELD");
+  EXPECT_NE(error["message"].get<std::string>().find(busy), std::string::npos) << error;
+  EXPECT_EQ(error["context"]["timedOut"], true);
+  EXPECT_NE(error["context"]["hint"].get<std::string>().find("`migronaut unlock` cannot free it"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(result->err.find("another run's migration"), std::string::npos) << result->err;
+
+  // A run that does not wait is refused alike once SQLite's busy timeout is spent, not reported
+  // as an unreachable database (exit 5).
+  const ProcessResult refused = project.run({"--json", "up", "--no-wait"}, kFastLock);
+  EXPECT_EQ(refused.exit_code, 3) << describe(refused);
+  EXPECT_NE(json_of(refused)["error"]["message"].get<std::string>().find(busy), std::string::npos)
+      << describe(refused);
+
+  shell.exec("ROLLBACK");
+  EXPECT_EQ(project.dump(), before);
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
+// A holder stopped (SIGSTOP) inside its transactional migration: its lease expires in the
+// database's clock, but its transaction still holds the file's write slot, so no peer can
+// reclaim the lock. A busy slot is no progress: the waiter gives up within its budget with
+// exit 3, naming the holder and the file. Killed, the holder's migration never commits.
+TEST_F(SqliteProcessTest, AStoppedHolderHoldingTheWriteSlotIsAStallTheWaiterGivesUpOn) {
+  project.write_migration("0001-log.sql",
+                          "-- migrate:up\nCREATE TABLE applied_log (name TEXT NOT NULL);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  project.write_migration("0002-long.sql", "-- migrate:up\nCREATE TABLE long_work (id INTEGER);\n" +
+                                               sql_busy_for(60) +
+                                               "INSERT INTO applied_log VALUES ('m1');\n");
+  auto holder = project.start({"up"}, kFastLock);
+  ASSERT_TRUE(eventually([&] {
+    return holder->err_so_far().find("applying 0002-long.sql") != std::string::npos;
+  })) << holder->err_so_far();
+  // Stopped while its migration holds the write slot (not between two of its writes).
+  ASSERT_TRUE(eventually([&] {
+    holder->signal(SIGSTOP);
+    if (!eventually([&] { return process_state(holder->pid()) == 'T'; }, milliseconds(5'000))) {
+      return false;
+    }
+    if (write_slot_taken(project.db_path())) return true;
+    holder->signal(SIGCONT);
+    return false;
+  })) << holder->err_so_far();
+  const std::optional<Row> lock = project.lock_row();
+  ASSERT_TRUE(lock.has_value());
+
+  auto waiter = project.start({"--json", "up", "--wait", "--wait-timeout", "3000"}, kFastLock);
+  const std::optional<ProcessResult> result = waiter->wait_for(milliseconds(60'000));
+  ASSERT_TRUE(result.has_value()) << "still waiting after 60 s:\n" << waiter->err_so_far();
+  EXPECT_EQ(result->exit_code, 3) << describe(*result);
+  const nlohmann::json error = json_of(*result)["error"];
+  EXPECT_EQ(error["code"], "LOCK_ALREADY_HELD");
+  EXPECT_EQ(error["context"]["timedOut"], true);
+  EXPECT_EQ(error["context"]["holder"]["runId"], (*lock)[0]);
+  const std::string message = error["message"].get<std::string>();
+  EXPECT_NE(message.find("pid " + std::to_string(holder->pid())), std::string::npos) << message;
+  EXPECT_NE(message.find("the database file '" + project.db_path().string() +
+                         "' is locked by another writer"),
+            std::string::npos)
+      << message;
+  // Not "wait for the lease to expire, or unlock": that lease expired long ago.
+  EXPECT_FALSE(error["context"].contains("expiresAt")) << error;
+  EXPECT_NE(error["context"]["hint"].get<std::string>().find("kill -CONT"), std::string::npos)
+      << error;
+
+  holder->signal(SIGKILL);
+  EXPECT_EQ(holder->wait().signal, SIGKILL);
+  EXPECT_FALSE(project.open().has_table("long_work"));
+  EXPECT_EQ(applied_log(), std::vector<std::string>{});
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-log.sql", "applied"}}));
+  EXPECT_EQ(project.lock_row(), lock);  // the waiter took nothing
+}
+
+// The project's command line for `args` on the database `db`, run by a user who may not write a
+// folder 0555: root may write anything, so root runs it as nobody (setpriv).
+std::vector<std::string> as_unprivileged(const SqliteProject& project,
+                                         const std::filesystem::path& db,
+                                         const std::vector<std::string>& args) {
+  std::vector<std::string> argv;
+  if (geteuid() == 0) {
+    argv = {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"};
+  }
+  for (const std::string& arg : project.argv(args)) argv.push_back(arg);
+  argv[argv.size() - args.size() - 3] = "sqlite:" + db.string();  // before --dir <migrations>
+  return argv;
+}
+
+// A database file that cannot be created because its folder is not writable by this user: no
+// wait mends that, so `up` and `up --wait` alike fail at once with PERMISSION_DENIED (39),
+// naming the folder, and create nothing.
+TEST_F(SqliteProcessTest, ADatabaseItsFolderForbidsCreatingFailsAtOnceWith39EvenWhenWaiting) {
+  if (geteuid() == 0 && !std::filesystem::exists("/usr/bin/setpriv")) {
+    GTEST_SKIP() << "root needs setpriv to run migronaut as a user a folder can refuse";
+  }
+  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
+  const std::filesystem::path folder = project.dir().file("read-only");
+  std::filesystem::create_directories(folder);
+  namespace fs = std::filesystem;
+  // Nobody may enter the project (its temp dir is private) and read the migrations; not write
+  // `folder`.
+  fs::permissions(project.dir().path(),
+                  fs::perms::owner_all | fs::perms::group_exec | fs::perms::others_exec);
+  fs::permissions(folder, fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                              fs::perms::group_exec | fs::perms::others_read |
+                              fs::perms::others_exec);
+  const fs::path db = folder / "app.db";
+
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--json", "up"},
+        std::vector<std::string>{"--json", "up", "--wait", "--wait-timeout", "60000"}}) {
+    Process run(as_unprivileged(project, db, args), {}, project.cwd());
+    const std::optional<ProcessResult> result = run.wait_for(milliseconds(20'000));
+    ASSERT_TRUE(result.has_value()) << args.back() << ": still running after 20 s\n"
+                                    << run.err_so_far();
+    EXPECT_EQ(result->exit_code, 39) << describe(*result);
+    const nlohmann::json error = json_of(*result)["error"];
+    EXPECT_EQ(error["code"], "PERMISSION_DENIED");
+    EXPECT_NE(error["message"].get<std::string>().find("its folder " + folder.string() +
+                                                       " is not writable by this user"),
+              std::string::npos)
+        << error;
+    EXPECT_FALSE(fs::exists(db));
+  }
 }
 
 }  // namespace

@@ -28,13 +28,21 @@ bool is_connection_error(int code) {
 
 }  // namespace
 
+std::string writer_busy_words(sqlite3* db) {
+  const char* file = sqlite3_db_filename(db, "main");
+  return std::string("the database file '") + (file != nullptr ? file : "") +
+         "' is locked by another writer";
+}
+
 [[noreturn]] void throw_sqlite_error(sqlite3* db, int code, std::string_view operation) {
   const std::string error = sqlite3_errmsg(db);
   nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
   const int primary = code & 0xff;
   if (primary == SQLITE_BUSY) context[kWriterBusyKey] = true;
   if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) context[kLastingKey] = true;
-  const std::string message = "sqlite: " + std::string(operation) + " failed: " + error;
+  const std::string message =
+      "sqlite: " + std::string(operation) +
+      " failed: " + (primary == SQLITE_BUSY ? writer_busy_words(db) + " (" + error + ")" : error);
   if (primary == SQLITE_READONLY || primary == SQLITE_PERM) {
     throw PermissionDeniedError(
         message + " (the database file or its folder is not writable by this user)", context);

@@ -4,13 +4,19 @@
 
 #include <sqlite3.h>
 
+#include <string>
 #include <string_view>
 
 namespace migronaut {
 
 // Throws for SQLite's `code` from `operation` on `db`: PermissionDeniedError when the file or
 // its folder is not writable, ConnectionFailedError when the database itself is unavailable
-// (busy, I/O, not a database…), otherwise an unclassified Error. The message is SQLite's.
+// (busy, I/O, not a database…), otherwise an unclassified Error. The message is SQLite's; a busy
+// database's names its file (writer_busy_words).
 [[noreturn]] void throw_sqlite_error(sqlite3* db, int code, std::string_view operation);
+
+// Why `db` answered SQLITE_BUSY, naming the file: "the database file '…' is locked by another
+// writer". Nothing tells a foreign writer from a migronaut run there; the lock record may.
+std::string writer_busy_words(sqlite3* db);
 
 }  // namespace migronaut

@@ -4,7 +4,9 @@
 // processes on one machine judge the lock by the same time source.
 #include "store/sqlite/sqlite_store.hpp"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -257,7 +259,7 @@ class SqliteStore final : public Store {
       return acquire_once(claim);
     } catch (const ConnectionFailedError& e) {
       // Another connection kept the database busy past the timeout (a long transactional
-      // migration).
+      // migration, a stopped holder, another program): with no holder on record, the busy error.
       if (std::optional<AcquireResult> refused = refusal_while_writing(e)) return *refused;
       throw;
     }
@@ -562,7 +564,7 @@ class SqliteStore final : public Store {
   }
 
   // A claim another connection's write kept out (`busy`): refused, when a holder is on record,
-  // as one held by a run that is writing. WAL still lets us read the lock row.
+  // as one held while the write slot is taken. WAL still lets us read the lock row.
   std::optional<AcquireResult> refusal_while_writing(const ConnectionFailedError& busy) {
     if (!is_writer_busy(busy)) return std::nullopt;
     std::optional<LockInfo> holder = select_lock();
@@ -570,7 +572,7 @@ class SqliteStore final : public Store {
     return AcquireResult{.acquired = false,
                          .holder = std::move(holder),
                          .reclaimed = std::nullopt,
-                         .writer_busy = true};
+                         .writer_busy = writer_busy_words(db_.get())};
   }
 
   std::chrono::milliseconds busy_timeout_;  // how long a write waits for another's to end
@@ -621,6 +623,34 @@ std::string unusable_database_path(const std::string& path) {
   return "";
 }
 
+// Why SQLite could not open (or create) `path`, said by the file system: SQLite's own answer is
+// "unable to open database file" whatever the cause, and its errno is that of a read-only retry.
+// A folder (or file) this user may not write is PERMISSION_DENIED, which no wait mends. A folder
+// that does not exist is named, and stays a connection failure: `up --wait` waits for a volume
+// mounted late.
+[[noreturn]] void throw_open_failure(const std::string& path, bool read_only,
+                                     const std::string& error) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::absolute(path).parent_path();
+  nlohmann::json context = {{"path", path}, {"error", error}};
+  const std::string opening = "cannot open sqlite database '" + path + "': " + error;
+  std::error_code ignored;
+  if (!fs::is_directory(folder, ignored)) {
+    throw ConnectionFailedError(opening + " (its folder " + folder.string() + " does not exist)",
+                                context);
+  }
+  const bool file = fs::exists(path, ignored);
+  const fs::path needs = file ? fs::path(path) : folder;
+  const int mode = file ? (read_only ? R_OK : R_OK | W_OK) : (W_OK | X_OK);
+  if (faccessat(AT_FDCWD, needs.c_str(), mode, AT_EACCESS) != 0) {
+    throw PermissionDeniedError(opening + " (" + (file ? "the file " : "its folder ") +
+                                    needs.string() + " is not " +
+                                    (read_only ? "readable" : "writable") + " by this user)",
+                                context);
+  }
+  throw ConnectionFailedError(opening, context);
+}
+
 }  // namespace
 
 std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionOptions& options) {
@@ -647,12 +677,9 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionO
   sqlite3* raw = nullptr;
   const int rc = sqlite3_open_v2(missing ? ":memory:" : path.c_str(), &raw, flags, nullptr);
   DbHandle db(raw);
-  auto fail = [&](int code) -> ConnectionFailedError {
-    const std::string error = raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(code);
-    return ConnectionFailedError("cannot open sqlite database '" + path + "': " + error,
-                                 {{"path", path}, {"error", error}});
-  };
-  if (rc != SQLITE_OK) throw fail(rc);
+  if (rc != SQLITE_OK) {
+    throw_open_failure(path, read_only, raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc));
+  }
   const std::chrono::milliseconds busy_timeout = options.statement_bound.value_or(kBusyTimeout);
   sqlite3_busy_timeout(raw, static_cast<int>(busy_timeout.count()));
   if (!read_only) {

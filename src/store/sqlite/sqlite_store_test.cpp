@@ -90,10 +90,19 @@ TEST_F(SqliteStoreTest, OnlyANonDurableConnectionRelaxesSynchronous) {
             "1");  // NORMAL
 }
 
+// A folder that does not exist is named. (A waiting run waits for it: a volume mounted late.)
 TEST_F(SqliteStoreTest, UnopenableDatabaseIsAConnectionFailure) {
   Config missing_dir = config();
-  missing_dir.uri = "sqlite:" + dir_.file("no/such/dir/app.db").string();
-  EXPECT_THROW(open_sqlite_store(missing_dir), ConnectionFailedError);
+  const std::filesystem::path folder = dir_.file("no/such/dir");
+  missing_dir.uri = "sqlite:" + (folder / "app.db").string();
+  try {
+    open_sqlite_store(missing_dir);
+    ADD_FAILURE() << "opened a database in a folder that does not exist";
+  } catch (const ConnectionFailedError& e) {
+    EXPECT_FALSE(is_lasting(e)) << e.what();
+    EXPECT_THAT(e.what(), HasSubstr("its folder " + folder.string() + " does not exist"));
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("no")));
 
   std::ofstream(dir_.file("garbage.db")) << "this is not an SQLite database, just some text.....";
   Config garbage = config();
@@ -164,7 +173,8 @@ TEST_F(SqliteStoreTest, AClaimThatWillNotWaitIsAnsweredWhileTheHolderWrites) {
   fail_fast.fail_fast = true;
   const AcquireResult refused = store->try_acquire(fail_fast);
   EXPECT_FALSE(refused.acquired);
-  EXPECT_TRUE(refused.writer_busy);
+  EXPECT_EQ(refused.writer_busy,
+            "the database file '" + db_path().string() + "' is locked by another writer");
   ASSERT_TRUE(refused.holder.has_value());
   EXPECT_EQ(refused.holder->run_id, "holder");
   holder.exec("ROLLBACK");

@@ -363,7 +363,7 @@ void create_table(MigrationContext& context, const std::string& table) {
 TEST_F(RunnerTest, ABodyThatOutlivesItsTimeoutInATransactionRollsBackAndIsRecordedFailed) {
   Migration slow = code_migration("0001-slow", [&](MigrationContext& context) {
     create_table(context, "backfilled");
-    clock.wait_for_sleepers(3);  // the lease's two threads and the watchdog
+    clock.wait_for_sleepers(3);        // the lease's two threads and the watchdog
     clock.advance(milliseconds(200));  // past the timeout: the watchdog stops the body
     wait_for(context.stop);
   });

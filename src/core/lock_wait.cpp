@@ -219,8 +219,13 @@ class LockWait {
   // reached yet): its lease may be a moment old. A busy write slot proves nothing (see the
   // header): a stopped holder's transaction or another tool's keeps it busy as long as a live
   // migration's, and the live holder's commit moves lockedAt.
+  // A holder whose own migration keeps the slot busy cannot renew: its process, seen running on
+  // this host, proves it alive there (SQLite is one host's database).
   bool holder_alive(const Refusal& refusal) const {
-    return refusal.holder && (!last_locked_at_ || refusal.holder->locked_at_ms > *last_locked_at_);
+    if (!refusal.holder) return false;
+    if (!last_locked_at_ || refusal.holder->locked_at_ms > *last_locked_at_) return true;
+    return refusal.blocked == Blocked::kWriterBusy && options_.holder_running &&
+           options_.holder_running(*refusal.holder);
   }
 
   void warn_if_budget_short(std::optional<std::int64_t> holder_ttl_ms) {

@@ -7,7 +7,7 @@
 // attempt held the lock: reconnecting with the same backoff, inside the same budget) and one
 // whose single write slot another connection holds (SQLite). A busy slot proves nothing: the
 // holder's migration, a stopped holder and another tool all hold it alike, so only the holder's
-// lockedAt moving re-arms the budget there too.
+// lockedAt moving, or its process seen running on this host, re-arms the budget there too.
 #pragma once
 
 #include <chrono>
@@ -76,6 +76,10 @@ struct LockWaitOptions {
   std::function<void(milliseconds delay, std::stop_token stop)> sleep;
   // Uniform in [0, 1): the jitter source. Unset: a per-thread Mersenne Twister.
   std::function<double()> random01;
+  // Whether the holder's process is known to run (on this host, not stopped). A holder whose
+  // migration keeps the single write slot (SQLite) cannot renew; running, it is waited for.
+  // Unset: never known.
+  std::function<bool(const LockInfo& holder)> holder_running;
 };
 
 struct LockWaitResult {

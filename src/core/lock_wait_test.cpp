@@ -173,6 +173,34 @@ TEST_F(LockWaitTest, AWritingHolderWhoseLockedAtStandsStillTimesOut) {
   EXPECT_LT(attempts, 20);
 }
 
+// A holder whose own transaction keeps the write slot busy cannot renew: while its process runs
+// here, it is waited for past the budget, until it commits and the lock is free.
+TEST_F(LockWaitTest, AWritingHolderWhoseProcessRunsHereIsWaitedForPastTheBudget) {
+  auto o = options();
+  o.timeout = seconds(2);
+  int running_asked = 0;
+  o.holder_running = [&](const LockInfo& holder) {
+    ++running_asked;
+    return holder.pid == 4242;
+  };
+  bool acquired = false;
+  with_lock_wait(
+      [&](int) {
+        if (slept() < seconds(10)) {
+          LockInfo holder;
+          holder.pid = 4242;
+          holder.locked_at_ms = 1'000;
+          holder.ttl_ms = 60'000;
+          throw LockAlreadyHeldError("held", {}, {.holder = holder, .writer_busy = true});
+        }
+        acquired = true;
+      },
+      o);
+  EXPECT_TRUE(acquired);
+  EXPECT_GT(running_asked, 0);
+  EXPECT_GE(slept(), seconds(10));
+}
+
 TEST_F(LockWaitTest, TheClockStartsAtTheFirstRefusal) {
   auto o = options();
   const auto result = with_lock_wait(

@@ -889,6 +889,9 @@ LockWaitOptions Migrator::Impl::lock_wait_options(const RunMigrationsOptions& op
   wait.sleep = [this](milliseconds delay, std::stop_token stop) {
     sleep_until_release(delay, stop);
   };
+  wait.holder_running = [](const LockInfo& holder) {
+    return process_running_here(holder.pid, holder.host);
+  };
   return wait;
 }
 

@@ -1076,9 +1076,11 @@ class PostgresStore final : public Store {
       inserted.push_back(render_value(field, value, values));
       updates.push_back(column + " = EXCLUDED." + column);
     }
-    for (const auto& [field, value] : write.set_on_insert) {
-      columns.emplace_back(column_name(field));
+    for (const auto& [field, value] : write.set_if_absent) {
+      const std::string column(column_name(field));
+      columns.push_back(column);
       inserted.push_back(render_value(field, value, values));
+      updates.push_back(column + " = COALESCE(t." + column + ", EXCLUDED." + column + ")");
     }
     for (Field field : write.unset) updates.push_back(std::string(column_name(field)) + " = NULL");
 

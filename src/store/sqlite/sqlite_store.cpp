@@ -343,7 +343,7 @@ class SqliteStore final : public Store {
       }
     };
     for (const auto& [field, value] : write.set) add_value(field, value);
-    for (const auto& [field, value] : write.set_on_insert) add_value(field, value);
+    for (const auto& [field, value] : write.set_if_absent) add_value(field, value);
 
     std::string updates;
     auto add_update = [&](std::string assignment) {
@@ -353,6 +353,11 @@ class SqliteStore final : public Store {
     for (const auto& [field, value] : write.set) {
       const std::string column(column_name(field));
       add_update(column + " = excluded." + column);
+    }
+    for (const auto& [field, value] : write.set_if_absent) {
+      const std::string column(column_name(field));
+      add_update(column + " = COALESCE(" + changelog_table_ + "." + column + ", excluded." +
+                 column + ")");
     }
     for (Field field : write.unset) add_update(std::string(column_name(field)) + " = NULL");
 

@@ -219,8 +219,8 @@ class Store {
   virtual std::string_view kind() const = 0;
 
   // Creates the lock and changelog tables (collections, indexes) when missing; idempotent.
-  // SchemaInvalidError when a name is taken by something else (a view). Every writing run calls
-  // it before its lock: it must not wait for a running migration.
+  // SchemaInvalidError when a name is taken by something else (a view, a table of another
+  // shape). Every writing run calls it before its lock: it must not wait for a running migration.
   virtual void ensure_schema() = 0;
 
   // --- lock ---

@@ -255,6 +255,53 @@ TEST_F(PgSafetyTest, TimeoutOptionsOfASectionTheConfigRunsWithoutATransactionAre
             "failed");
 }
 
+// A configured table name that an application's own table holds is refused before anything is
+// created (SCHEMA_INVALID, naming it), for either table and by a command that only reads too; the
+// schema is left as it was. Without the check a read failed on a column (exit 1), after `up` had
+// created the other table.
+TEST_F(PgSafetyTest, AConfiguredTableNameThatAnotherTableHoldsIsRefusedNamingIt) {
+  dir_.write("20260101000001-first.sql", "-- migrate:up\nCREATE TABLE first (id bigint);\n");
+  pg_query_value(uri_,
+                 "CREATE TABLE users (id bigint PRIMARY KEY, email text); "
+                 "INSERT INTO users VALUES (1, 'a')");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"MIGRONAUT_COLLECTION", "up"},
+      {"MIGRONAUT_COLLECTION", "status"},
+      {"MIGRONAUT_LOCK_COLLECTION", "up"},
+      {"MIGRONAUT_LOCK_COLLECTION", "lock"}};
+  for (const auto& [variable, command] : cases) {
+    env_ = {{variable, "users"}};
+    const ProcessResult refused = migronaut({command});
+    EXPECT_EQ(refused.exit_code, 38) << variable << " " << command << "\n" << refused.out;
+    const nlohmann::json error = nlohmann::json::parse(refused.out).at("error");
+    EXPECT_EQ(error["code"], "SCHEMA_INVALID");
+    EXPECT_NE(error["message"].get<std::string>().find("users is a table of another shape"),
+              std::string::npos)
+        << error["message"];
+    EXPECT_EQ(value("SELECT string_agg(relname::text, ',') FROM pg_class WHERE relnamespace = "
+                    "current_schema()::regnamespace AND relkind = 'r'"),
+              "users");
+    EXPECT_EQ(value("SELECT string_agg(id || ':' || email, ',') FROM users"), "1:a");
+  }
+}
+
+// A search_path naming no schema that exists leaves nowhere to create the tables: refused as
+// CONFIG_INVALID naming the search_path (it was exit 1, the server's "no schema has been selected
+// to create in").
+TEST_F(PgSafetyTest, ASearchPathOfNoExistingSchemaIsRefusedNamingIt) {
+  dir_.write("20260101000001-first.sql", "-- migrate:up\nCREATE TABLE first (id bigint);\n");
+  uri_ = PgCluster::run_wide().uri("postgres") + "?options=-csearch_path%3Dmigronaut_absent";
+  const ProcessResult refused = migronaut({"up"});
+  EXPECT_EQ(refused.exit_code, 6) << refused.out << refused.err;
+  const nlohmann::json error = nlohmann::json::parse(refused.out).at("error");
+  EXPECT_EQ(error["code"], "CONFIG_INVALID");
+  EXPECT_NE(error["message"].get<std::string>().find(
+                "no schema of the search_path (migronaut_absent) exists"),
+            std::string::npos)
+      << error["message"];
+  EXPECT_EQ(value("SELECT count(*) FROM pg_namespace WHERE nspname = 'migronaut_absent'"), "0");
+}
+
 TEST_F(PgSafetyTest, SavepointsTheMigrationOpensItselfRun) {
   dir_.write("20260101000001-savepoints.sql",
              "-- migrate:up\nCREATE TABLE s (id bigint);\nSAVEPOINT a;\nINSERT INTO s VALUES (1);\n"

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "process/sqlite_project.hpp"
@@ -551,6 +552,33 @@ TEST_F(SqliteProcessTest, FirstAppliedAtIsStampedByTheFirstApplyAndKeptByLaterOn
   EXPECT_EQ(project.statuses(),
             (Statuses{{"0001-fixed.sql", "applied"}, {"0002-untransacted.sql", "applied"}}));
   EXPECT_EQ(first_applied(), moved);
+}
+
+// A configured table name that an application's own table holds is refused before anything is
+// created (SCHEMA_INVALID, naming it), for either table and by a command that only reads too.
+// Without the check a read failed on a column (exit 1), after `up` had created the other table.
+TEST_F(SqliteProcessTest, AConfiguredTableNameThatAnotherTableHoldsIsRefusedNamingIt) {
+  project.write_migration("0001-a.sql", "-- migrate:up\nCREATE TABLE a (id INTEGER);\n");
+  { std::ofstream create(project.db_path()); }  // an empty file is an empty database
+  project.open().exec(
+      "CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT);"
+      "INSERT INTO users VALUES (1, 'a');");
+  const std::string before = project.dump();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"MIGRONAUT_COLLECTION", "up"},
+      {"MIGRONAUT_COLLECTION", "status"},
+      {"MIGRONAUT_LOCK_COLLECTION", "up"},
+      {"MIGRONAUT_LOCK_COLLECTION", "lock"}};
+  for (const auto& [variable, command] : cases) {
+    const ProcessResult refused = project.run({"--json", command}, {{variable, "users"}});
+    EXPECT_EQ(refused.exit_code, 38) << variable << " " << command << "\n" << describe(refused);
+    const nlohmann::json error = json_of(refused)["error"];
+    EXPECT_EQ(error["code"], "SCHEMA_INVALID");
+    EXPECT_NE(error["message"].get<std::string>().find("users is a table of another shape"),
+              std::string::npos)
+        << error["message"];
+    EXPECT_EQ(project.dump(), before);
+  }
 }
 
 // A runtime failure deep in a big file names its line and statement; the transaction rolls the

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <iterator>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -217,6 +218,7 @@ class SqliteStore final : public Store {
       schema_ready_ = true;
       return;
     }
+    refuse_misshapen_tables();
     std::string sql = "CREATE TABLE IF NOT EXISTS " + lock_table_ +
                       " (id TEXT PRIMARY KEY, locked_at INTEGER NOT NULL,"
                       " ttl_ms INTEGER NOT NULL, owner TEXT NOT NULL, nonce TEXT NOT NULL,"
@@ -305,10 +307,12 @@ class SqliteStore final : public Store {
     // usual timestamped names (sort_by_name then costs one pass). The last column, the number of
     // rows (counted once, on the smallest index), makes room for them all up front, which spares
     // the vector's growth: each step moves every record into memory not touched yet.
-    Statement select(db_.get(),
-                     "SELECT name" + field_list() + ", (SELECT count(*) FROM " + changelog_table_ +
-                         ") FROM " + changelog_table_,
-                     "read changelog");
+    Statement select = reading([&] {
+      return Statement(db_.get(),
+                       "SELECT name" + field_list() + ", (SELECT count(*) FROM " +
+                           changelog_table_ + ") FROM " + changelog_table_,
+                       "read changelog");
+    });
     const RowReader<Field> row = columns_of(select, kAllFields, 1);
     const int rows_column = static_cast<int>(std::size(kAllFields)) + 1;
     while (select.step()) {
@@ -479,12 +483,47 @@ class SqliteStore final : public Store {
   }
 
   std::optional<LockInfo> select_lock() {
-    Statement select(db_.get(),
-                     "SELECT " + lock_columns() + " FROM " + lock_table_ + " WHERE id = ?",
-                     "read lock");
+    Statement select = reading([&] {
+      return Statement(db_.get(),
+                       "SELECT " + lock_columns() + " FROM " + lock_table_ + " WHERE id = ?",
+                       "read lock");
+    });
     select.bind(kLockId);
     if (!select.step()) return std::nullopt;
     return lock_info(select);
+  }
+
+  // Prepares a read of migronaut's tables: when it fails, a table of their name that is another's
+  // is the error to report, not the column SQLite missed.
+  template <typename Prepare>
+  Statement reading(Prepare prepare) {
+    try {
+      return prepare();
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kUnclassified) refuse_misshapen_tables();
+      throw;
+    }
+  }
+
+  // Refuses a table under migronaut's names that lacks one of its columns (the first it lacks).
+  void refuse_misshapen_tables() {
+    for (const auto& [table, columns] :
+         {std::pair{&lock_table_name_, lock_table_columns()},
+          std::pair{&changelog_table_name_, changelog_table_columns()}}) {
+      Statement select(db_.get(), "SELECT name FROM pragma_table_info(?)", "inspect schema");
+      select.bind(*table);
+      std::set<std::string> found;
+      while (select.step()) found.insert(select.text(0));
+      if (found.empty()) continue;  // no such table (a view is existing_tables()'s to refuse)
+      for (std::string_view column : columns) {
+        if (found.contains(std::string(column))) continue;
+        throw SchemaInvalidError(
+            "sqlite: " + *table + " is a table of another shape (no column " + std::string(column) +
+                "); migronaut keeps its changelog and lock in tables of its own: rename it, or "
+                "point migrationsCollection / lockCollection elsewhere",
+            {{"table", *table}, {"missingColumn", column}});
+      }
+    }
   }
 
   struct ExistingTables {

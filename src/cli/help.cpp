@@ -39,7 +39,9 @@ constexpr ExitCode kExitCodes[] = {
      "an applied file changed since it was applied, with `strict`; a file at the version of an "
      "applied one whose file is gone, with other content (`repair` takes it as renamed)"},
     {5, "the database cannot be reached, or the connection dropped"},
-    {6, "a bad flag, config file or MIGRONAUT_* value; an unknown command"},
+    {6,
+     "a bad flag, config file or MIGRONAUT_* value; an unknown command; a search_path of no "
+     "schema"},
     {7, "a migration failed (recorded as failed, rolled back where transactional)"},
     {8, "an unknown file or --to target, or the file of an applied migration is gone"},
     {9, "reverting something that is not applied"},
@@ -63,7 +65,7 @@ constexpr ExitCode kExitCodes[] = {
     {35, "the migrations folder is missing, not a folder, or unreadable"},
     {36, "an entry named like a migration cannot be read (directory, bad symlink, FIFO)"},
     {37, "a changelog record migronaut cannot read (unknown status, a number out of range)"},
-    {38, "a migronaut table's name is taken by something else (a view)"},
+    {38, "a migronaut table's name is taken by something else (a view, another table)"},
     {39, "the database refuses this user (cannot create the tables, read-only file)"},
     {40, "the lock row cannot be trusted; `migronaut unlock` clears it"},
     {45, "`lint` or `up --lint` found an error"},

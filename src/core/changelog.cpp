@@ -42,7 +42,7 @@ RecordWrite applied_record(const Migration& migration, std::int64_t batch, const
     write.set.emplace_back(Field::kOrigin, std::string(origin));
   }
   who_and_why(write, stamp);
-  write.set_on_insert = {{Field::kFirstAppliedAt, ServerNow{}}};
+  write.set_if_absent = {{Field::kFirstAppliedAt, ServerNow{}}};
   write.unset.insert(write.unset.end(),
                      {Field::kRevertedAt, Field::kFailedAt, Field::kError, Field::kFailedChecksum});
   return write;
@@ -81,7 +81,7 @@ RecordWrite failed_record(const Migration& migration, std::int64_t batch, const 
                {Field::kDescription, migration.description}};
   who(write, stamp);
   // The batch a failure would have joined keeps batch numbers monotonic across retries.
-  write.set_on_insert = {{Field::kBatch, batch}};
+  write.set_if_absent = {{Field::kBatch, batch}};
   write.skip_if_applied = true;
   return write;
 }

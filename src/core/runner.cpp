@@ -8,6 +8,7 @@
 
 #include "core/lock_wait.hpp"
 #include "fmt/format.h"
+#include "source/sql_file.hpp"
 #include "store/execution.hpp"
 #include "store/registry.hpp"
 #include "util/redact.hpp"
@@ -154,16 +155,46 @@ bool runs_in_transaction(const Config& config, const Migration& migration, Direc
       config.use_transaction.value_or(backend_for(config.uri).transactions_by_default));
 }
 
+namespace {
+
+// What runs a section without a transaction when its marker does not say so.
+std::string untransacted_by(const Config& config) {
+  if (config.use_transaction) return "when useTransaction is false in the config";
+  return fmt::format("on {}, which runs migrations without a transaction",
+                     backend_for(config.uri).kind);
+}
+
+// A timeout (not off) of a section that runs without a transaction would be dropped silently.
+// The file's own transaction:false is refused as the file is read, naming its line; the config
+// and the backend are known only here.
+void refuse_untransacted_timeouts(const Config& config, const Migration& migration,
+                                  Direction direction) {
+  const RunOptions& options = migration.options_for(direction);
+  for (const auto& [name, timeout] : {std::pair{"lock_timeout", options.lock_timeout},
+                                      std::pair{"statement_timeout", options.statement_timeout}}) {
+    if (timeout.value_or(milliseconds(0)) <= milliseconds(0)) continue;
+    const std::string reason = untransacted_timeout_reason(
+        fmt::format("{}:{}ms", name, timeout->count()), untransacted_by(config));
+    throw MigrationInvalidFormatError(
+        fmt::format("Invalid migration {}, {} section: {}", migration.name,
+                    direction_name(direction), reason),
+        {{"file", migration.name}, {"reason", reason}});
+  }
+}
+
+}  // namespace
+
 void ScriptChecks::check(const Store& store, const Config& config, Direction direction,
                          const std::vector<const PlanEntry*>& targets) {
   for (const PlanEntry* target : targets) {
     const Migration& migration = *target->migration;
     if (checked_.contains({&migration, direction})) continue;
+    const bool in_transaction = runs_in_transaction(config, migration, direction);
+    if (!in_transaction) refuse_untransacted_timeouts(config, migration, direction);
     const Work* work =
         direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
     if (const Script* script = work ? std::get_if<Script>(work) : nullptr) {
-      store.check_script(migration.name, *script,
-                         runs_in_transaction(config, migration, direction));
+      store.check_script(migration.name, *script, in_transaction);
     }
     checked_.emplace(&migration, direction);  // once it passed
   }

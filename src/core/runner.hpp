@@ -28,7 +28,8 @@ namespace migronaut {
 class ScriptChecks {
  public:
   // Has `store` check the script each target runs in `direction` before any of them runs, so a
-  // refusal leaves the database as it was.
+  // refusal leaves the database as it was; refuses timeouts on a section that runs without a
+  // transaction (MigrationInvalidFormatError).
   void check(const Store& store, const Config& config, Direction direction,
              const std::vector<const PlanEntry*>& targets);
 

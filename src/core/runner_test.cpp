@@ -235,6 +235,30 @@ TEST_F(RunnerTest, AScriptCheckedBeforeTheLockIsNotCheckedAgainUnderIt) {
   EXPECT_EQ(store->scripts_checked(), 4);
 }
 
+// The timeouts are SET LOCAL in a migration's transaction: a section the config runs without one
+// would drop them silently, so the check refuses it before anything runs, naming the file and
+// the section; one whose marker asks for a transaction keeps them.
+TEST_F(RunnerTest, TimeoutsOfASectionTheConfigRunsWithoutATransactionAreRefused) {
+  config.use_transaction = false;
+  Migration timed = script_migration("0001-timed", "CREATE TABLE timed (id INTEGER);");
+  timed.down_options.emplace().statement_timeout = milliseconds(1500);
+  PlanEntry entry;
+  entry.migration = &timed;
+  ScriptChecks checks;
+  EXPECT_NO_THROW(checks.check(*store, config, Direction::kUp, {&entry}));
+  try {
+    checks.check(*store, config, Direction::kDown, {&entry});
+    ADD_FAILURE() << "the down section's statement_timeout was not refused";
+  } catch (const MigrationInvalidFormatError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("0001-timed, down section: 'statement_timeout:1500ms' cannot "
+                                    "apply when useTransaction is false in the config"));
+  }
+  EXPECT_EQ(store->scripts_checked(), 1);  // the up script alone
+
+  timed.down_options->transactional = true;
+  EXPECT_NO_THROW(ScriptChecks().check(*store, config, Direction::kDown, {&entry}));
+}
+
 // A non-transactional migration has no fenced commit to carry its progress (and SQLite's single
 // writer would keep a renewal from showing a long one): the lease is renewed before it runs, so
 // waiters see it by name while it runs.

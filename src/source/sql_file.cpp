@@ -135,23 +135,9 @@ class SqlParser {
       options = end == std::string_view::npos ? std::string_view() : trim(options.substr(end));
     }
     if (parsed.transactional == false && !timeout_set.empty()) {
-      refuse_timeout_outside_a_transaction(timeout_set, number);
+      fail(number, untransacted_timeout_reason(timeout_set, "with 'transaction:false'"));
     }
     return parsed;
-  }
-
-  // The store sets a migration's timeouts with SET LOCAL in its transaction: a section without
-  // one would run without them, silently. The script can set them itself, for its session.
-  [[noreturn]] void refuse_timeout_outside_a_transaction(std::string_view option,
-                                                         std::size_t number) const {
-    const std::size_t colon = option.find(':');
-    fail(number,
-         fmt::format("'{}' cannot apply with 'transaction:false': migronaut sets the timeout "
-                     "with SET LOCAL in the migration's transaction, and this section runs "
-                     "without one. Make it a statement of the section instead, before the ones "
-                     "it bounds: SET {} = '{}'; (it holds for the session until the migration "
-                     "ends: migronaut resets it before the next)",
-                     option, option.substr(0, colon), option.substr(colon + 1)));
   }
 
   // "30s", "500ms", "5min", "1h", "250" (ms), "0" or "off" (none).
@@ -214,6 +200,17 @@ class SqlParser {
 };
 
 }  // namespace
+
+// The script can set the timeout itself, for its session.
+std::string untransacted_timeout_reason(std::string_view option, std::string_view where) {
+  const std::size_t colon = option.find(':');
+  return fmt::format(
+      "'{}' cannot apply {}: migronaut sets the timeout with SET LOCAL in the migration's "
+      "transaction, and this section runs without one. Make it a statement of the section "
+      "instead, before the ones it bounds: SET {} = '{}'; (it holds for the session until the "
+      "migration ends: migronaut resets it before the next)",
+      option, where, option.substr(0, colon), option.substr(colon + 1));
+}
 
 Migration parse_sql_migration(std::string_view name, std::string_view text) {
   return SqlParser(name, text).parse();

@@ -7,6 +7,7 @@
 //   DROP TABLE users;
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "source/migration_set.hpp"
@@ -21,5 +22,10 @@ namespace migronaut {
 // migration's transaction. Before the first marker only blank and comment lines may appear.
 // Anything else throws MigrationInvalidFormatError with {"file", "line", "reason"}.
 Migration parse_sql_migration(std::string_view name, std::string_view text);
+
+// Why the timeout `option` ("lock_timeout:30s") cannot apply `where` (with 'transaction:false', or
+// what else runs the section without a transaction), with what to write instead. The store sets a
+// migration's timeouts with SET LOCAL in its transaction: without one they would not apply.
+std::string untransacted_timeout_reason(std::string_view option, std::string_view where);
 
 }  // namespace migronaut

@@ -57,7 +57,7 @@ std::string_view field_name(Field field) { return names(field).mongo; }
 std::string_view column_name(Field field) { return names(field).sql; }
 
 RecordWrite resolve_elapsed(RecordWrite write, std::int64_t elapsed_ms) {
-  for (auto* fields : {&write.set, &write.set_on_insert}) {
+  for (auto* fields : {&write.set, &write.set_if_absent}) {
     for (auto& [field, value] : *fields) {
       if (std::holds_alternative<WorkElapsed>(value)) value = elapsed_ms;
     }

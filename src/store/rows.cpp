@@ -67,6 +67,19 @@ LockNames names(LockField field) {
 std::string_view lock_field_name(LockField field) { return names(field).mongo; }
 std::string_view lock_column_name(LockField field) { return names(field).sql; }
 
+std::vector<std::string_view> lock_table_columns() {
+  std::vector<std::string_view> columns{"id"};
+  for (LockField field : kAllLockFields) columns.push_back(lock_column_name(field));
+  columns.push_back("nonce");
+  return columns;
+}
+
+std::vector<std::string_view> changelog_table_columns() {
+  std::vector<std::string_view> columns{"name"};
+  for (Field field : kAllFields) columns.push_back(column_name(field));
+  return columns;
+}
+
 LockInfo read_lock_row(const RowReader<LockField>& row) {
   const auto text = [&](LockField field) { return row.text(field).value_or(""); };
   const auto number = [&](LockField field) { return row.integer(field).value_or(0); };

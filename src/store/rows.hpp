@@ -53,4 +53,10 @@ std::string_view lock_column_name(LockField field);  // "locked_at"
 
 LockInfo read_lock_row(const RowReader<LockField>& row);
 
+// The columns of migronaut's two SQL tables. A table under one of their names that lacks one is
+// another's: the stores refuse it before creating anything (SchemaInvalidError naming it), where
+// a read of it would fail on the column it missed.
+std::vector<std::string_view> lock_table_columns();       // id, locked_at, …, nonce
+std::vector<std::string_view> changelog_table_columns();  // name, batch, status, …
+
 }  // namespace migronaut

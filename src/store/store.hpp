@@ -123,9 +123,11 @@ RecordWrite resolve_elapsed(RecordWrite write, std::int64_t elapsed_ms);
 // alone decides what each status transition writes. A store translates it literally.
 struct RecordWrite {
   std::string name;
-  std::vector<std::pair<Field, FieldValue>> set;            // on insert and on update
-  std::vector<std::pair<Field, FieldValue>> set_on_insert;  // only when the record is new
-  std::vector<Field> unset;                                 // cleared (NULL / $unset)
+  std::vector<std::pair<Field, FieldValue>> set;  // on insert and on update
+  // Only where the record has no value yet (new, or the field NULL / missing): a record first
+  // written by a failure or an `applying` mark still gets its firstAppliedAt when applied.
+  std::vector<std::pair<Field, FieldValue>> set_if_absent;
+  std::vector<Field> unset;  // cleared (NULL / $unset)
   // When true, an existing record whose status is `applied` is left untouched (a failure
   // trace never demotes an applied migration).
   bool skip_if_applied = false;
@@ -219,8 +221,8 @@ class Store {
   virtual std::string_view kind() const = 0;
 
   // Creates the lock and changelog tables (collections, indexes) when missing; idempotent.
-  // SchemaInvalidError when a name is taken by something else (a view). Every writing run calls
-  // it before its lock: it must not wait for a running migration.
+  // SchemaInvalidError when a name is taken by something else (a view, a table of another
+  // shape). Every writing run calls it before its lock: it must not wait for a running migration.
   virtual void ensure_schema() = 0;
 
   // --- lock ---

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "conformance/store_harness.hpp"
+#include "core/changelog.hpp"
 #include "migronaut/errors.hpp"
 #include "store/registry.hpp"
 #include "support/null_logger.hpp"
@@ -319,17 +320,69 @@ TEST_P(StoreConformance, WriteRecordInsertsThenUpdates) {
   EXPECT_EQ(changelog_now().size(), 1u);
 }
 
-TEST_P(StoreConformance, SetOnInsertAppliesOnlyToANewRecord) {
+TEST_P(StoreConformance, SetIfAbsentNeverOverwritesAValue) {
   auto store = open_ready();
   auto write = applied("0001-users");
-  write.set_on_insert = {{migronaut::Field::kFirstAppliedAt, std::int64_t{1000}}};
+  write.set_if_absent = {{migronaut::Field::kFirstAppliedAt, std::int64_t{1000}}};
   store->write_record(write);
-  write.set_on_insert = {{migronaut::Field::kFirstAppliedAt, std::int64_t{2000}}};
+  write.set_if_absent = {{migronaut::Field::kFirstAppliedAt, std::int64_t{2000}}};
   store->write_record(write);
 
   const auto record = record_now("0001-users");
   ASSERT_TRUE(record.has_value());
   EXPECT_EQ(record->first_applied_at_ms, 1000);
+}
+
+TEST_P(StoreConformance, SetIfAbsentFillsAFieldAnEarlierWriteLeftEmpty) {
+  auto store = open_ready();
+  store->write_record(with_status("0001-users", "failed"));
+  auto write = applied("0001-users");
+  write.set_if_absent = {{migronaut::Field::kFirstAppliedAt, std::int64_t{1000}}};
+  store->write_record(write);
+
+  const auto record = record_now("0001-users");
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(record->status, RecordStatus::kApplied);
+  EXPECT_EQ(record->first_applied_at_ms, 1000);
+}
+
+// The engine's own records (core/changelog.hpp): whatever wrote a record first — a failure, an
+// `applying` mark — its first apply stamps firstAppliedAt; a re-apply after a revert keeps it.
+TEST_P(StoreConformance, TheFirstApplyStampsFirstAppliedAtWhateverWroteTheRecordBefore) {
+  auto store = open_ready();
+  Migration failing;
+  failing.name = "0001-fails";
+  Migration marked;
+  marked.name = "0002-untransacted";
+  RecordStamp stamp;
+  stamp.run_id = "run-a";
+  store->write_record(failed_record(failing, 1, "boom", stamp));
+  store->write_record(applying_record(marked, 1, stamp));
+  // execute() times the work; written on their own, the records take a duration of 0.
+  const auto applied_now = [&](const Migration& migration, std::int64_t batch) {
+    return resolve_elapsed(applied_record(migration, batch, stamp), 0);
+  };
+  store->write_record(applied_now(failing, 2));
+  store->write_record(applied_now(marked, 2));
+
+  for (const std::string name : {"0001-fails", "0002-untransacted"}) {
+    const auto record = record_now(name);
+    ASSERT_TRUE(record.has_value()) << name;
+    EXPECT_EQ(record->status, RecordStatus::kApplied) << name;
+    EXPECT_TRUE(record->first_applied_at_ms.has_value()) << name;
+  }
+
+  store->write_record(with_status("0001-fails", "reverted"));
+  auto first = record_now("0001-fails");
+  ASSERT_TRUE(first && first->first_applied_at_ms);
+  // Moved back a day, so that a re-apply which stamped it again could not go unseen.
+  store->write_record(write_of("0001-fails", {{migronaut::Field::kFirstAppliedAt,
+                                               *first->first_applied_at_ms - 86'400'000}}));
+  store->write_record(applied_now(failing, 3));
+  const auto again = record_now("0001-fails");
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->status, RecordStatus::kApplied);
+  EXPECT_EQ(again->first_applied_at_ms, *first->first_applied_at_ms - 86'400'000);
 }
 
 TEST_P(StoreConformance, UnsetClearsFields) {

@@ -43,15 +43,15 @@ TEST(MongoCommands, SmallNumbersAreWrittenAsInt32LikeTheJavaScriptDriverDoes) {
 }
 
 TEST(MongoCommands, ARecordWriteWithoutUnsetsHasOnlyASetStage) {
-  const auto update = record_update({.name = "a", .set = {}, .set_on_insert = {}, .unset = {}});
+  const auto update = record_update({.name = "a", .set = {}, .set_if_absent = {}, .unset = {}});
   EXPECT_EQ(update.update, Json::array({{{"$set", {{"name", {{"$literal", "a"}}}}}}}));
   EXPECT_EQ(update.filter, Json({{"name", "a"}}));
 }
 
-TEST(MongoCommands, ExplicitTimesInSetOnInsertAreDatesKeptWhenPresent) {
+TEST(MongoCommands, ExplicitTimesInSetIfAbsentAreDatesKeptWhenPresent) {
   RecordWrite write;
   write.name = "a";
-  write.set_on_insert = {{Field::kFirstAppliedAt, std::int64_t{1000}}};
+  write.set_if_absent = {{Field::kFirstAppliedAt, std::int64_t{1000}}};
   const auto update = record_update(write);
   EXPECT_EQ(update.update[0]["$set"]["firstAppliedAt"],
             Json({{"$ifNull", {"$firstAppliedAt", date_json(1000)}}}));

@@ -189,14 +189,14 @@ TEST_F(MingoTest, RenewFenceAndReleaseMatchOnlyTheirOwnerAndNonce) {
   EXPECT_TRUE(out["release-other"].is_null());
 }
 
-TEST_F(MingoTest, ChangelogUpsertsKeepInsertOnlyFieldsAndNeverDemoteAnAppliedRecord) {
+TEST_F(MingoTest, ChangelogUpsertsKeepSetIfAbsentFieldsAndNeverDemoteAnAppliedRecord) {
   RecordWrite applied;
   applied.name = "0001-a";
   applied.set = {{Field::kStatus, std::string("applied")},
                  {Field::kBatch, std::int64_t{2}},
                  {Field::kAppliedAt, ServerNow{}},
                  {Field::kChecksum, std::string("$sum")}};
-  applied.set_on_insert = {{Field::kFirstAppliedAt, ServerNow{}}};
+  applied.set_if_absent = {{Field::kFirstAppliedAt, ServerNow{}}};
   applied.unset = {Field::kError};
   const auto applied_docs = mongo::record_update(applied);
 
@@ -210,9 +210,11 @@ TEST_F(MingoTest, ChangelogUpsertsKeepInsertOnlyFieldsAndNeverDemoteAnAppliedRec
                         {"status", "failed"},
                         {"firstAppliedAt", date(kNow - 86'400'000)},
                         {"error", "old failure"}};
+  const json failed_first = {{"name", "0001-a"}, {"status", "failed"}, {"error", "boom"}};
   const json applied_record = {{"name", "0001-a"}, {"status", "applied"}, {"batch", 1}};
   add("new", applied_docs.filter, applied_docs.update, true, nullptr);
   add("again", applied_docs.filter, applied_docs.update, true, earlier);
+  add("after-a-failure", applied_docs.filter, applied_docs.update, true, failed_first);
   add("trace-on-applied", failure_docs.filter, failure_docs.update, false, applied_record);
   add("trace-on-failed", failure_docs.filter, failure_docs.update, false, earlier);
   const json out = evaluate();
@@ -225,6 +227,7 @@ TEST_F(MingoTest, ChangelogUpsertsKeepInsertOnlyFieldsAndNeverDemoteAnAppliedRec
   EXPECT_EQ(out["again"]["status"], "applied");
   EXPECT_EQ(out["again"]["firstAppliedAt"], json({{"$date", kNow - 86'400'000}}));
   EXPECT_FALSE(out["again"].contains("error"));
+  EXPECT_EQ(out["after-a-failure"]["firstAppliedAt"], json({{"$date", kNow}}));
   EXPECT_TRUE(out["trace-on-applied"].is_null());  // the upsert then collides: left untouched
   EXPECT_EQ(out["trace-on-failed"]["error"], "boom");
 }

@@ -267,7 +267,7 @@ RecordWrite applied_write() {
                   {Field::kAppliedAt, ServerNow{}},
                   {Field::kDuration, std::int64_t{15}},
                   {Field::kError, std::string("$not a path")}},
-          .set_on_insert = {{Field::kFirstAppliedAt, ServerNow{}}},
+          .set_if_absent = {{Field::kFirstAppliedAt, ServerNow{}}},
           .unset = {Field::kRevertedAt, Field::kFailedAt},
           .skip_if_applied = false};
 }
@@ -302,7 +302,7 @@ RecordWrite failed_write() {
   return {.name = "20260101000000-a.json",
           .set = {{Field::kStatus, std::string("failed")},
                   {Field::kFailedAt, std::int64_t{1767323045678}}},
-          .set_on_insert = {},
+          .set_if_absent = {},
           .unset = {},
           .skip_if_applied = true};
 }

@@ -8,6 +8,7 @@
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -80,7 +81,7 @@ class PgSafetyTest : public ::testing::Test {
     return all;
   }
   ProcessResult migronaut(const std::vector<std::string>& args) const {
-    return Process(argv(args)).wait();
+    return Process(argv(args), env_).wait();
   }
 
   std::string value(const std::string& sql) const {
@@ -112,6 +113,7 @@ class PgSafetyTest : public ::testing::Test {
 
   TempDir dir_{"migronaut-pg-safety"};
   std::string uri_;
+  std::map<std::string, std::string> env_;  // of every run
 };
 
 TEST_F(PgSafetyTest, CommitInATransactionalMigrationIsRefusedBeforeAnythingRuns) {
@@ -224,6 +226,80 @@ TEST_F(PgSafetyTest, TimeoutOptionsOnATransactionFalseMarkerAreRefused) {
       "20260101000001-sleep.sql at line 1: 'lock_timeout:1s' cannot apply with "
       "'transaction:false'");
   EXPECT_NE(refused.out.find("SET lock_timeout = '1s';"), std::string::npos) << refused.out;
+}
+
+// With useTransaction false in the config, a marker without transaction:false runs without a
+// transaction all the same: its timeouts would be dropped as silently (the sleep would run its
+// 3 s). Refused before anything runs, naming the file, its section and why; a marker that asks
+// for a transaction keeps them.
+TEST_F(PgSafetyTest, TimeoutOptionsOfASectionTheConfigRunsWithoutATransactionAreRefused) {
+  env_ = {{"MIGRONAUT_USE_TRANSACTION", "false"}};
+  dir_.write("20260101000001-first.sql", "-- migrate:up\nCREATE TABLE first (id bigint);\n");
+  dir_.write("20260101000002-sleep.sql",
+             "-- migrate:up statement_timeout:1s\nSELECT pg_sleep(3);\n");
+  const ProcessResult refused = expect_refused(
+      "20260101000002-sleep.sql, up section: 'statement_timeout:1000ms' cannot "
+      "apply when useTransaction is false in the config");
+  EXPECT_NE(refused.out.find("SET statement_timeout = '1000ms';"), std::string::npos)
+      << refused.out;
+  EXPECT_FALSE(table_exists("first"));
+
+  dir_.write("20260101000002-sleep.sql",
+             "-- migrate:up transaction:true statement_timeout:1s\nSELECT pg_sleep(3);\n");
+  const ProcessResult bounded = migronaut({"up"});
+  EXPECT_EQ(bounded.exit_code, 7) << bounded.out << bounded.err;
+  EXPECT_NE(bounded.out.find("statement timeout"), std::string::npos) << bounded.out;
+  EXPECT_TRUE(table_exists("first"));
+  EXPECT_EQ(value("SELECT status FROM _migronaut_migrations WHERE name = "
+                  "'20260101000002-sleep.sql'"),
+            "failed");
+}
+
+// A configured table name that an application's own table holds is refused before anything is
+// created (SCHEMA_INVALID, naming it), for either table and by a command that only reads too; the
+// schema is left as it was. Without the check a read failed on a column (exit 1), after `up` had
+// created the other table.
+TEST_F(PgSafetyTest, AConfiguredTableNameThatAnotherTableHoldsIsRefusedNamingIt) {
+  dir_.write("20260101000001-first.sql", "-- migrate:up\nCREATE TABLE first (id bigint);\n");
+  pg_query_value(uri_,
+                 "CREATE TABLE users (id bigint PRIMARY KEY, email text); "
+                 "INSERT INTO users VALUES (1, 'a')");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"MIGRONAUT_COLLECTION", "up"},
+      {"MIGRONAUT_COLLECTION", "status"},
+      {"MIGRONAUT_LOCK_COLLECTION", "up"},
+      {"MIGRONAUT_LOCK_COLLECTION", "lock"}};
+  for (const auto& [variable, command] : cases) {
+    env_ = {{variable, "users"}};
+    const ProcessResult refused = migronaut({command});
+    EXPECT_EQ(refused.exit_code, 38) << variable << " " << command << "\n" << refused.out;
+    const nlohmann::json error = nlohmann::json::parse(refused.out).at("error");
+    EXPECT_EQ(error["code"], "SCHEMA_INVALID");
+    EXPECT_NE(error["message"].get<std::string>().find("users is a table of another shape"),
+              std::string::npos)
+        << error["message"];
+    EXPECT_EQ(value("SELECT string_agg(relname::text, ',') FROM pg_class WHERE relnamespace = "
+                    "current_schema()::regnamespace AND relkind = 'r'"),
+              "users");
+    EXPECT_EQ(value("SELECT string_agg(id || ':' || email, ',') FROM users"), "1:a");
+  }
+}
+
+// A search_path naming no schema that exists leaves nowhere to create the tables: refused as
+// CONFIG_INVALID naming the search_path (it was exit 1, the server's "no schema has been selected
+// to create in").
+TEST_F(PgSafetyTest, ASearchPathOfNoExistingSchemaIsRefusedNamingIt) {
+  dir_.write("20260101000001-first.sql", "-- migrate:up\nCREATE TABLE first (id bigint);\n");
+  uri_ = PgCluster::run_wide().uri("postgres") + "?options=-csearch_path%3Dmigronaut_absent";
+  const ProcessResult refused = migronaut({"up"});
+  EXPECT_EQ(refused.exit_code, 6) << refused.out << refused.err;
+  const nlohmann::json error = nlohmann::json::parse(refused.out).at("error");
+  EXPECT_EQ(error["code"], "CONFIG_INVALID");
+  EXPECT_NE(error["message"].get<std::string>().find(
+                "no schema of the search_path (migronaut_absent) exists"),
+            std::string::npos)
+      << error["message"];
+  EXPECT_EQ(value("SELECT count(*) FROM pg_namespace WHERE nspname = 'migronaut_absent'"), "0");
 }
 
 TEST_F(PgSafetyTest, SavepointsTheMigrationOpensItselfRun) {

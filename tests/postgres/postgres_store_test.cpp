@@ -38,7 +38,7 @@ RecordWrite applied_record(const std::string& name, std::int64_t batch = 1) {
                              {Field::kBatch, batch},
                              {Field::kAppliedAt, ServerNow{}},
                              {Field::kChecksum, std::string("sum-" + name)}},
-                     .set_on_insert = {{Field::kFirstAppliedAt, ServerNow{}}},
+                     .set_if_absent = {{Field::kFirstAppliedAt, ServerNow{}}},
                      .unset = {Field::kError}};
 }
 
@@ -392,7 +392,7 @@ TEST_F(PostgresStoreTest, RecordsRoundTripEveryField) {
                             {Field::kOrigin, std::string("migronaut")},
                             {Field::kRequestedBy, std::string("bob")},
                             {Field::kReason, std::string("because")}},
-                    .set_on_insert = {{Field::kFirstAppliedAt, std::int64_t{1'600'000'000'000}}},
+                    .set_if_absent = {{Field::kFirstAppliedAt, std::int64_t{1'600'000'000'000}}},
                     .unset = {}};
   store->write_record(write);
   store->write_record(applied_record("20260101000000-a.sql"));
@@ -493,17 +493,17 @@ TEST_F(PostgresStoreTest, AColumnRetypedByHandStillReadsAsItsText) {
   EXPECT_EQ(records[0].run_id, "63f0c35b-8b8a-47b9-8f9b-dcf361d632ba");
 }
 
-TEST_F(PostgresStoreTest, UpdatesKeepInsertOnlyFieldsAndClearUnsetOnes) {
+TEST_F(PostgresStoreTest, UpdatesKeepSetIfAbsentFieldsAndClearUnsetOnes) {
   const auto store = open();
   store->ensure_schema();
   store->write_record(
       {.name = "m",
        .set = {{Field::kStatus, std::string("failed")}, {Field::kError, std::string("boom")}},
-       .set_on_insert = {{Field::kFirstAppliedAt, std::int64_t{1'000}}},
+       .set_if_absent = {{Field::kFirstAppliedAt, std::int64_t{1'000}}},
        .unset = {}});
   store->write_record({.name = "m",
                        .set = {{Field::kStatus, std::string("applied")}},
-                       .set_on_insert = {{Field::kFirstAppliedAt, std::int64_t{2'000}}},
+                       .set_if_absent = {{Field::kFirstAppliedAt, std::int64_t{2'000}}},
                        .unset = {Field::kError}});
   const std::optional<ChangelogRecord> record = record_named("m");
   ASSERT_TRUE(record.has_value());
@@ -520,12 +520,12 @@ TEST_F(PostgresStoreTest, AFailureTraceNeverDemotesAnAppliedRecord) {
   store->write_record({.name = "m",
                        .set = {{Field::kStatus, std::string("failed")},
                                {Field::kError, std::string("late failure")}},
-                       .set_on_insert = {},
+                       .set_if_absent = {},
                        .unset = {},
                        .skip_if_applied = true});
   store->write_record({.name = "n",
                        .set = {{Field::kStatus, std::string("failed")}},
-                       .set_on_insert = {},
+                       .set_if_absent = {},
                        .unset = {},
                        .skip_if_applied = true});
   EXPECT_EQ(record_named("m")->status, RecordStatus::kApplied);

@@ -544,6 +544,70 @@ TEST_F(SqliteProcessTest, FailingMigrationIsRecordedAndRolledBackAfterItsPeersAp
   EXPECT_EQ(project.lock_row(), std::nullopt);
 }
 
+// A migration's first apply stamps firstAppliedAt even when an earlier write created its record
+// (a failure, the `applying` mark of an untransacted one); a re-apply after down keeps it.
+TEST_F(SqliteProcessTest, FirstAppliedAtIsStampedByTheFirstApplyAndKeptByLaterOnes) {
+  project.write_migration("0001-fixed.sql",
+                          "-- migrate:up\nSELECT * FROM missing_table;\n-- migrate:down\n");
+  project.write_migration("0002-untransacted.sql",
+                          "-- migrate:up transaction:false\nCREATE TABLE b (id INTEGER);\n"
+                          "-- migrate:down transaction:false\nDROP TABLE b;\n");
+  EXPECT_EQ(project.run({"up"}).exit_code, 7);
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-fixed.sql", "failed"}}));
+  project.write_migration("0001-fixed.sql",
+                          "-- migrate:up\nCREATE TABLE a (id INTEGER);\n"
+                          "-- migrate:down\nDROP TABLE a;\n");
+  const ProcessResult fixed = project.run({"up"});
+  ASSERT_EQ(fixed.exit_code, 0) << describe(fixed);
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"0001-fixed.sql", "applied"}, {"0002-untransacted.sql", "applied"}}));
+  const auto first_applied = [&] {
+    return project.open().rows(
+        "SELECT name, first_applied_at FROM _migronaut_migrations ORDER BY name");
+  };
+  const std::vector<Row> stamped = first_applied();
+  ASSERT_EQ(stamped.size(), 2u);
+  for (const Row& row : stamped) EXPECT_NE(row[1], "NULL") << row[0];
+
+  // Moved back a day, so that a re-apply which stamped it again could not go unseen.
+  project.open().exec(
+      "UPDATE _migronaut_migrations SET first_applied_at = first_applied_at - 86400000");
+  const std::vector<Row> moved = first_applied();
+  ASSERT_EQ(project.run({"down", "--steps", "2"}).exit_code, 0);
+  const ProcessResult again = project.run({"up"});
+  ASSERT_EQ(again.exit_code, 0) << describe(again);
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"0001-fixed.sql", "applied"}, {"0002-untransacted.sql", "applied"}}));
+  EXPECT_EQ(first_applied(), moved);
+}
+
+// A configured table name that an application's own table holds is refused before anything is
+// created (SCHEMA_INVALID, naming it), for either table and by a command that only reads too.
+// Without the check a read failed on a column (exit 1), after `up` had created the other table.
+TEST_F(SqliteProcessTest, AConfiguredTableNameThatAnotherTableHoldsIsRefusedNamingIt) {
+  project.write_migration("0001-a.sql", "-- migrate:up\nCREATE TABLE a (id INTEGER);\n");
+  { std::ofstream create(project.db_path()); }  // an empty file is an empty database
+  project.open().exec(
+      "CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT);"
+      "INSERT INTO users VALUES (1, 'a');");
+  const std::string before = project.dump();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"MIGRONAUT_COLLECTION", "up"},
+      {"MIGRONAUT_COLLECTION", "status"},
+      {"MIGRONAUT_LOCK_COLLECTION", "up"},
+      {"MIGRONAUT_LOCK_COLLECTION", "lock"}};
+  for (const auto& [variable, command] : cases) {
+    const ProcessResult refused = project.run({"--json", command}, {{variable, "users"}});
+    EXPECT_EQ(refused.exit_code, 38) << variable << " " << command << "\n" << describe(refused);
+    const nlohmann::json error = json_of(refused)["error"];
+    EXPECT_EQ(error["code"], "SCHEMA_INVALID");
+    EXPECT_NE(error["message"].get<std::string>().find("users is a table of another shape"),
+              std::string::npos)
+        << error["message"];
+    EXPECT_EQ(project.dump(), before);
+  }
+}
+
 // A runtime failure deep in a big file names its line and statement; the transaction rolls the
 // statements before it back, while outside a transaction they stay.
 TEST_F(SqliteProcessTest, AFailingStatementIsNamedByItsLineInABigFile) {

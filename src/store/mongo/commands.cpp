@@ -78,7 +78,7 @@ UpdateDocuments record_update(const RecordWrite& write) {
   for (const auto& [field, value] : write.set) {
     set[std::string(field_name(field))] = field_value(field, value);
   }
-  for (const auto& [field, value] : write.set_on_insert) {
+  for (const auto& [field, value] : write.set_if_absent) {
     const std::string name(field_name(field));
     set[name] = {{"$ifNull", {"$" + name, field_value(field, value)}}};
   }

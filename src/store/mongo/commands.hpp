@@ -41,8 +41,8 @@ struct UpdateDocuments {
   Json update;  // an update pipeline
 };
 // One changelog upsert, filtered on `name` (and status ≠ applied when skip_if_applied). A
-// pipeline, so ServerNow is $$NOW in $set and in set-on-insert alike (a classic $currentDate
-// cannot be conditional on insert): set-on-insert fields become {$ifNull: ["$field", value]}.
+// pipeline, so ServerNow is $$NOW in $set and in set-if-absent alike (a classic $currentDate
+// cannot be conditional): set-if-absent fields become {$ifNull: ["$field", value]}.
 UpdateDocuments record_update(const RecordWrite& write);
 
 // createIndexes for the changelog, with the original's index names.

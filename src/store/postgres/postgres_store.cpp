@@ -54,6 +54,9 @@ namespace {
 constexpr std::string_view kFenceMarker = "migronaut: the lock no longer names this run";
 constexpr std::string_view kInvalidTextRepresentation = "22P02";
 constexpr std::string_view kUndefinedTable = "42P01";
+constexpr std::string_view kUndefinedColumn = "42703";
+// CREATE with no schema of the search_path there: "no schema has been selected to create in".
+constexpr std::string_view kInvalidSchemaName = "3F000";
 // libpq's default is to wait forever for an unreachable host.
 constexpr const char* kDefaultConnectTimeoutSeconds = "10";
 constexpr std::string_view kLockNotAvailable = "55P03";
@@ -407,14 +410,19 @@ class PostgresStore final : public Store {
     const auto missing = [](const std::string& relation) {
       return "to_regclass('" + relation + "') IS NULL";
     };
+    // A table of another shape is looked for only where something is missing: with everything
+    // there, a read that misses a column says which table (check()).
+    const auto refuse = [](const std::string& found_sql) {
+      return "found := " + found_sql + "; IF found IS NOT NULL THEN RAISE EXCEPTION '%', found " +
+             "USING ERRCODE = '" + std::string(kForeignRelationSqlstate) + "'; END IF; ";
+    };
     run("create the migronaut tables",
-        "DO $$ DECLARE found text := " + foreign_relations_sql() +
-            "; BEGIN IF found IS NOT NULL THEN RAISE EXCEPTION '%', found USING ERRCODE = '" +
-            std::string(kForeignRelationSqlstate) + "'; END IF; IF " + missing(lock_table_) +
-            " OR " + missing(changelog_table_) + " OR " + missing(changelog_index_) +
-            " THEN PERFORM pg_advisory_xact_lock(hashtext('migronaut schema')); " +
-            create_tables_sql() + " IF " + missing(changelog_index_) + " THEN " +
-            create_index_sql() + " END IF; END IF; END $$");
+        "DO $$ DECLARE found text; BEGIN " + refuse(foreign_relations_sql()) + "IF " +
+            missing(lock_table_) + " OR " + missing(changelog_table_) + " OR " +
+            missing(changelog_index_) + " THEN " + refuse(misshapen_tables_sql()) +
+            "PERFORM pg_advisory_xact_lock(hashtext('migronaut schema')); " + create_tables_sql() +
+            " IF " + missing(changelog_index_) + " THEN " + create_index_sql() +
+            " END IF; END IF; END $$");
     schema_known_ = true;
   }
 
@@ -548,7 +556,8 @@ class PostgresStore final : public Store {
 
   StoreProbe probe() override {
     // audit fails where up would: the boot check's read no longer looks (ensure_schema does).
-    const Result result = send_repeatable("SELECT " + foreign_relations_sql());
+    const Result result = send_repeatable("SELECT coalesce(" + foreign_relations_sql() + ", " +
+                                          misshapen_tables_sql() + ")");
     check("inspect the migronaut tables", result.get());
     if (!PQgetisnull(result.get(), 0, 0))
       throw foreign_relations_error(text_at(result.get(), 0, 0));
@@ -564,6 +573,26 @@ class PostgresStore final : public Store {
            "|| relkind::text END, ', ') FROM pg_class WHERE oid IN (to_regclass('" +
            lock_table_ + "'), to_regclass('" + changelog_table_ +
            "')) AND relkind NOT IN ('r', 'p'))";
+  }
+
+  // Each of the two tables that lacks a column of migronaut's ("users is a table of another
+  // shape (no column name)", the first it lacks), or NULL.
+  std::string misshapen_tables_sql() const {
+    std::string expected;
+    const auto add = [&](const std::string& table, const std::vector<std::string_view>& columns) {
+      for (std::size_t i = 0; i < columns.size(); ++i) {
+        expected += (expected.empty() ? "(to_regclass('" : ", (to_regclass('") + table + "'), '" +
+                    std::string(columns[i]) + "', " + std::to_string(i) + ")";
+      }
+    };
+    add(lock_table_, lock_table_columns());
+    add(changelog_table_, changelog_table_columns());
+    return "(SELECT string_agg(c.relname::text || ' is a table of another shape (no column ' || "
+           "e.col || ')', ', ') FROM (SELECT DISTINCT ON (rel) rel, col FROM (VALUES " +
+           expected +
+           ") v(rel, col, n) WHERE NOT EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = "
+           "v.rel AND a.attname = v.col AND NOT a.attisdropped) ORDER BY rel, n) e JOIN pg_class "
+           "c ON c.oid = e.rel AND c.relkind IN ('r', 'p'))";
   }
 
   std::vector<ChangelogRecord> read_changelog() override {
@@ -844,6 +873,8 @@ class PostgresStore final : public Store {
     if (sqlstate_of(result) == kForeignRelationSqlstate) {
       throw foreign_relations_error(PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY));
     }
+    if (sqlstate_of(result) == kUndefinedColumn) refuse_misshapen_tables();
+    if (sqlstate_of(result) == kInvalidSchemaName) throw no_schema_error(what, result);
     if (sqlstate_of(result) == kInsufficientPrivilege) {
       throw PermissionDeniedError(
           "postgres: cannot " + what + ": " + server_message(result) + " (user " + PQuser(conn_) +
@@ -854,6 +885,27 @@ class PostgresStore final : public Store {
     throw Error(ErrorCode::kUnclassified,
                 "postgres: cannot " + what + ": " + server_message(result),
                 {{"sqlstate", sqlstate_of(result)}});
+  }
+
+  // A read that missed a column of migronaut's: a table of its name that is another's is the
+  // culprit to name.
+  void refuse_misshapen_tables() const {
+    const Result found(PQexec(conn_, ("SELECT " + misshapen_tables_sql()).c_str()));
+    if (succeeded(found.get()) && !PQgetisnull(found.get(), 0, 0)) {
+      throw foreign_relations_error(text_at(found.get(), 0, 0));
+    }
+  }
+
+  // No schema of the search_path exists (the URI's options, the role's or the database's
+  // default): there is nowhere to create the tables.
+  ConfigInvalidError no_schema_error(const std::string& what, const PGresult* result) const {
+    const Result shown(PQexec(conn_, "SHOW search_path"));
+    const std::string path = succeeded(shown.get()) ? text_at(shown.get(), 0, 0) : "";
+    return ConfigInvalidError(
+        "postgres: cannot " + what + ": no schema of the search_path (" + path +
+            ") exists, so there is nowhere to create them; create the schema, or name one that "
+            "exists in the URI's options (options=-csearch_path%3D<schema>)",
+        {{"sqlstate", sqlstate_of(result)}, {"searchPath", path}});
   }
 
   // Like check(), for the statements of a migration; `piece` places a failure in its file.
@@ -1076,9 +1128,11 @@ class PostgresStore final : public Store {
       inserted.push_back(render_value(field, value, values));
       updates.push_back(column + " = EXCLUDED." + column);
     }
-    for (const auto& [field, value] : write.set_on_insert) {
-      columns.emplace_back(column_name(field));
+    for (const auto& [field, value] : write.set_if_absent) {
+      const std::string column(column_name(field));
+      columns.push_back(column);
       inserted.push_back(render_value(field, value, values));
+      updates.push_back(column + " = COALESCE(t." + column + ", EXCLUDED." + column + ")");
     }
     for (Field field : write.unset) updates.push_back(std::string(column_name(field)) + " = NULL");
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <iterator>
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -219,6 +220,7 @@ class SqliteStore final : public Store {
       schema_ready_ = true;
       return;
     }
+    refuse_misshapen_tables();
     std::string sql = "CREATE TABLE IF NOT EXISTS " + lock_table_ +
                       " (id TEXT PRIMARY KEY, locked_at INTEGER NOT NULL,"
                       " ttl_ms INTEGER NOT NULL, owner TEXT NOT NULL, nonce TEXT NOT NULL,"
@@ -307,10 +309,12 @@ class SqliteStore final : public Store {
     // usual timestamped names (sort_by_name then costs one pass). The last column, the number of
     // rows (counted once, on the smallest index), makes room for them all up front, which spares
     // the vector's growth: each step moves every record into memory not touched yet.
-    Statement select(db_.get(),
-                     "SELECT name" + field_list() + ", (SELECT count(*) FROM " + changelog_table_ +
-                         ") FROM " + changelog_table_,
-                     "read changelog");
+    Statement select = reading([&] {
+      return Statement(db_.get(),
+                       "SELECT name" + field_list() + ", (SELECT count(*) FROM " +
+                           changelog_table_ + ") FROM " + changelog_table_,
+                       "read changelog");
+    });
     const RowReader<Field> row = columns_of(select, kAllFields, 1);
     const int rows_column = static_cast<int>(std::size(kAllFields)) + 1;
     while (select.step()) {
@@ -345,7 +349,7 @@ class SqliteStore final : public Store {
       }
     };
     for (const auto& [field, value] : write.set) add_value(field, value);
-    for (const auto& [field, value] : write.set_on_insert) add_value(field, value);
+    for (const auto& [field, value] : write.set_if_absent) add_value(field, value);
 
     std::string updates;
     auto add_update = [&](std::string assignment) {
@@ -355,6 +359,11 @@ class SqliteStore final : public Store {
     for (const auto& [field, value] : write.set) {
       const std::string column(column_name(field));
       add_update(column + " = excluded." + column);
+    }
+    for (const auto& [field, value] : write.set_if_absent) {
+      const std::string column(column_name(field));
+      add_update(column + " = COALESCE(" + changelog_table_ + "." + column + ", excluded." +
+                 column + ")");
     }
     for (Field field : write.unset) add_update(std::string(column_name(field)) + " = NULL");
 
@@ -476,12 +485,47 @@ class SqliteStore final : public Store {
   }
 
   std::optional<LockInfo> select_lock() {
-    Statement select(db_.get(),
-                     "SELECT " + lock_columns() + " FROM " + lock_table_ + " WHERE id = ?",
-                     "read lock");
+    Statement select = reading([&] {
+      return Statement(db_.get(),
+                       "SELECT " + lock_columns() + " FROM " + lock_table_ + " WHERE id = ?",
+                       "read lock");
+    });
     select.bind(kLockId);
     if (!select.step()) return std::nullopt;
     return lock_info(select);
+  }
+
+  // Prepares a read of migronaut's tables: when it fails, a table of their name that is another's
+  // is the error to report, not the column SQLite missed.
+  template <typename Prepare>
+  Statement reading(Prepare prepare) {
+    try {
+      return prepare();
+    } catch (const Error& e) {
+      if (e.code() == ErrorCode::kUnclassified) refuse_misshapen_tables();
+      throw;
+    }
+  }
+
+  // Refuses a table under migronaut's names that lacks one of its columns (the first it lacks).
+  void refuse_misshapen_tables() {
+    for (const auto& [table, columns] :
+         {std::pair{&lock_table_name_, lock_table_columns()},
+          std::pair{&changelog_table_name_, changelog_table_columns()}}) {
+      Statement select(db_.get(), "SELECT name FROM pragma_table_info(?)", "inspect schema");
+      select.bind(*table);
+      std::set<std::string> found;
+      while (select.step()) found.insert(select.text(0));
+      if (found.empty()) continue;  // no such table (a view is existing_tables()'s to refuse)
+      for (std::string_view column : columns) {
+        if (found.contains(std::string(column))) continue;
+        throw SchemaInvalidError(
+            "sqlite: " + *table + " is a table of another shape (no column " + std::string(column) +
+                "); migronaut keeps its changelog and lock in tables of its own: rename it, or "
+                "point migrationsCollection / lockCollection elsewhere",
+            {{"table", *table}, {"missingColumn", column}});
+      }
+    }
   }
 
   struct ExistingTables {

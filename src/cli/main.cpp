@@ -258,8 +258,9 @@ int main(int argc, char** argv) {
       signals.set_graceful(command.graceful_stop);
       const int status = command.run(context);
       if (status == 0 && context.stop().stop_requested()) {
-        // The stop came during the last of the work: nothing was left for it to stop.
-        out.warn("Stop requested, but the work in flight was the last: everything finished");
+        // The stop came during the last of the work, or while waiting for a peer that then left
+        // nothing pending: nothing was left for it to stop.
+        out.warn("Stop requested, but nothing was left to stop: everything finished");
       }
       return status;
     }

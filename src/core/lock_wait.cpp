@@ -198,9 +198,9 @@ class LockWait {
     throw_typed(*reason);
   }
 
-  // The sleep before the next attempt, or nothing when it would end past the deadline. The clock
-  // starts at the first refusal (a slow first attempt must not eat the budget) and re-arms while
-  // the holder is visibly alive.
+  // The sleep before the next attempt, cut short to end at the deadline (a last attempt there),
+  // or nothing once the deadline has passed. The clock starts at the first refusal (a slow first
+  // attempt must not eat the budget) and re-arms while the holder is visibly alive.
   std::optional<milliseconds> next_delay(const Refusal& refusal) {
     const auto now = clock_.now();
     if (!first_refusal_) first_refusal_ = now;
@@ -210,8 +210,8 @@ class LockWait {
     if (refusal.holder) last_locked_at_ = refusal.holder->locked_at_ms;
     const milliseconds delay =
         lock_wait_backoff(options_.poll_interval, result_.attempts, budget, random01_());
-    if (saturating_add(now, delay) > *deadline_) return std::nullopt;
-    return delay;
+    if (now >= *deadline_) return std::nullopt;
+    return std::min(delay, std::chrono::ceil<milliseconds>(*deadline_ - now));
   }
 
   // The holder's heartbeat moves lockedAt every TTL/2: that proves a live, progressing holder.

@@ -201,6 +201,25 @@ TEST_F(LockWaitTest, AWritingHolderWhoseProcessRunsHereIsWaitedForPastTheBudget)
   EXPECT_GE(slept(), seconds(10));
 }
 
+// A budget no longer than the poll interval still tries again, at its end: the last sleep is cut
+// to the deadline instead of giving up before it.
+TEST_F(LockWaitTest, TheLastSleepEndsAtTheDeadlineForOneMoreAttempt) {
+  auto o = options();
+  o.timeout = milliseconds(500);
+  o.poll_interval = milliseconds(500);
+  o.random01 = [] { return 0.99; };  // the jittered sleep a little longer than the budget
+  int attempts = 0;
+  EXPECT_THROW(with_lock_wait(
+                   [&](int) {
+                     ++attempts;
+                     throw refusal(1'000);
+                   },
+                   o),
+               LockAlreadyHeldError);
+  EXPECT_EQ(attempts, 2);
+  EXPECT_EQ(slept(), milliseconds(500));
+}
+
 TEST_F(LockWaitTest, TheClockStartsAtTheFirstRefusal) {
   auto o = options();
   const auto result = with_lock_wait(

@@ -183,9 +183,8 @@ TEST_P(StopSignalTest, FirstSignalDuringTheLastMigrationExits0SayingNothingWasLe
   EXPECT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_EQ(json_of(result)["stopRequested"], true);
   EXPECT_EQ(json_of(result)["results"].size(), 1u);
-  EXPECT_EQ(
-      lines_containing(result.err, "the work in flight was the last: everything finished").size(),
-      1u)
+  EXPECT_EQ(lines_containing(result.err, "nothing was left to stop: everything finished").size(),
+            1u)
       << result.err;
   EXPECT_EQ(project.statuses(), (Statuses{{"0001-slow.sql", "applied"}}));
   EXPECT_EQ(project.lock_row(), std::nullopt);

@@ -890,7 +890,7 @@ LockWaitOptions Migrator::Impl::lock_wait_options(const RunMigrationsOptions& op
     sleep_until_release(delay, stop);
   };
   wait.holder_running = [](const LockInfo& holder) {
-    return process_running_here(holder.pid, holder.host);
+    return process_running_here(holder.pid, holder.host, holder.locked_at_ms);
   };
   return wait;
 }

@@ -434,6 +434,8 @@ void Runner::execute(const Step& step, const LockToken* fence) {
     // Stopped by the run (a graceful stop, a lost lock) inside its transaction, the body rolled
     // back whole: an abort, not a failure, so the migration stays as it was.
     if (step.in_transaction && env_.stop.requested()) {
+      env_.logger.warn(
+          fmt::format("{} rolled back as the run stopped: {}", migration.name, redact(e.what())));
       env_.stop.throw_reason(nlohmann::json::array());
     }
     fail(step, e);

@@ -18,26 +18,34 @@ namespace {
 constexpr std::size_t kMaxNameBytes = 255;
 constexpr std::size_t kMaxSlugBytes = 100;
 
+// Characters a terminal may act on or show as nothing: C1 controls (U+0080–U+009F; U+009B is an
+// 8-bit CSI), zero-width and directional marks, the bidirectional overrides and isolates (which
+// show a name's characters in another order), line and paragraph separators, the BOM.
+bool is_invisible_or_control(char32_t c) {
+  return (c >= 0x80 && c <= 0x9F) || c == 0x061C || (c >= 0x200B && c <= 0x200F) ||
+         (c >= 0x2028 && c <= 0x202E) || (c >= 0x2060 && c <= 0x2069) || c == 0xFEFF;
+}
+
 // The name as a JSON string literal, so a hostile name read from a database prints as harmless
-// text: control characters escaped, bytes that are not UTF-8 replaced (U+FFFD), and the
-// bidirectional overrides and isolates (U+202A–U+202E, U+2066–U+2069), which would show the name's
-// characters in another order, escaped. Other characters print as themselves: "café", not
-// "caf\u00e9".
+// text: control and invisible characters escaped, bytes that are not UTF-8 replaced (U+FFFD).
+// Other characters print as themselves: "café", not "caf\u00e9".
 std::string printable(std::string_view name) {
   const std::string literal = nlohmann::json(std::string(name))
                                   .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   std::string out;
-  for (std::size_t i = 0; i < literal.size(); ++i) {
-    const auto byte = [&](std::size_t at) { return static_cast<unsigned char>(literal[at]); };
-    const bool bidi = byte(i) == 0xE2 && i + 2 < literal.size() &&
-                      ((byte(i + 1) == 0x80 && byte(i + 2) >= 0xAA && byte(i + 2) <= 0xAE) ||
-                       (byte(i + 1) == 0x81 && byte(i + 2) >= 0xA6 && byte(i + 2) <= 0xA9));
-    if (!bidi) {
-      out.push_back(literal[i]);
-      continue;
+  for (std::size_t i = 0; i < literal.size();) {
+    const auto lead = static_cast<unsigned char>(literal[i]);
+    const std::size_t length = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    char32_t c = length == 1 ? lead : lead & (0x7F >> length);
+    for (std::size_t k = 1; k < length; ++k) {
+      c = (c << 6) | (static_cast<unsigned char>(literal[i + k]) & 0x3F);
     }
-    out += fmt::format("\\u{:04x}", ((byte(i + 1) & 0x3F) << 6) | (byte(i + 2) & 0x3F) | 0x2000);
-    i += 2;
+    if (is_invisible_or_control(c)) {
+      out += fmt::format("\\u{:04x}", static_cast<std::uint32_t>(c));
+    } else {
+      out.append(literal, i, length);
+    }
+    i += length;
   }
   return out;
 }

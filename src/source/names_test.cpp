@@ -68,6 +68,14 @@ TEST(ValidateNameTest, ErrorShowsTheNameAsWrittenButNoOverrideOrBrokenByte) {
   EXPECT_EQ(overridden.find("\xE2\x80\xAE"), std::string::npos) << overridden;
   EXPECT_NE(overridden.find("\"0001-\\u202egpj.sql\""), std::string::npos) << overridden;
   EXPECT_NE(message("0001-\xE2\x81\xA6x.sql").find("\\u2066x"), std::string::npos);
+  EXPECT_NE(message("0001-\xC2\x9B"
+                    "31m.sql")
+                .find("\\u009b31m"),
+            std::string::npos);
+  EXPECT_NE(message("0001-a\xE2\x80\x8B"
+                    "b.sql")
+                .find("a\\u200bb"),
+            std::string::npos);
   EXPECT_NE(message("0001-\xFFx.sql").find("\"0001-\xEF\xBF\xBDx.sql\""), std::string::npos);
 }
 

@@ -58,10 +58,13 @@ void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_tt
       {{"holder", holder}, {"reason", reason}});
 }
 
-// The refusal typed for the lock wait, and the same facts in the context for output.
-// `writer_busy`: the store's words for a write slot another connection holds, if one does.
-[[noreturn]] void throw_held(const LockRefusal& refusal, const std::string& writer_busy) {
-  nlohmann::json context = {{"ttlMs", refusal.claim_ttl_ms}};
+// The refusal typed for the lock wait, and the same facts in the context for output. A write
+// slot another connection holds is told in the store's words (`result.writer_busy`).
+[[noreturn]] void throw_held(const AcquireResult& result, std::int64_t claim_ttl_ms) {
+  const LockRefusal refusal{.holder = result.holder,
+                            .claim_ttl_ms = claim_ttl_ms,
+                            .writer_busy = !result.writer_busy.empty()};
+  nlohmann::json context = {{"ttlMs", claim_ttl_ms}};
   if (refusal.writer_busy) context[kWriterBusyKey] = true;
   std::string message = "Migration lock is already held";
   if (refusal.holder) {
@@ -69,7 +72,7 @@ void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_tt
     message += fmt::format(" by {} pid {} (run {})", single_line(refusal.holder->host),
                            refusal.holder->pid, single_line(refusal.holder->run_id));
   }
-  if (!writer_busy.empty()) message += ", and " + writer_busy;
+  if (refusal.writer_busy) message += ", and " + result.writer_busy;
   throw LockAlreadyHeldError(message, std::move(context), refusal);
 }
 
@@ -110,10 +113,7 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
                                     acquire_ms.count()));
   if (!result.acquired) {
     if (result.holder) reject_unusable(*result.holder, store, claim.ttl_ms);
-    throw_held(LockRefusal{.holder = result.holder,
-                           .claim_ttl_ms = claim.ttl_ms,
-                           .writer_busy = !result.writer_busy.empty()},
-               result.writer_busy);
+    throw_held(result, claim.ttl_ms);
   }
   if (result.reclaimed) warn_reclaimed(store, *result.reclaimed, options.logger);
   std::unique_ptr<Lease> lease(

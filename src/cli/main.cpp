@@ -19,6 +19,7 @@
 #include "store/store.hpp"
 #include "util/huge_pages.hpp"
 #include "util/iso_time.hpp"
+#include "util/process_identity.hpp"
 #include "util/redact.hpp"
 
 namespace {
@@ -125,7 +126,32 @@ bool stalled_writer(const Error& error) {
          (context.value("timedOut", false) || !context.contains("holder"));
 }
 
+// The holder named in a refusal, when it ran on another host: there its process cannot be seen,
+// so a wait that gave up on it may have given up on a live migration.
+std::optional<LockInfo> holder_elsewhere(const Error& error) {
+  const nlohmann::json& context = error.context();
+  if (!context.contains("holder")) return std::nullopt;
+  LockInfo holder = context["holder"].get<LockInfo>();
+  if (holder.host == host_name()) return std::nullopt;
+  return holder;
+}
+
 void explain_stalled_writer(Output& out, Error& error) {
+  if (const std::optional<LockInfo> holder = holder_elsewhere(error)) {
+    const std::string where = fmt::format("pid {} on host {}", holder->pid, holder->host);
+    error.context()["hint"] =
+        "the holder (" + where +
+        ") holds the database file's write transaction: if its migration is still at work, wait "
+        "longer (raise --wait-timeout); if it is stopped or hung, end it there; `migronaut "
+        "unlock` cannot free it";
+    if (out.json_mode()) return;
+    out.info(fmt::format("  The holder ({}) holds the file's write transaction. If its migration",
+                         where));
+    out.info("  is still at work, wait longer (raise --wait-timeout); if it is stopped or hung,");
+    out.info(
+        "  end it there. `migronaut unlock` cannot free it: the lock is the operating system's.");
+    return;
+  }
   error.context()["hint"] =
       "end whatever holds the database file's write transaction: a stopped run (kill -CONT, or "
       "kill it), another program (a sqlite3 shell: COMMIT or ROLLBACK); `migronaut unlock` "

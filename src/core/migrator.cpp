@@ -20,6 +20,7 @@
 #include "util/ids.hpp"
 #include "util/process_identity.hpp"
 #include "util/redact.hpp"
+#include "util/scoped_flag.hpp"
 
 namespace migronaut {
 
@@ -46,6 +47,9 @@ struct Migrator::Impl {
         logger(options.logger ? options.logger : default_logger()) {}
 
   bool empty_reported = false;
+  // Set while up() runs, which creates a missing database: saying it is missing is noise there
+  // (and a first boot of every embedding service would log it).
+  bool creates_database = false;
   // A connection failure before the lock is waited out (see before_lock) when the caller asked
   // to wait for the database, or once the database was reached: then it is a restart or a
   // dropped connection, not a wrong URI.
@@ -61,7 +65,7 @@ struct Migrator::Impl {
     store = open_store(config, {.access = Access::kRead, .statement_bound = std::nullopt});
     const auto missing = store->missing_database();
     database_reached = !missing;  // a stand-in for a missing SQLite file reached nothing
-    if (missing) {
+    if (missing && !creates_database) {
       logger->warn(fmt::format(
           "The database {} does not exist: nothing is applied yet (`up` creates it)", *missing));
     }
@@ -523,6 +527,7 @@ void Migrator::stop(const std::string& reason) {
 }
 
 std::vector<RunResult> Migrator::up(const UpOptions& options) {
+  const ScopedFlag creating(impl_->creates_database);
   std::vector<Migration> migrations;
   ScriptChecks checks;
   bool pending = false;

@@ -23,8 +23,10 @@ namespace migronaut {
 namespace {
 
 using std::chrono::milliseconds;
+using ::testing::Contains;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::TempDir;
 
 // Keeps the lines a run logs, so the tests stay quiet and can look at what bodies logged.
@@ -194,6 +196,22 @@ TEST_F(LibraryTest, RunMigrationsAppliesThenIsUpToDateWithoutTakingTheLock) {
   Database db = database();
   EXPECT_EQ(db.count("SELECT count(*) FROM _migronaut_locks"), 0);
   EXPECT_TRUE(db.has_table("orders"));
+}
+
+// A first boot creates the database, so that it was missing is no news there; reading a
+// database that does not exist says so.
+TEST_F(LibraryTest, AFirstBootSaysNothingOfTheMissingDatabaseThatAReadReports) {
+  add_file("0001-users.sql", "users");
+  const auto mentions_missing = Contains(HasSubstr("does not exist"));
+  Migrator(config_, quiet()).status();
+  EXPECT_THAT(logger_->lines(), mentions_missing);
+
+  const auto boot_logger = std::make_shared<RecordingLogger>();
+  MigratorOptions boot;
+  boot.logger = boot_logger;
+  const RunMigrationsResult result = run_migrations(config_, run_options(boot));
+  EXPECT_THAT(names_of(result.applied), ElementsAre("0001-users.sql"));
+  EXPECT_THAT(boot_logger->lines(), Not(mentions_missing));
 }
 
 // The OS user is looked up only when a run writes, and then recorded; a configured user wins.

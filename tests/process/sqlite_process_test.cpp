@@ -901,6 +901,29 @@ TEST_F(SqliteProcessTest, AStoppedHolderHoldingTheWriteSlotIsAStallTheWaiterGive
   EXPECT_EQ(project.lock_row(), lock);  // the waiter took nothing
 }
 
+// A holder on another host keeps the write slot past the waiter's budget: from here its process
+// cannot be seen, so it may be a live migration. The waiter gives up (exit 3) and says so, naming
+// the holder; it does not call it a stopped run or another program.
+TEST_F(SqliteProcessTest, AWaiterGivingUpOnAHolderElsewhereNamesItInsteadOfAStall) {
+  second_pending_under_a_foreign_lock(2000);
+  const std::string before = project.dump();
+  SqliteDb holder(project.db_path());
+  holder.exec("BEGIN IMMEDIATE; CREATE TABLE holder_work (id INTEGER)");
+
+  const ProcessResult result =
+      project.run({"--json", "up", "--wait", "--wait-timeout", "1000"}, kFastLock);
+  EXPECT_EQ(result.exit_code, 3) << describe(result);
+  const nlohmann::json error = json_of(result)["error"];
+  EXPECT_EQ(error["context"]["timedOut"], true) << error;
+  const std::string hint = error["context"]["hint"].get<std::string>();
+  EXPECT_NE(hint.find("the holder (pid 4242 on host elsewhere)"), std::string::npos) << hint;
+  EXPECT_NE(hint.find("raise --wait-timeout"), std::string::npos) << hint;
+  EXPECT_EQ(hint.find("sqlite3 shell"), std::string::npos) << hint;
+
+  holder.exec("ROLLBACK");
+  EXPECT_EQ(project.dump(), before);
+}
+
 // The project's command line for `args` on the database `db`, run by a user who may not write a
 // folder 0555: root may write anything, so root runs it as nobody (setpriv).
 std::vector<std::string> as_unprivileged(const SqliteProject& project,

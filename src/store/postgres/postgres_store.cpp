@@ -43,6 +43,7 @@
 #include "store/script_check.hpp"
 #include "util/ids.hpp"
 #include "util/redact.hpp"
+#include "util/scoped_flag.hpp"
 #include "util/text.hpp"
 
 namespace migronaut {
@@ -660,9 +661,7 @@ class PostgresStore final : public Store {
     // never during it: the rest of it on a new session would run without its session's settings
     // (search_path, role, advisory locks), or record work the old session never committed.
     reconnect_if_broken();
-    in_migration_ = true;
-    const std::unique_ptr<bool, void (*)(bool*)> migration_over(&in_migration_,
-                                                                [](bool* flag) { *flag = false; });
+    const ScopedFlag in_migration(in_migration_);
     const auto* script = std::get_if<Script>(execution.work);
     if (!execution.transactional) {
       try {

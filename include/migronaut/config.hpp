@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace migronaut {
 
@@ -63,6 +65,10 @@ struct ConfigSources {
 
 // The process environment as a map, for ConfigSources::environment.
 std::map<std::string, std::string> process_environment();
+
+// The environment variables load_config reads (MIGRONAUT_URI, …, and MIGRONAUT_USER), so that a
+// caller can tell a typo, which would leave its setting at the default, from a known variable.
+std::vector<std::string_view> config_variables();
 
 // Resolves every layer and validates the result. Throws ConfigInvalidError naming the key or
 // the variable at fault; never coerces a value that does not parse.

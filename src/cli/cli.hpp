@@ -56,6 +56,7 @@ class Context {
   const GlobalFlags& flags_;
   Output& output_;
   Signals& signals_;
+  bool variables_checked_ = false;  // unknown MIGRONAUT_* variables are warned of once
 };
 
 // A command: its subcommand (with its own options bound) and what running it does. `run`

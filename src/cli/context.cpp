@@ -2,6 +2,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <iostream>
@@ -9,11 +10,31 @@
 #include <stop_token>
 
 #include "cli/cli.hpp"
+#include "cli/help.hpp"
+#include "cli/output.hpp"
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
 #include "util/redact.hpp"
 
 namespace migronaut::cli {
+
+namespace {
+
+// MIGRONAUT_* variables nothing reads: a typo there (MIGRONAUT_LOCK_WAIT_TIMEOUT for
+// MIGRONAUT_LOCK_WAIT_TIMEOUT_MS) would leave its setting at the default without a word.
+void warn_about_unknown_variables(Output& out,
+                                  const std::map<std::string, std::string>& environment) {
+  std::vector<std::string> known = {std::string(kForceColorVariable),
+                                    std::string(kNoColorVariable)};
+  for (std::string_view name : config_variables()) known.emplace_back(name);
+  for (const auto& [name, value] : environment) {
+    if (!name.starts_with("MIGRONAUT_") || std::ranges::find(known, name) != known.end()) continue;
+    out.warn(fmt::format("{} is not a migronaut variable: it is ignored{}", name,
+                         suggestion(name, known)));
+  }
+}
+
+}  // namespace
 
 Config Context::config(const nlohmann::json& extra, bool require_uri) {
   ConfigSources sources;
@@ -21,6 +42,8 @@ Config Context::config(const nlohmann::json& extra, bool require_uri) {
   if (flags_.env_file) sources.env_file = *flags_.env_file;
   sources.load_env_file = !flags_.no_env;
   sources.environment = process_environment();
+  if (!variables_checked_) warn_about_unknown_variables(output_, sources.environment);
+  variables_checked_ = true;
   sources.require_uri = require_uri;
   nlohmann::json layer = extra;
   if (flags_.uri) layer["uri"] = *flags_.uri;

@@ -89,11 +89,6 @@ std::vector<std::string> flag_names(const CLI::App& app) {
   return names;
 }
 
-std::string suggestion(std::string_view typed, const std::vector<std::string>& candidates) {
-  const std::string near = closest(typed, candidates);
-  return near.empty() ? "" : fmt::format(" (did you mean `{}`?)", near);
-}
-
 // `text` broken into lines of at most `width` columns, at spaces.
 std::string wrapped(std::string_view text, std::size_t width) {
   std::string out;
@@ -178,6 +173,11 @@ std::string closest(std::string_view typed, const std::vector<std::string>& cand
     }
   }
   return best;
+}
+
+std::string suggestion(std::string_view typed, const std::vector<std::string>& candidates) {
+  const std::string near = closest(typed, candidates);
+  return near.empty() ? "" : fmt::format(" (did you mean `{}`?)", near);
 }
 
 std::string explain_extras(const CLI::App& app, const CLI::App* command,

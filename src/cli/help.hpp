@@ -24,6 +24,9 @@ nlohmann::json help_json(const CLI::App& app, const std::string& topic);
 // The closest of `candidates` to `typed` (edit distance at most 2, or a prefix), or "".
 std::string closest(std::string_view typed, const std::vector<std::string>& candidates);
 
+// " (did you mean `status`?)": closest() of `candidates` to `typed`, or "" when none is near.
+std::string suggestion(std::string_view typed, const std::vector<std::string>& candidates);
+
 // "unknown command `stauts` (did you mean `status`?)" for CLI11's ExtrasError: suggestions
 // among the commands, or the flags of `command` and the global flags.
 std::string explain_extras(const CLI::App& app, const CLI::App* command,

@@ -88,8 +88,8 @@ class OutputLogger : public Logger {
 
 bool color_enabled(bool no_color_flag, bool stderr_is_terminal) {
   if (no_color_flag) return false;
-  if (const char* force = env("MIGRONAUT_FORCE_COLOR")) return std::string_view(force) != "0";
-  if (env("MIGRONAUT_NO_COLOR")) return false;
+  if (const char* force = env(kForceColorVariable.data())) return std::string_view(force) != "0";
+  if (env(kNoColorVariable.data())) return false;
   if (const char* force = env("FORCE_COLOR")) return std::string_view(force) != "0";
   if (env("NO_COLOR")) return false;
   if (const char* term = env("TERM"); term && std::string_view(term) == "dumb") return false;

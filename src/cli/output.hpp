@@ -58,6 +58,10 @@ class Output {
   std::mutex mutex_;  // heartbeat and signal threads print too
 };
 
+// The variables color_enabled() reads that are migronaut's own.
+inline constexpr std::string_view kForceColorVariable = "MIGRONAUT_FORCE_COLOR";
+inline constexpr std::string_view kNoColorVariable = "MIGRONAUT_NO_COLOR";
+
 // Whether color is on: --no-color, then MIGRONAUT_FORCE_COLOR, MIGRONAUT_NO_COLOR, FORCE_COLOR,
 // NO_COLOR, TERM=dumb, and finally whether stderr is a terminal.
 bool color_enabled(bool no_color_flag, bool stderr_is_terminal);

@@ -57,6 +57,9 @@ struct KeySpec {
   json (*read)(const Config&) = nullptr;           // the value back, to validate a Config
 };
 
+// Who the records name as having run the migrations (Config::executed_by); not a key of the file.
+constexpr std::string_view kUserVariable = "MIGRONAUT_USER";
+
 // Allowed values in the order of their enum's enumerators, so a value's index is its enumerator.
 constexpr std::array<std::string_view, 2> kOnLockLost = {"abort", "warn"};
 constexpr std::array<std::string_view, 3> kOnOutOfOrder = {"warn", "error", "allow"};
@@ -606,11 +609,11 @@ Config build(const json& merged, const std::filesystem::path& cwd,
   }
   config.migrations_dir = resolved(cwd, config.migrations_dir);
   config.template_path = resolved(cwd, config.template_path);
-  if (const auto user = environment.find("MIGRONAUT_USER"); user != environment.end()) {
+  if (const auto user = environment.find(std::string(kUserVariable)); user != environment.end()) {
     if (has_control_character(user->second)) {
       throw ConfigInvalidError(
           "MIGRONAUT_USER contains a control character (newline, tab, NUL, …); remove it",
-          {{"key", "MIGRONAUT_USER"}});
+          {{"key", kUserVariable}});
     }
     config.executed_by = user->second;
   }
@@ -629,6 +632,14 @@ std::map<std::string, std::string> process_environment() {
     environment.emplace(text.substr(0, equals), text.substr(equals + 1));
   }
   return environment;
+}
+
+std::vector<std::string_view> config_variables() {
+  std::vector<std::string_view> names{kUserVariable};
+  for (const KeySpec& key : kKeys) {
+    if (!key.variable.empty()) names.push_back(key.variable);
+  }
+  return names;
 }
 
 Config load_config(const ConfigSources& sources) {

@@ -42,6 +42,17 @@ ConfigInvalidError config_error(F load) {
   return ConfigInvalidError("none");
 }
 
+// What a caller checks the environment against: every variable load_config reads, and only those.
+TEST(ConfigVariablesTest, NameEveryVariableLoadConfigReads) {
+  const std::vector<std::string_view> names = config_variables();
+  for (std::string_view name : {"MIGRONAUT_URI", "MIGRONAUT_USER", "MIGRONAUT_LOCK_WAIT_TIMEOUT_MS",
+                                "MIGRONAUT_ENV_FILE", "MIGRONAUT_ON_LOCK_HELD"}) {
+    EXPECT_THAT(names, ::testing::Contains(name));
+  }
+  EXPECT_THAT(names, Not(::testing::Contains("MIGRONAUT_LOCK_WAIT_TIMEOUT")));
+  EXPECT_EQ(names.size(), 21u);  // the 20 keys' variables and MIGRONAUT_USER
+}
+
 TEST_F(LoadConfigTest, DefaultsApplyWithOnlyAUri) {
   auto s = sources();
   s.flags = {{"uri", "sqlite:app.db"}};

@@ -58,6 +58,9 @@ struct Migrator::Impl {
   // Whether a held lock is waited for (run_migrations with onLockHeld wait): any other run takes
   // the lock in one attempt that does not queue behind the holder.
   bool waits_for_lock = false;
+  // What run_migrations' wait saw failed at its first attempt: each attempt calls up(), which
+  // must not retry a failure that came later (refuse_new_failures).
+  SeenFailures* wait_failures = nullptr;
 
   // The connection for reading: it creates nothing, not even a missing SQLite file.
   Store& reader() {
@@ -530,6 +533,8 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
   const ScopedFlag creating(impl_->creates_database);
   std::vector<Migration> migrations;
   ScriptChecks checks;
+  SeenFailures own_look;
+  SeenFailures& failures = impl_->wait_failures != nullptr ? *impl_->wait_failures : own_look;
   bool pending = false;
   impl_->before_lock([&] {
     // The boot check: one read, and no lock when nothing is pending.
@@ -541,6 +546,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
       return;
     }
     impl_->refuse_unimported_history(plan, migrations);
+    note_failures(selection.targets, failures);
     checks.check(impl_->reader_or_waiters(), impl_->config, Direction::kUp, selection.targets);
     plan.next_batch();  // an exhausted batch counter is refused before the lock is taken
   });
@@ -551,6 +557,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
         // Under the lock, read again: a peer may have applied some while we waited.
         const Plan plan = impl_->locked_plan(migrations, run_id);
         const UpSelection selection = select_up(plan, options, impl_->config);
+        refuse_new_failures(selection.targets, failures);
         impl_->warn_about(selection);
         Runner runner =
             impl_->runner(stop, lease, impl_->stamp(run_id, options.requested_by, options.reason),
@@ -924,11 +931,13 @@ void Migrator::Impl::sleep_until_release(milliseconds delay, std::stop_token sto
 }
 
 RunMigrationsResult run_migrations(const Config& config, const RunMigrationsOptions& options) {
+  SeenFailures failures;  // outlives the migrator that points to it
   Migrator migrator(config, options.migrator);
   std::stop_callback stop_run(options.stop, [&] { migrator.stop("stop requested"); });
   migrator.impl_->wait_for_database = options.wait_for_database;
   const LockWaitOptions wait = migrator.impl_->lock_wait_options(options);
   migrator.impl_->waits_for_lock = wait.on_lock_held == OnLockHeld::kWait;
+  migrator.impl_->wait_failures = &failures;
   RunMigrationsResult result;
   const LockWaitResult waited =
       with_lock_wait([&](int) { result.applied = migrator.up(options.up); }, wait);

@@ -455,4 +455,27 @@ void mark_applying(Plan& plan, std::string_view holder_run_id) {
   }
 }
 
+void note_failures(const std::vector<const PlanEntry*>& targets, SeenFailures& seen) {
+  for (const PlanEntry* entry : targets) {
+    const bool failed = entry->state == MigrationState::kFailed;
+    seen.try_emplace(std::string(entry->name), failed ? entry->record->run_id : std::string());
+  }
+}
+
+void refuse_new_failures(const std::vector<const PlanEntry*>& targets, const SeenFailures& seen) {
+  for (const PlanEntry* entry : targets) {
+    if (entry->state != MigrationState::kFailed) continue;
+    const ChangelogRecord& record = *entry->record;
+    const auto looked = seen.find(entry->name);
+    if (looked != seen.end() && looked->second == record.run_id) continue;
+    throw MigrationExecutionFailedError(
+        fmt::format("{} failed in run {} while this run waited for the lock: {}\nFix it, then run "
+                    "up again",
+                    entry->name, record.run_id.substr(0, 8), record.error),
+        {{"migration", std::string(entry->name)},
+         {"runId", record.run_id},
+         {"error", record.error}});
+  }
+}
+
 }  // namespace migronaut

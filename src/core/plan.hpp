@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -98,5 +99,16 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
 // baseline record), MigrationFileNotFoundError (the migration is gone),
 // MigrationInvalidNameError (a tampered record name), ConfigInvalidError (conflicting options).
 std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options);
+
+// The runs that had failed each of `targets` when a run first looked (by name; a run id, empty
+// for a target no run had failed), for refuse_new_failures() under its lock. Targets `seen`
+// holds already keep their first look: a waiter looks again at each attempt.
+using SeenFailures = std::map<std::string, std::string, std::less<>>;
+void note_failures(const std::vector<const PlanEntry*>& targets, SeenFailures& seen);
+// Throws MigrationExecutionFailedError, naming the run and its error, for a target that another
+// run failed since `seen` was taken (while this one waited for the lock): retried by every waiter
+// of a fleet, a broken migration would run once more per instance, and a transaction:false one's
+// side effects with it. A failure already on record when the run looked is retried, as asked.
+void refuse_new_failures(const std::vector<const PlanEntry*>& targets, const SeenFailures& seen);
 
 }  // namespace migronaut

@@ -43,6 +43,39 @@ class PlanTest : public ::testing::Test {
   Config config;
 };
 
+// A run retries the failures it saw when it first looked, and refuses one that another run
+// recorded while it waited for the lock.
+TEST_F(PlanTest, AFailureRecordedWhileTheRunWaitedIsRefusedOneSeenBeforeIsRetried) {
+  ChangelogRecord old_failure = record("0001-a.sql", RecordStatus::kFailed, 1);
+  old_failure.run_id = "run-earlier";
+  const Plan before = make_plan(migrations, {old_failure});
+  SeenFailures seen;
+  note_failures(select_up(before, {}, config).targets, seen);
+
+  ChangelogRecord new_failure = record("0002-b.sql", RecordStatus::kFailed, 2);
+  new_failure.run_id = "run-holder1";
+  new_failure.error = "division by zero";
+  const Plan retried = make_plan(migrations, {old_failure});
+  EXPECT_NO_THROW(refuse_new_failures(select_up(retried, {}, config).targets, seen));
+  const Plan after = make_plan(migrations, {old_failure, new_failure});
+  note_failures(select_up(after, {}, config).targets, seen);  // a waiter's later look
+  try {
+    refuse_new_failures(select_up(after, {}, config).targets, seen);
+    ADD_FAILURE() << "a failure recorded while the run waited was not refused";
+  } catch (const MigrationExecutionFailedError& error) {
+    EXPECT_EQ(error.context()["migration"], "0002-b.sql");
+    EXPECT_EQ(error.context()["runId"], "run-holder1");
+    EXPECT_NE(std::string(error.what()).find("division by zero"), std::string::npos);
+  }
+
+  // The same migration failed again, by another run (another waiter retried it first).
+  ChangelogRecord failed_again = old_failure;
+  failed_again.run_id = "run-waiter2";
+  const Plan again = make_plan(migrations, {failed_again});
+  EXPECT_THROW(refuse_new_failures(select_up(again, {}, config).targets, seen),
+               MigrationExecutionFailedError);
+}
+
 TEST_F(PlanTest, OnlyAppliedCountsAsDone) {
   Plan plan = make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied, 1),
                                      record("0002-b.sql", RecordStatus::kFailed, 2),

@@ -404,6 +404,24 @@ TEST_F(CliTest, VerboseRedactsTheConnectionTarget) {
   EXPECT_FALSE(contains(failed.out + failed.err, "s3cr3t")) << failed.err;
 }
 
+// A MIGRONAUT_* variable nothing reads is a typo until shown otherwise: the run goes on (its
+// setting keeps its default), and says so, naming the variable it most resembles.
+TEST_F(CliTest, AnUnknownMigronautVariableIsNamedWithTheNearestKnownOne) {
+  one_applied_one_pending();
+  const ProcessResult typo = project.run({"status"}, {{"MIGRONAUT_LOCK_WAIT_TIMEOUT", "600000"},
+                                                      {"MIGRONAUT_NO_COLOR", "1"},
+                                                      {"MIGRONAUT_USER", "ops"}});
+  EXPECT_EQ(typo.exit_code, 0) << describe(typo);
+  EXPECT_TRUE(contains(typo.err,
+                       "MIGRONAUT_LOCK_WAIT_TIMEOUT is not a migronaut variable: it is ignored "
+                       "(did you mean `MIGRONAUT_LOCK_WAIT_TIMEOUT_MS`?)"))
+      << typo.err;
+  EXPECT_EQ(line_count(typo.err), 1u) << "only the unknown variable is named: " << typo.err;
+
+  const ProcessResult known = project.run({"status"}, {{"MIGRONAUT_NO_COLOR", "1"}});
+  EXPECT_EQ(known.err, "") << describe(known);
+}
+
 // --- help and typos -----------------------------------------------------------------------------
 
 TEST_F(CliTest, NoArgumentsAndHelpPrintUsageOnStdout) {

@@ -656,6 +656,65 @@ std::string sql_busy_for(std::int64_t seconds) {
   return sql;
 }
 
+// Statements that run until the test puts a row into table `gate`: each is bounded and reads a
+// fresh snapshot, so the migration sees the gate open at its next statement.
+std::string sql_until_gate_opens() {
+  std::string sql;
+  for (int i = 0; i < 1000; ++i) {
+    sql +=
+        "WITH RECURSIVE counter(n) AS (SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM gate) UNION ALL "
+        "SELECT n + 1 FROM counter WHERE n < 200000) SELECT count(*) FROM counter;\n";
+  }
+  return sql;
+}
+
+// A fleet's waiters do not each run again the migration their holder failed while they waited:
+// a transaction:false one's side effects would repeat once per instance. They fail as it did
+// (exit 7), naming the run; the side effect happened once.
+TEST_F(SqliteProcessTest, WaitersDoNotRetryAMigrationTheHolderFailedWhileTheyWaited) {
+  project.write_migration("0001-log.sql",
+                          "-- migrate:up\nCREATE TABLE applied_log (name TEXT NOT NULL);\n"
+                          "CREATE TABLE gate (open INTEGER);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  project.write_migration("0002-broken.sql",
+                          "-- migrate:up transaction:false\n"
+                          "INSERT INTO applied_log VALUES ('m2');\n" +
+                              sql_until_gate_opens() + "SELECT * FROM no_such_table;\n");
+  auto holder = project.start({"up"}, kFastLock);
+  ASSERT_TRUE(eventually([&] {
+    return holder->err_so_far().find("applying 0002-broken.sql") != std::string::npos;
+  })) << holder->err_so_far();
+  std::vector<std::unique_ptr<Process>> waiters;
+  for (int i = 0; i < 3; ++i) {
+    waiters.push_back(project.start({"--json", "up", "--wait"}, kFastLock));
+  }
+  for (auto& waiter : waiters) {
+    ASSERT_TRUE(eventually([&] {
+      return waiter->err_so_far().find("waiting for the lock") != std::string::npos;
+    })) << waiter->err_so_far();
+  }
+  project.open().exec("INSERT INTO gate VALUES (1)");
+
+  EXPECT_EQ(holder->wait().exit_code, 7);
+  for (auto& waiter : waiters) {
+    const ProcessResult result = waiter->wait();
+    EXPECT_EQ(result.exit_code, 7) << describe(result);
+    const nlohmann::json error = json_of(result)["error"];
+    EXPECT_EQ(error["context"]["migration"], "0002-broken.sql") << error;
+    EXPECT_NE(error["message"].get<std::string>().find("while this run waited for the lock"),
+              std::string::npos)
+        << error;
+  }
+  EXPECT_EQ(applied_log(), std::vector<std::string>{"m2"});
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"0001-log.sql", "applied"}, {"0002-broken.sql", "failed"}}));
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+
+  // Run again, by hand, the failure on record is retried (and fails again here).
+  EXPECT_EQ(project.run({"up"}).exit_code, 7);
+  EXPECT_EQ(applied_log(), (std::vector<std::string>{"m2", "m2"}));
+}
+
 // Issue 9, case 3: a transactional migration several TTLs long holds the only write slot the
 // whole time, so the heartbeat cannot renew and the waiters cannot even read a fresh lease.
 // That is a live holder, not a lost one: the holder exits 0, the waiters wait it out and exit

@@ -27,6 +27,12 @@ std::string read_file(const std::filesystem::path& path) {
   return text.str();
 }
 
+// The suite's own variables (MIGRONAUT_BIN, MIGRONAUT_TEST_*), which the binary under test does
+// not read: passed on, they would draw its warning about unknown MIGRONAUT_* variables.
+bool is_suite_variable(const std::string& name) {
+  return name == "MIGRONAUT_BIN" || name.starts_with("MIGRONAUT_TEST_");
+}
+
 }  // namespace
 
 Process::Process(std::vector<std::string> argv, std::map<std::string, std::string> env,
@@ -39,7 +45,8 @@ Process::Process(std::vector<std::string> argv, std::map<std::string, std::strin
   std::vector<std::string> environment;
   for (char** entry = environ; *entry != nullptr; ++entry) {
     const std::string item(*entry);
-    if (!env.contains(item.substr(0, item.find('=')))) environment.push_back(item);
+    const std::string name = item.substr(0, item.find('='));
+    if (!env.contains(name) && !is_suite_variable(name)) environment.push_back(item);
   }
   for (const auto& [name, value] : env) environment.push_back(name + "=" + value);
   std::vector<char*> envp;

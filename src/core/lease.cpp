@@ -76,6 +76,22 @@ void reject_unusable(const LockInfo& holder, Store& store, std::int64_t claim_tt
   throw LockAlreadyHeldError(message, std::move(context), refusal);
 }
 
+// One claim, interrupted by a stop: a claim waiting for the database (SQLite's write slot behind
+// a long transaction) ends at once instead of after its statement bound. A claim that failed or
+// was refused while the run stopped ends as the stop: nothing was taken.
+AcquireResult claim_unless_stopped(Store& store, const LockClaim& claim, RunStop& stop) {
+  const std::stop_callback interrupt(stop.token(), [&store] { store.interrupt(); });
+  if (stop.requested()) stop.throw_reason(nlohmann::json::array());
+  AcquireResult result;
+  try {
+    result = store.try_acquire(claim);
+  } catch (const Error&) {
+    if (!stop.requested()) throw;
+  }
+  if (!result.acquired && stop.requested()) stop.throw_reason(nlohmann::json::array());
+  return result;
+}
+
 }  // namespace
 
 std::string lock_row_unusable(const LockInfo& holder, std::int64_t now_ms,
@@ -106,7 +122,7 @@ std::unique_ptr<Lease> Lease::acquire(Store& store, RunStop& stop, const LeaseOp
                         .executed_by = options.executed_by,
                         .fail_fast = options.fail_fast};
   const auto started = options.clock->now();
-  const AcquireResult result = store.try_acquire(claim);
+  const AcquireResult result = claim_unless_stopped(store, claim, stop);
   const auto acquire_ms =
       std::chrono::duration_cast<std::chrono::milliseconds>(options.clock->now() - started);
   debug(options.logger, fmt::format("lock {} in {} ms", result.acquired ? "acquired" : "refused",

@@ -42,7 +42,9 @@ class Lease {
  public:
   // Takes the lock in one try through `store` (which the lease then uses from its heartbeat
   // thread: it must be a connection of its own). Throws LockAlreadyHeldError with the holder
-  // and our TTL (typed in its refusal(), and in its context) when another run holds it.
+  // and our TTL (typed in its refusal(), and in its context) when another run holds it. A stop
+  // interrupts the claim (Store::interrupt): one stopped before or during it throws the stop's
+  // reason.
   static std::unique_ptr<Lease> acquire(Store& store, RunStop& stop, const LeaseOptions& options);
   ~Lease();  // stops the heartbeat; a lease must be release()d to delete the record
 

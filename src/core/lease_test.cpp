@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <future>
 #include <thread>
 
 #include "store/registry.hpp"
@@ -45,6 +46,31 @@ class LeaseTest : public ::testing::Test {
     return Lease::acquire(store, stop, options_for("run-1", clock, std::move(emit)));
   }
 };
+
+// A stop during the claim interrupts it: a claim waiting for the database (SQLite's write slot
+// behind another writer) ends at once, as the stop, instead of after its statement bound.
+TEST_F(LeaseTest, AStopDuringTheClaimInterruptsItAndEndsAsTheStop) {
+  std::promise<void> claiming;
+  bool interrupted = false;
+  store.set_fault([&](std::string_view statement) {
+    if (statement != "try_acquire") return;
+    claiming.set_value();
+    interrupted = store.wait_for_interrupt();
+    if (!interrupted) throw ConnectionFailedError("injected: still busy at the statement bound");
+    throw Error(ErrorCode::kUnclassified, "injected: interrupted");
+  });
+  auto claim = std::async(std::launch::async, [&] { return acquire(); });
+  ASSERT_EQ(claiming.get_future().wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  stop.request(RunAbortedError("stop requested"));
+  try {
+    claim.get();
+    ADD_FAILURE() << "the stopped claim took the lock";
+  } catch (const RunAbortedError& e) {
+    EXPECT_STREQ(e.what(), "stop requested");
+  }
+  EXPECT_TRUE(interrupted);
+  EXPECT_FALSE(reader->read_lock().has_value());
+}
 
 // Issue 9, case 1: a renewal that fails after the deadline released the runner before anyone
 // looked at the deadline, so the next migration started on a lock a peer could reclaim.

@@ -157,6 +157,9 @@ class LockWait {
       } catch (Error& error) {
         const std::optional<Refusal> refusal = refusal_of(error);
         if (!refusal || options_.on_lock_held != OnLockHeld::kWait) throw;
+        // A stop that came during the attempt (a claim it interrupted) ends the wait as a stop,
+        // never as a timeout whose deadline passed meanwhile.
+        if (options_.stop.stop_requested()) abort();
         const std::optional<milliseconds> delay = next_delay(*refusal);
         if (!delay) {
           time_out(error);

@@ -278,6 +278,32 @@ TEST_F(LockWaitTest, AStopDuringASleepAbortsAndSettlesOnce) {
   EXPECT_EQ(settled, std::vector<WaitOutcome>{WaitOutcome::kAborted});
 }
 
+// A stop that came while an attempt was being refused (a claim it interrupted) ends the wait as
+// the stop, even past the deadline: a stopped waiter never reports a lock timeout.
+TEST_F(LockWaitTest, ARefusalMetWhileStoppingEndsAsTheStopNotATimeout) {
+  auto o = options();
+  o.timeout = milliseconds(1000);
+  std::stop_source stop;
+  o.stop = stop.get_token();
+  std::vector<WaitOutcome> settled;
+  o.on_settle = [&](const LockWaitSettle& s) { settled.push_back(s.outcome); };
+  try {
+    with_lock_wait(
+        [&](int attempt) {
+          if (attempt == 2) {
+            clock.advance(seconds(5));  // the attempt outlasted the budget…
+            stop.request_stop();        // …and the stop came during it
+          }
+          throw refusal(1);
+        },
+        o);
+    FAIL() << "expected an abort";
+  } catch (const RunAbortedError& e) {
+    EXPECT_EQ(e.context().at("attempts").get<int>(), 2);
+  }
+  EXPECT_EQ(settled, std::vector<WaitOutcome>{WaitOutcome::kAborted});
+}
+
 TEST_F(LockWaitTest, ReportsProgressAndIgnoresThrowingCallbacks) {
   auto o = options();
   std::vector<LockWaitProgress> seen;

@@ -409,7 +409,6 @@ std::unique_ptr<Lease> Migrator::Impl::take_lock(RunStop& stop, const std::strin
       emit({"lock:acquired", {{"owner", run_id}, {"skipped", true}}});
       return;
     }
-    if (stop.requested()) stop.throw_reason(nlohmann::json::array());
     lease = Lease::acquire(lock_connection(), stop,
                            LeaseOptions{.run_id = run_id,
                                         .ttl = milliseconds(config.lock_ttl_ms()),

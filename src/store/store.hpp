@@ -280,7 +280,8 @@ class Store {
   // body throws MigrationExecutionFailedError (after rolling back where transactional); a lost
   // connection throws ConnectionFailedError; a failed fence throws LockLostError.
   virtual void execute(const Execution& execution) = 0;
-  // Asks a running execute() to stop as soon as it can (timeouts). Thread-safe; best effort.
+  // Asks the operation in flight to stop as soon as it can: a running execute() (timeouts), a
+  // claim waiting for the database (a stop). Thread-safe; best effort.
   virtual void interrupt() {}
   // Whether the engine may leave the progress to a transactional execute()'s fence: true where
   // the fence writes Execution::progress and the heartbeat can still show a long migration by

@@ -905,6 +905,36 @@ TEST_F(SqliteProcessTest, AForeignWriterHoldingTheFileIsAStallTheWaiterGivesUpOn
   EXPECT_EQ(project.lock_row(), std::nullopt);
 }
 
+// SIGTERM while the waiter's claim sits in SQLite's busy wait behind a foreign writer (the lock
+// connection waits up to 5 s for the write slot at the default TTL; the next claim follows the
+// line within a millisecond, so the signal lands in one): the stop interrupts the claim and the
+// waiter exits 11, stopped, instead of finishing the wait and reporting its budget (1 s) spent as a
+// lock timeout.
+TEST_F(SqliteProcessTest, AWaiterStoppedWhileItsClaimWaitsForAForeignWriterExits11) {
+  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  project.write_migration("0002-second.sql", "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
+  const std::string before = project.dump();
+  SqliteDb shell(project.db_path());
+  shell.exec("BEGIN IMMEDIATE; CREATE TABLE shell_work (id INTEGER)");
+
+  auto waiter = project.start({"--json", "up", "--wait", "--wait-timeout", "1000"},
+                              {{"MIGRONAUT_LOCK_POLL_INTERVAL_MS", "1"}});
+  const std::string busy =
+      "the database file '" + project.db_path().string() + "' is locked by another writer";
+  ASSERT_TRUE(eventually([&] { return waiter->err_so_far().find(busy) != std::string::npos; }))
+      << waiter->err_so_far();
+  waiter->signal(SIGTERM);
+  const std::optional<ProcessResult> result = waiter->wait_for(milliseconds(60'000));
+  shell.exec("ROLLBACK");
+
+  ASSERT_TRUE(result.has_value()) << "still waiting after 60 s:\n" << waiter->err_so_far();
+  EXPECT_EQ(result->exit_code, 11) << describe(*result);
+  EXPECT_EQ(json_of(*result)["error"]["code"], "RUN_ABORTED");
+  EXPECT_EQ(project.dump(), before);
+  EXPECT_EQ(project.lock_row(), std::nullopt);
+}
+
 // A holder stopped (SIGSTOP) inside its transactional migration: its lease expires in the
 // database's clock, but its transaction still holds the file's write slot, so no peer can
 // reclaim the lock. A busy slot is no progress: the waiter gives up within its budget with

@@ -25,6 +25,20 @@ int FaultStore::renewals() const {
   return renewals_;
 }
 
+void FaultStore::interrupt() {
+  {
+    std::lock_guard lock(mutex_);
+    was_interrupted_ = true;
+  }
+  interrupted_.notify_all();
+  inner_->interrupt();
+}
+
+bool FaultStore::wait_for_interrupt() {
+  std::unique_lock lock(mutex_);
+  return interrupted_.wait_for(lock, kBound, [&] { return was_interrupted_; });
+}
+
 void FaultStore::inject(std::string_view statement) {
   Fault fault;
   {

@@ -60,7 +60,9 @@ class FaultStore : public Store {
     inner_->write_records(writes, fence);
   }
   void execute(const Execution& execution) override { inner_->execute(execution); }
-  void interrupt() override { inner_->interrupt(); }
+  void interrupt() override;
+  // Blocks until interrupt() has been called (bounded as above).
+  bool wait_for_interrupt();
   bool fence_records_progress() const override {
     return claims_fence_records_progress_.value_or(inner_->fence_records_progress());
   }
@@ -94,6 +96,8 @@ class FaultStore : public Store {
   std::condition_variable renewed_;
   Fault fault_;
   int renewals_ = 0;
+  std::condition_variable interrupted_;
+  bool was_interrupted_ = false;
   std::optional<bool> claims_fence_records_progress_;
   mutable std::atomic<int> scripts_split_ = 0;
   mutable std::atomic<int> scripts_checked_ = 0;

@@ -35,9 +35,12 @@ std::string writer_busy_words(sqlite3* db) {
 }
 
 [[noreturn]] void throw_sqlite_error(sqlite3* db, int code, std::string_view operation) {
-  const std::string error = sqlite3_errmsg(db);
-  nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
   const int primary = code & 0xff;
+  // SQLite's words for its own last error; a code the caller reads otherwise (a busy wait given
+  // up on an interrupt is the interrupt) gets the code's own.
+  const std::string error =
+      primary == (sqlite3_errcode(db) & 0xff) ? sqlite3_errmsg(db) : sqlite3_errstr(code);
+  nlohmann::json context = {{"operation", operation}, {"error", error}, {"code", code}};
   if (primary == SQLITE_BUSY) context[kWriterBusyKey] = true;
   if (primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT) context[kLastingKey] = true;
   const std::string message =

@@ -11,7 +11,8 @@ namespace migronaut {
 
 // Throws for SQLite's `code` from `operation` on `db`: PermissionDeniedError when the file or
 // its folder is not writable, ConnectionFailedError when the database itself is unavailable
-// (busy, I/O, not a database…), otherwise an unclassified Error. The message is SQLite's; a busy
+// (busy, I/O, not a database…), otherwise an unclassified Error (an interrupted statement). The
+// message is SQLite's, or `code`'s words when that is not the error `db` holds; a busy
 // database's names its file (writer_busy_words).
 [[noreturn]] void throw_sqlite_error(sqlite3* db, int code, std::string_view operation);
 

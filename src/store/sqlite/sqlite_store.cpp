@@ -22,6 +22,7 @@
 #include "store/rows.hpp"
 #include "store/script_check.hpp"
 #include "store/sqlite/adopt.hpp"
+#include "store/sqlite/busy_wait.hpp"
 #include "store/sqlite/script_run.hpp"
 #include "store/sqlite/sqlite_errors.hpp"
 #include "store/sqlite/sqlite_script.hpp"
@@ -55,14 +56,24 @@ struct DbCloser {
 };
 using DbHandle = std::unique_ptr<sqlite3, DbCloser>;
 
+// What a statement runs on: the handle, and the busy wait whose interrupt its failure reports.
+struct Connection {
+  sqlite3* db;
+  const BusyWait* busy;
+
+  [[noreturn]] void fail(int code, std::string_view operation) const {
+    throw_sqlite_error(db, busy->reported(code), operation);
+  }
+};
+
 // A prepared statement with positional binding: bind() appends to the next placeholder.
 class Statement {
  public:
-  Statement(sqlite3* db, std::string_view sql, std::string_view operation)
-      : db_(db), operation_(operation) {
-    const int rc =
-        sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
-    if (rc != SQLITE_OK) throw_sqlite_error(db, rc, operation);
+  Statement(Connection connection, std::string_view sql, std::string_view operation)
+      : connection_(connection), operation_(operation) {
+    const int rc = sqlite3_prepare_v2(connection.db, sql.data(), static_cast<int>(sql.size()),
+                                      &stmt_, nullptr);
+    if (rc != SQLITE_OK) connection.fail(rc, operation);
   }
   ~Statement() { sqlite3_finalize(stmt_); }
   Statement(const Statement&) = delete;
@@ -83,7 +94,7 @@ class Statement {
     const int rc = sqlite3_step(stmt_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw_sqlite_error(db_, rc, operation_);
+    connection_.fail(rc, operation_);
   }
   void run() {
     while (step()) {
@@ -104,18 +115,18 @@ class Statement {
 
  private:
   void check(int rc) {
-    if (rc != SQLITE_OK) throw_sqlite_error(db_, rc, operation_);
+    if (rc != SQLITE_OK) connection_.fail(rc, operation_);
   }
 
-  sqlite3* db_;
+  Connection connection_;
   std::string_view operation_;
   sqlite3_stmt* stmt_ = nullptr;
   int bound_ = 0;
 };
 
-void exec(sqlite3* db, const std::string& sql, std::string_view operation) {
-  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
-  if (rc != SQLITE_OK) throw_sqlite_error(db, rc, operation);
+void exec(Connection connection, const std::string& sql, std::string_view operation) {
+  const int rc = sqlite3_exec(connection.db, sql.c_str(), nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) connection.fail(rc, operation);
 }
 
 // Rolls back an open transaction; errors are ignored because the caller is already failing and
@@ -127,38 +138,39 @@ void rollback(sqlite3* db) {
   }
 }
 
-// Commits on commit(); rolls back when left without it (an exception on the way).
-// `db`'s busy timeout set to `now` for as long as this lives, then back to `usual`.
+// The busy timeout set to `now` for as long as this lives, then back to what it was.
 class BusyTimeout {
  public:
-  BusyTimeout(sqlite3* db, std::chrono::milliseconds now, std::chrono::milliseconds usual)
-      : db_(db), usual_(usual) {
-    sqlite3_busy_timeout(db_, static_cast<int>(now.count()));
+  BusyTimeout(BusyWait& busy, std::chrono::milliseconds now) : busy_(busy), usual_(busy.timeout()) {
+    busy_.set_timeout(now);
   }
-  ~BusyTimeout() { sqlite3_busy_timeout(db_, static_cast<int>(usual_.count())); }
+  ~BusyTimeout() { busy_.set_timeout(usual_); }
   BusyTimeout(const BusyTimeout&) = delete;
   BusyTimeout& operator=(const BusyTimeout&) = delete;
 
  private:
-  sqlite3* db_;
+  BusyWait& busy_;
   std::chrono::milliseconds usual_;
 };
 
+// Commits on commit(); rolls back when left without it (an exception on the way).
 class Transaction {
  public:
-  explicit Transaction(sqlite3* db) : db_(db) { exec(db, "BEGIN IMMEDIATE", "begin"); }
+  explicit Transaction(Connection connection) : connection_(connection) {
+    exec(connection, "BEGIN IMMEDIATE", "begin");
+  }
   ~Transaction() {
-    if (open_) rollback(db_);
+    if (open_) rollback(connection_.db);
   }
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
   void commit() {
-    exec(db_, "COMMIT", "commit");
+    exec(connection_, "COMMIT", "commit");
     open_ = false;
   }
 
  private:
-  sqlite3* db_;
+  Connection connection_;
   bool open_ = true;
 };
 
@@ -195,10 +207,10 @@ std::string field_list() {
 
 class SqliteStore final : public Store {
  public:
-  SqliteStore(DbHandle db, const Config& config, bool writable,
-              std::optional<std::string> missing_file, std::chrono::milliseconds busy_timeout)
+  SqliteStore(DbHandle db, std::unique_ptr<BusyWait> busy, const Config& config, bool writable,
+              std::optional<std::string> missing_file)
       : db_(std::move(db)),
-        busy_timeout_(busy_timeout),
+        busy_(std::move(busy)),
         writable_(writable),
         missing_file_(std::move(missing_file)),
         lock_table_name_(config.lock_table),
@@ -209,6 +221,7 @@ class SqliteStore final : public Store {
   std::string_view kind() const override { return "sqlite"; }
 
   void ensure_schema() override {
+    busy_->begin_operation();
     if (schema_ready_) return;
     // Read first. A connection whose schema cache predates the tables (another process created
     // them since it last looked) compiles CREATE … IF NOT EXISTS as a real write, which waits
@@ -236,11 +249,12 @@ class SqliteStore final : public Store {
     sql += ");";
     sql += "CREATE INDEX IF NOT EXISTS " + quote_identifier(status_index()) + " ON " +
            changelog_table_ + " (status, batch);";
-    exec(db_.get(), sql, "ensure_schema");
+    exec(connection(), sql, "ensure_schema");
     schema_ready_ = true;
   }
 
   AcquireResult try_acquire(const LockClaim& claim) override {
+    busy_->begin_operation();
     if (claim.fail_fast) {
       // SQLite has one writer: a holder's transactional migration keeps this claim's write
       // waiting out the busy timeout. A claimant that will not wait tries without waiting, and a
@@ -248,7 +262,7 @@ class SqliteStore final : public Store {
       // which is waited for as usual.
       std::optional<AcquireResult> outcome;
       {
-        const BusyTimeout no_wait(db_.get(), std::chrono::milliseconds(0), busy_timeout_);
+        const BusyTimeout no_wait(*busy_, std::chrono::milliseconds(0));
         try {
           outcome = acquire_once(claim);
         } catch (const ConnectionFailedError& e) {
@@ -268,25 +282,29 @@ class SqliteStore final : public Store {
   }
 
   bool renew(const LockToken& token, const LockProgress& progress) override {
+    busy_->begin_operation();
     return lock_table_exists() && stamp_lock(token, &progress);
   }
 
   void release(const LockToken& token) override {
+    busy_->begin_operation();
     if (!lock_table_exists()) return;
-    Statement remove(db_.get(),
+    Statement remove(connection(),
                      "DELETE FROM " + lock_table_ + " WHERE id = ? AND owner = ? AND nonce = ?",
                      "release lock");
     remove.bind(kLockId).bind(token.owner).bind(token.nonce).run();
   }
 
   std::optional<LockInfo> read_lock() override {
+    busy_->begin_operation();
     if (!lock_table_exists()) return std::nullopt;
     return select_lock();
   }
 
   std::optional<LockInfo> force_release() override {
+    busy_->begin_operation();
     if (!lock_table_exists()) return std::nullopt;
-    Statement remove(db_.get(),
+    Statement remove(connection(),
                      "DELETE FROM " + lock_table_ + " WHERE id = ? RETURNING " + lock_columns(),
                      "force release lock");
     remove.bind(kLockId);
@@ -297,6 +315,7 @@ class SqliteStore final : public Store {
   }
 
   std::vector<ChangelogRecord> read_changelog() override {
+    busy_->begin_operation();
     std::vector<ChangelogRecord> records;
     // The usual case, the changelog there as a table, is told by the schema SQLite loads anyway;
     // anything else (no table, a view in its place, a stale schema) is looked up. Whether the
@@ -310,7 +329,7 @@ class SqliteStore final : public Store {
     // rows (counted once, on the smallest index), makes room for them all up front, which spares
     // the vector's growth: each step moves every record into memory not touched yet.
     Statement select = reading([&] {
-      return Statement(db_.get(),
+      return Statement(connection(),
                        "SELECT name" + field_list() + ", (SELECT count(*) FROM " +
                            changelog_table_ + ") FROM " + changelog_table_,
                        "read changelog");
@@ -327,8 +346,9 @@ class SqliteStore final : public Store {
 
   void write_records(std::span<const RecordWrite> writes,
                      const LockToken* fence = nullptr) override {
+    busy_->begin_operation();
     if (fence == nullptr && writes.size() == 1) return upsert_record(writes.front());
-    Transaction transaction(db_.get());
+    Transaction transaction(connection());
     for (const RecordWrite& write : writes) upsert_record(write);
     if (fence != nullptr) require_lock(*fence, nullptr);
     transaction.commit();
@@ -375,7 +395,7 @@ class SqliteStore final : public Store {
       sql += "UPDATE SET " + updates;
       if (write.skip_if_applied) sql += " WHERE " + changelog_table_ + ".status IS NOT 'applied'";
     }
-    Statement upsert(db_.get(), sql, "write changelog record");
+    Statement upsert(connection(), sql, "write changelog record");
     upsert.bind(write.name);
     for (const FieldValue* value : bound) {
       std::visit(
@@ -408,10 +428,11 @@ class SqliteStore final : public Store {
   }
 
   void execute(const Execution& execution) override {
+    busy_->begin_operation();
     const auto work = [&] { run_work(execution); };
     const auto write = [&](const RecordWrite& record) { write_record(record, execution.fence); };
     if (!execution.transactional) return execute_untransacted(execution, work, write);
-    Transaction transaction(db_.get());
+    Transaction transaction(connection());
     const std::int64_t elapsed_ms = timed_ms(work);
     if (sqlite3_get_autocommit(db_.get()) != 0) {
       throw MigrationExecutionFailedError(
@@ -424,7 +445,9 @@ class SqliteStore final : public Store {
     transaction.commit();
   }
 
-  void interrupt() override { sqlite3_interrupt(db_.get()); }
+  // Any statement in flight, its busy wait included (see BusyWait); every operation above
+  // begins by forgetting an interrupt meant for an earlier one.
+  void interrupt() override { busy_->interrupt(); }
   // The fence writes the progress too, but only at the commit: a transaction holds SQLite's only
   // write slot, so no renewal could show a long migration by name while it runs. The engine
   // renews before a migration that the previous commit did not announce instead.
@@ -434,7 +457,8 @@ class SqliteStore final : public Store {
   std::optional<std::string> missing_database() const override { return missing_file_; }
 
   std::int64_t now_ms() override {
-    Statement select(db_.get(), "SELECT " + std::string(kNowMs), "read clock");
+    busy_->begin_operation();
+    Statement select(connection(), "SELECT " + std::string(kNowMs), "read clock");
     select.step();
     return select.integer(0);
   }
@@ -452,10 +476,12 @@ class SqliteStore final : public Store {
   }
 
   std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {
+    busy_->begin_operation();
     return read_sqlite_history(db_.get(), tool);
   }
 
   StoreProbe probe() override {
+    busy_->begin_operation();
     return probe_sqlite(db_.get(), changelog_table_name_, lock_table_name_, status_index());
   }
 
@@ -474,7 +500,7 @@ class SqliteStore final : public Store {
   // Re-stamps lockedAt (and the progress, when given) on the record while it is ours; false
   // when it no longer is.
   bool stamp_lock(const LockToken& token, const LockProgress* progress) {
-    Statement update(db_.get(),
+    Statement update(connection(),
                      "UPDATE " + lock_table_ + " SET locked_at = " + std::string(kNowMs) +
                          (progress ? ", migration = ?, step = ?, total = ?" : "") +
                          " WHERE id = ? AND owner = ? AND nonce = ?",
@@ -486,7 +512,7 @@ class SqliteStore final : public Store {
 
   std::optional<LockInfo> select_lock() {
     Statement select = reading([&] {
-      return Statement(db_.get(),
+      return Statement(connection(),
                        "SELECT " + lock_columns() + " FROM " + lock_table_ + " WHERE id = ?",
                        "read lock");
     });
@@ -512,7 +538,7 @@ class SqliteStore final : public Store {
     for (const auto& [table, columns] :
          {std::pair{&lock_table_name_, lock_table_columns()},
           std::pair{&changelog_table_name_, changelog_table_columns()}}) {
-      Statement select(db_.get(), "SELECT name FROM pragma_table_info(?)", "inspect schema");
+      Statement select(connection(), "SELECT name FROM pragma_table_info(?)", "inspect schema");
       select.bind(*table);
       std::set<std::string> found;
       while (select.step()) found.insert(select.text(0));
@@ -537,7 +563,7 @@ class SqliteStore final : public Store {
   // name (a view) is refused: the changelog would read as absent and every migration would run
   // again.
   ExistingTables existing_tables() {
-    Statement select(db_.get(), "SELECT name, type FROM sqlite_master WHERE name IN (?, ?, ?)",
+    Statement select(connection(), "SELECT name, type FROM sqlite_master WHERE name IN (?, ?, ?)",
                      "inspect schema");
     const std::string index = status_index();
     select.bind(changelog_table_name_).bind(lock_table_name_).bind(index);
@@ -576,14 +602,16 @@ class SqliteStore final : public Store {
     return schema_ready_ || lock_table_seen_;
   }
 
+  Connection connection() const { return {db_.get(), busy_.get()}; }
+
   DbHandle db_;
   // One attempt at the lock, in one write transaction: taken when free or stale, else refused
   // with the holder.
   AcquireResult acquire_once(const LockClaim& claim) {
-    Transaction transaction(db_.get());
+    Transaction transaction(connection());
     std::optional<LockInfo> previous = select_lock();
     Statement upsert(
-        db_.get(),
+        connection(),
         "INSERT INTO " + lock_table_ +
             " (id, locked_at, ttl_ms, owner, nonce, pid, host, executed_by, migration, step,"
             " total) VALUES (?, " +
@@ -619,7 +647,8 @@ class SqliteStore final : public Store {
                          .writer_busy = writer_busy_words(db_.get())};
   }
 
-  std::chrono::milliseconds busy_timeout_;  // how long a write waits for another's to end
+  // How a statement waits for another connection's write; declared after db_, it goes first.
+  std::unique_ptr<BusyWait> busy_;
   bool writable_;
   std::optional<std::string> missing_file_;
   std::string lock_table_name_;
@@ -635,18 +664,18 @@ class SqliteStore final : public Store {
 // there could deadlock): copies booting together on a new database meet exactly this. A failed
 // attempt has let go of its read lock, so the writer it met can finish; idempotent statements are
 // run again until they pass or the busy timeout is spent, each attempt's own waits included.
-int exec_retrying_busy(sqlite3* db, const std::string& sql,
-                       std::chrono::milliseconds busy_timeout) {
+int exec_retrying_busy(sqlite3* db, const std::string& sql, BusyWait& busy) {
   using std::chrono::milliseconds;
-  const auto deadline = std::chrono::steady_clock::now() + busy_timeout;
+  const milliseconds timeout = busy.timeout();
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
   for (;;) {
     const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr);
     const auto left = std::chrono::ceil<milliseconds>(deadline - std::chrono::steady_clock::now());
     if ((rc & 0xff) != SQLITE_BUSY || left <= milliseconds(0)) {
-      sqlite3_busy_timeout(db, static_cast<int>(busy_timeout.count()));
+      busy.set_timeout(timeout);
       return rc;
     }
-    sqlite3_busy_timeout(db, static_cast<int>(left.count()));
+    busy.set_timeout(left);
     sqlite3_sleep(1);
   }
 }
@@ -724,17 +753,16 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionO
   if (rc != SQLITE_OK) {
     throw_open_failure(path, read_only, raw != nullptr ? sqlite3_errmsg(raw) : sqlite3_errstr(rc));
   }
-  const std::chrono::milliseconds busy_timeout = options.statement_bound.value_or(kBusyTimeout);
-  sqlite3_busy_timeout(raw, static_cast<int>(busy_timeout.count()));
+  auto busy = std::make_unique<BusyWait>(raw, options.statement_bound.value_or(kBusyTimeout));
   if (!read_only) {
     // WAL lets readers (status, waiters reading the holder) work while another process writes.
     const std::string pragmas = std::string("PRAGMA journal_mode=WAL") +
                                 (options.durable ? "" : "; PRAGMA synchronous=NORMAL");
-    const int rc = exec_retrying_busy(raw, pragmas, busy_timeout);
+    const int rc = exec_retrying_busy(raw, pragmas, *busy);
     if (rc != SQLITE_OK) throw_sqlite_error(raw, rc, "open " + path);
   }
-  return std::make_unique<SqliteStore>(std::move(db), config, !read_only, std::move(missing),
-                                       busy_timeout);
+  return std::make_unique<SqliteStore>(std::move(db), std::move(busy), config, !read_only,
+                                       std::move(missing));
 }
 
 }  // namespace migronaut

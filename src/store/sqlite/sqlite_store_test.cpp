@@ -10,6 +10,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -401,6 +402,52 @@ TEST_F(SqliteStoreTest, InterruptStopsARunningScript) {
   EXPECT_EQ(
       testing::SqliteDb(db_path()).value("SELECT count(*) FROM _migronaut_migrations").value_or(""),
       "0");
+}
+
+// A stop must not sit out the busy timeout (a minute here): interrupt() ends a statement waiting
+// for another connection's write at once, as the interrupted statement it is, not as a busy
+// database; SQLite's own busy handler never looks at interrupts.
+TEST_F(SqliteStoreTest, InterruptEndsAWaitForTheWriteSlot) {
+  auto store = open_sqlite_store(config(), {.statement_bound = std::chrono::minutes(1)});
+  store->ensure_schema();
+  testing::SqliteDb other_process(db_path());
+  other_process.exec("BEGIN IMMEDIATE");
+  auto blocked = std::async(std::launch::async, [&] { return store->try_acquire(claim("run-a")); });
+  // Interrupts reach only the statement in flight, so keep asking until the claim returns.
+  bool ended = false;
+  for (int tries = 0; tries < 1000 && !ended; ++tries) {  // 10 s, well below the busy timeout
+    store->interrupt();
+    ended = blocked.wait_for(milliseconds(10)) == std::future_status::ready;
+  }
+  other_process.exec("ROLLBACK");  // so that a claim still waiting ends, and the test with it
+  ASSERT_TRUE(ended) << "the claim sat out its busy wait despite interrupt()";
+  try {
+    blocked.get();
+    ADD_FAILURE() << "the interrupted claim returned";
+  } catch (const ConnectionFailedError& e) {
+    ADD_FAILURE() << "reported as a busy database: " << e.what();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnclassified);
+    EXPECT_THAT(e.what(), HasSubstr("interrupted"));
+  }
+  // The interrupt was the claim's: the next operation is not refused.
+  EXPECT_TRUE(store->try_acquire(claim("run-b")).acquired);
+  EXPECT_EQ(testing::SqliteDb(db_path()).value("SELECT owner FROM _migronaut_locks").value_or(""),
+            "run-b");
+}
+
+// An interrupt with no operation in flight is spent: the next operation waits out a busy writer
+// as usual and reports it busy, instead of giving up at once as an interrupted one.
+TEST_F(SqliteStoreTest, AnInterruptBetweenOperationsDoesNotRefuseTheNext) {
+  auto store = open_sqlite_store(config(), {.statement_bound = milliseconds(200)});
+  store->ensure_schema();
+  store->interrupt();
+  testing::SqliteDb other_process(db_path());
+  other_process.exec("BEGIN IMMEDIATE");
+  const auto started = std::chrono::steady_clock::now();
+  EXPECT_THROW(store->write_records(std::vector{applied("0001-a")}), ConnectionFailedError);
+  EXPECT_GE(std::chrono::steady_clock::now() - started, milliseconds(200));
+  other_process.exec("ROLLBACK");
 }
 
 TEST_F(SqliteStoreTest, ReadOnlyLockCommandsCreateNothing) {

@@ -530,8 +530,15 @@ void Runner::fail(const Step& step, const Error& error) {
   context["direction"] = direction_name(direction);
   if (error.code() == ErrorCode::kMigrationExecutionFailed) {
     context["error"] = message;
+    // A down of its own file (golang-migrate, Flyway undo): the line the failure names is there.
+    const std::string& file = migration.file_for(direction);
+    std::string where;
+    if (file != migration.name) {
+      context["file"] = file;
+      where = " in " + file;
+    }
     throw MigrationExecutionFailedError(
-        fmt::format("Migration {} failed: {}", migration.name, message), context);
+        fmt::format("Migration {} failed{}: {}", migration.name, where, message), context);
   }
   throw_typed(Error(error.code(), message, context));
 }

@@ -58,7 +58,9 @@ Command add_lint(CLI::App& app) {
   sub->add_flag("--pending", flags->pending, "Lint the migrations pending on the database");
   document(sub, "migronaut lint --pending",
            "0 no error (warnings allowed), 5 connection failed (--pending), 6 a bad flag or a URI "
-           "that is not PostgreSQL's, 35 the migrations folder is missing, 45 an error found");
+           "that is not PostgreSQL's, 19 a file named after no tool's naming or a folder mixing "
+           "namings, 20 a file that does not parse, 35 the migrations folder is missing, 45 an "
+           "error found");
   return {sub, [flags](Context& context) {
             const Config config =
                 context.config(nlohmann::json::object(), /*require_uri=*/flags->pending);

@@ -1,14 +1,14 @@
 // `migronaut lint [file…] [--pending]`: PostgreSQL migrations checked by PostgreSQL's own
-// parser for operations that block or break a running application. No database needed: every
-// .sql file of the folder, or the files named; --pending asks the database which are pending.
+// parser for operations that block or break a running application. No database needed: the
+// folder's migrations, read as up reads them (any tool's naming), or the files named; --pending
+// asks the database which are pending.
 // Exits LINT_FAILED (45) when any finding is an error.
-#include <algorithm>
-
 #include "cli/cli.hpp"
 #include "cli/help.hpp"
 #include "cli/lint_files.hpp"
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
+#include "source/migration_set.hpp"
 
 namespace migronaut::cli {
 namespace {
@@ -20,18 +20,15 @@ struct LintFlags {
   bool pending = false;
 };
 
+// The folder's migration files as up lists them, one naming for all (source/migration_set.hpp).
+// Down and undo files are left out: lint checks what up runs, as of a dbmate file its up section.
 std::vector<fs::path> folder_files(const fs::path& dir) {
-  if (!fs::is_directory(dir)) {
-    throw MigrationsDirNotFoundError(
-        "The migrations folder " + dir.string() + " is not a directory",
-        {{"key", "migrationsDir"}, {"path", dir.string()}});
-  }
+  std::vector<NamedFile> listed = list_migration_files(dir, ".sql", /*missing_ok=*/false);
+  folder_naming(listed);
   std::vector<fs::path> files;
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (!name.starts_with('.') && name.ends_with(".sql")) files.push_back(entry.path());
+  for (const NamedFile& file : listed) {
+    if (file.naming.role != FileRole::kDown) files.push_back(dir / file.name);
   }
-  std::sort(files.begin(), files.end());
   return files;
 }
 
@@ -57,11 +54,13 @@ std::vector<fs::path> pending_files(Context& context, const Config& config,
 Command add_lint(CLI::App& app) {
   auto* sub = app.add_subcommand("lint", "Check PostgreSQL migrations for unsafe operations");
   auto flags = std::make_shared<LintFlags>();
-  sub->add_option("file", flags->files, "Lint these files (default: every .sql of the folder)");
+  sub->add_option("file", flags->files, "Lint these files (default: the folder's migrations)");
   sub->add_flag("--pending", flags->pending, "Lint the migrations pending on the database");
   document(sub, "migronaut lint --pending",
            "0 no error (warnings allowed), 5 connection failed (--pending), 6 a bad flag or a URI "
-           "that is not PostgreSQL's, 35 the migrations folder is missing, 45 an error found");
+           "that is not PostgreSQL's, 19 a file named after no tool's naming or a folder mixing "
+           "namings, 20 a file that does not parse, 35 the migrations folder is missing, 45 an "
+           "error found");
   return {sub, [flags](Context& context) {
             const Config config =
                 context.config(nlohmann::json::object(), /*require_uri=*/flags->pending);

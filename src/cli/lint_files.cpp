@@ -6,7 +6,8 @@
 #include <sstream>
 
 #include "migronaut/errors.hpp"
-#include "source/sql_file.hpp"
+#include "source/migration_set.hpp"
+#include "source/naming.hpp"
 #include "sql/text_position.hpp"
 
 namespace migronaut::cli {
@@ -23,17 +24,39 @@ std::string read_text(const std::filesystem::path& path) {
   return content.str();
 }
 
-// As migronaut will run its up: in a transaction or not, with the timeouts it sets there.
-LintOptions options_for(const Migration& migration, const Config& config) {
-  const RunOptions& up = migration.options;
-  const bool transactional = up.transactional.value_or(config.use_transaction.value_or(true));
+// As migronaut will run the direction: in a transaction or not, with the timeouts it sets there.
+LintOptions options_for(const Migration& migration, Direction direction, const Config& config) {
+  const RunOptions& run = migration.options_for(direction);
+  const bool transactional = run.transactional.value_or(config.use_transaction.value_or(true));
   const auto lock_timeout =
-      up.lock_timeout.value_or(std::chrono::milliseconds(config.lock_timeout_ms));
-  const auto statement_timeout = up.statement_timeout.value_or(std::chrono::milliseconds(0));
+      run.lock_timeout.value_or(std::chrono::milliseconds(config.lock_timeout_ms));
+  const auto statement_timeout = run.statement_timeout.value_or(std::chrono::milliseconds(0));
   return LintOptions{
       .transactional = transactional,
       .runner_sets_lock_timeout = transactional && lock_timeout.count() > 0,
       .runner_sets_statement_timeout = transactional && statement_timeout.count() > 0};
+}
+
+// Lints the file at `path` read as up loads it (source/migration_set.hpp), by its name's naming;
+// a name of no tool's naming (a file given on the command line) as migronaut's own. A down or
+// undo file's script is its down; any other file's, the up that `up` runs.
+void lint_file(const std::filesystem::path& path, const Config& config, LintResult& result) {
+  const std::string name = path.filename().string();
+  const NamedFile file{name, parse_file_name(name, ".sql").value_or(FileName{})};
+  const Migration migration = read_migration_file(file, read_text(path), ".sql");
+  const Direction direction =
+      file.naming.role == FileRole::kDown ? Direction::kDown : Direction::kUp;
+  const Work* work =
+      direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
+  if (const Script* script = work ? std::get_if<Script>(work) : nullptr) {
+    for (const LintFinding& finding :
+         lint_pg_script(script->text, options_for(migration, direction, config))) {
+      const TextPosition position = position_at(script->text, finding.offset);
+      result.findings.push_back({path.string(), script->first_line + position.line - 1,
+                                 position.column, finding.rule, finding.detail});
+    }
+  }
+  ++result.files;
 }
 
 }  // namespace
@@ -50,16 +73,7 @@ LintResult lint_files(const std::vector<std::filesystem::path>& files, const Con
                              {{"key", "uri"}});
   }
   LintResult result;
-  for (const std::filesystem::path& path : files) {
-    const Migration migration = parse_sql_migration(path.filename().string(), read_text(path));
-    const Script& up = std::get<Script>(migration.up);
-    for (const LintFinding& finding : lint_pg_script(up.text, options_for(migration, config))) {
-      const TextPosition position = position_at(up.text, finding.offset);
-      result.findings.push_back({path.string(), up.first_line + position.line - 1, position.column,
-                                 finding.rule, finding.detail});
-    }
-    ++result.files;
-  }
+  for (const std::filesystem::path& path : files) lint_file(path, config, result);
   return result;
 }
 

@@ -1,6 +1,7 @@
-// Lint over migration files, shared by `migronaut lint` and `up --lint`: each file's up section
-// linted as migronaut will run it (in a transaction or not, with the timeouts migronaut sets),
-// each finding placed at its file, line and column.
+// Lint over migration files, shared by `migronaut lint` and `up --lint`: each file read as up
+// loads it (dbmate's sections, golang-migrate's or Flyway's plain SQL), its up script (a down or
+// undo file's down) linted as migronaut will run it (in a transaction or not, with the timeouts
+// migronaut sets), each finding placed at its file, line and column.
 #pragma once
 
 #include <cstddef>

@@ -176,9 +176,9 @@ void refuse_untransacted_timeouts(const Config& config, const Migration& migrati
     const std::string reason = untransacted_timeout_reason(
         fmt::format("{}:{}ms", name, timeout->count()), untransacted_by(config));
     throw MigrationInvalidFormatError(
-        fmt::format("Invalid migration {}, {} section: {}", migration.name,
+        fmt::format("Invalid migration {}, {} section: {}", migration.file_for(direction),
                     direction_name(direction), reason),
-        {{"file", migration.name}, {"reason", reason}});
+        {{"file", migration.file_for(direction)}, {"reason", reason}});
   }
 }
 
@@ -194,7 +194,7 @@ void ScriptChecks::check(const Store& store, const Config& config, Direction dir
     const Work* work =
         direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
     if (const Script* script = work ? std::get_if<Script>(work) : nullptr) {
-      store.check_script(migration.name, *script, in_transaction);
+      store.check_script(migration.file_for(direction), *script, in_transaction);
     }
     checked_.emplace(&migration, direction);  // once it passed
   }
@@ -530,8 +530,15 @@ void Runner::fail(const Step& step, const Error& error) {
   context["direction"] = direction_name(direction);
   if (error.code() == ErrorCode::kMigrationExecutionFailed) {
     context["error"] = message;
+    // A down of its own file (golang-migrate, Flyway undo): the line the failure names is there.
+    const std::string& file = migration.file_for(direction);
+    std::string where;
+    if (file != migration.name) {
+      context["file"] = file;
+      where = " in " + file;
+    }
     throw MigrationExecutionFailedError(
-        fmt::format("Migration {} failed: {}", migration.name, message), context);
+        fmt::format("Migration {} failed{}: {}", migration.name, where, message), context);
   }
   throw_typed(Error(error.code(), message, context));
 }

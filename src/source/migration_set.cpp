@@ -128,21 +128,31 @@ std::vector<FolderEntry> folder_entries(const fs::path& dir, bool optional) {
 }
 
 // A file of plain SQL (golang-migrate, Flyway): the whole file is the script.
-std::optional<Work> plain_script(const File& file) {
-  std::string_view text = file.text;
+std::optional<Work> plain_script(std::string_view text) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   if (trim(text).empty()) return std::nullopt;
   return Work(Script{std::string(text)});
 }
 
-Migration parse(const File& file, std::string_view extension) {
+// A down or undo file: its script, for the migration it reverts.
+Migration down_file(const NamedFile& file, std::string_view text) {
+  Migration migration;
+  migration.name = file.name;
+  migration.down_name = file.name;
+  migration.up_empty = true;
+  migration.down = plain_script(text);
+  return migration;
+}
+
+Migration parse(const NamedFile& file, std::string_view text, std::string_view extension) {
   if (has_sections(file.naming.naming)) {
-    return extension == ".json" ? parse_json_migration(file.name, file.text)
-                                : parse_sql_migration(file.name, file.text);
+    return extension == ".json" ? parse_json_migration(file.name, text)
+                                : parse_sql_migration(file.name, text);
   }
+  if (file.naming.role == FileRole::kDown) return down_file(file, text);
   // An empty file (as `create` writes it), or one of comments only, is listed, and refused by
   // up, like an empty section.
-  std::optional<Work> up = plain_script(file);
+  std::optional<Work> up = plain_script(text);
   Migration migration;
   migration.name = file.name;
   migration.up_empty = !up.has_value() || is_blank_sql(std::get<Script>(*up).text);
@@ -167,16 +177,10 @@ void attach_downs(std::vector<Migration>& migrations, const std::vector<const Fi
       throw MigrationInvalidNameError(fmt::format("Invalid down file {}: {}", down->name, reason),
                                       {{"name", down->name}, {"reason", reason}});
     }
-    it->down = plain_script(*down);
+    Migration reverting = down_file(*down, down->text);
+    it->down = std::move(reverting.down);
+    it->down_name = std::move(reverting.down_name);
   }
-}
-
-Migration migration_of(const File& file, std::string_view extension) {
-  Migration migration = parse(file, extension);
-  migration.version = file.naming.version;
-  migration.repeatable = file.naming.role == FileRole::kRepeatable;
-  migration.checksum = checksum_hex(file.text);
-  return migration;
 }
 
 // Reads `file` and parses it into its migration. A down file keeps its text, for the migration
@@ -190,7 +194,7 @@ void read_and_parse(const Descriptor& folder, File& file, std::string_view exten
   file.text = std::move(*text);
   if (file.migration == nullptr) return;
   try {
-    *file.migration = migration_of(file, extension);
+    *file.migration = read_migration_file(file, file.text, extension);
   } catch (...) {
     file.parse_failure = std::current_exception();
   }
@@ -345,6 +349,15 @@ bool records_version(std::string_view record_name, std::string_view version) {
   if (version.empty()) return false;
   const RunOrder order = record_order(record_name);
   return !order.repeatable && compare_versions(order.version, version) == 0;
+}
+
+Migration read_migration_file(const NamedFile& file, std::string_view text,
+                              std::string_view extension) {
+  Migration migration = parse(file, text, extension);
+  migration.version = file.naming.version;
+  migration.repeatable = file.naming.role == FileRole::kRepeatable;
+  migration.checksum = checksum_hex(text);
+  return migration;
 }
 
 std::vector<Migration> load_migrations(const fs::path& dir, std::string_view extension,

@@ -61,7 +61,10 @@ struct Migration {
   std::string checksum;  // SHA-256 hex of the file (of the up file for a pair)
   Work up;
   std::optional<Work> down;  // absent: irreversible
-  RunOptions options;        // the up's, and the down's unless it has its own
+  // The down's own file (golang-migrate's .down.sql, Flyway's U undo file); "" when the down is
+  // in `name`, the migration's file.
+  std::string down_name;
+  RunOptions options;  // the up's, and the down's unless it has its own
   // A down marker with options of its own (dbmate's per-direction options): the down runs with
   // those alone. Absent: the down runs with `options`, so a file whose down marker names none
   // means what it always did.
@@ -73,6 +76,10 @@ struct Migration {
   RunOrder order() const { return {repeatable, version, name}; }
   const RunOptions& options_for(Direction direction) const {
     return direction == Direction::kDown && down_options ? *down_options : options;
+  }
+  // The file a direction's script is in, for messages that place a line in it.
+  const std::string& file_for(Direction direction) const {
+    return direction == Direction::kDown && !down_name.empty() ? down_name : name;
   }
 };
 
@@ -95,6 +102,14 @@ std::vector<NamedFile> list_migration_files(const std::filesystem::path& dir,
 // MigrationInvalidNameError naming the files that differ from the most common naming when they
 // mix namings.
 std::optional<Naming> folder_naming(const std::vector<NamedFile>& files);
+
+// The migration file `file` with content `text`, read as load_migrations() reads it (checksum
+// included): `-- migrate:` sections for migronaut's and dbmate's naming, plain SQL for
+// golang-migrate's and Flyway's. A down or undo file, which load_migrations() joins to the
+// migration it reverts, makes one whose `down` is its script and whose up is empty. Throws as
+// load_migrations() does for a file that does not parse.
+Migration read_migration_file(const NamedFile& file, std::string_view text,
+                              std::string_view extension);
 
 // Scans the top level of `dir` for files ending in `extension` (".sql" or ".json"), validates
 // their names, parses and checksums them, adds `code` and sorts the lot into execution order.

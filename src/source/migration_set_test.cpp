@@ -257,7 +257,26 @@ TEST_F(LoadMigrationsTest, PairsGolangMigrateUpAndDownFiles) {
   EXPECT_EQ(std::get<Script>(migrations[0].up).text, "CREATE TABLE users (id int);\n");
   EXPECT_EQ(std::get<Script>(*migrations[0].down).text, "DROP TABLE users;\n");
   EXPECT_EQ(migrations[0].checksum, checksum_hex("CREATE TABLE users (id int);\n"));
+  EXPECT_EQ(migrations[0].file_for(Direction::kUp), "2_users.up.sql");
+  EXPECT_EQ(migrations[0].file_for(Direction::kDown), "2_users.down.sql");
   EXPECT_FALSE(migrations[1].down.has_value());
+}
+
+TEST(ReadMigrationFileTest, ReadsEachFileAsTheFolderLoaderDoes) {
+  const auto read = [](std::string_view name, std::string_view text) {
+    const NamedFile file{std::string(name), *parse_file_name(name, ".sql")};
+    return read_migration_file(file, text, ".sql");
+  };
+  const Migration up = read("1_users.up.sql", "CREATE TABLE users (id int);\n");
+  EXPECT_EQ(std::get<Script>(up.up).text, "CREATE TABLE users (id int);\n");
+  EXPECT_EQ(up.version, "1");
+  EXPECT_EQ(up.checksum, checksum_hex("CREATE TABLE users (id int);\n"));
+  const Migration down = read("1_users.down.sql", "DROP TABLE users;\n");
+  EXPECT_TRUE(down.up_empty);
+  EXPECT_EQ(std::get<Script>(*down.down).text, "DROP TABLE users;\n");
+  EXPECT_EQ(down.file_for(Direction::kDown), "1_users.down.sql");
+  EXPECT_TRUE(read("R__views.sql", "CREATE VIEW v AS SELECT 1;").repeatable);
+  EXPECT_EQ(std::get<Script>(read("20260101120000_a.sql", kSql).up).text, "SELECT 1;");
 }
 
 TEST_F(LoadMigrationsTest, ReadsFlywayDottedVersionsNumericallyWithUndoFiles) {

@@ -89,6 +89,21 @@ TEST_F(AdoptTest, AGolangMigrateFolderRunsItsPairsInNumericOrder) {
   up_status_down("2_create_a.up.sql", "10_create_b.up.sql");
 }
 
+// The failure's line is the down file's: the message names that file beside the migration.
+TEST_F(AdoptTest, AFailingGolangMigrateDownNamesItsOwnFile) {
+  project.write_migration("1_create_a.up.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("1_create_a.down.sql", "DROP TABLE a;\nDROP TABLE nope;\n");
+  expect({"up"}, 0);
+  const nlohmann::json error = json_of(expect({"--json", "down"}, 7))["error"];
+  EXPECT_NE(error["message"].get<std::string>().find(
+                "Migration 1_create_a.up.sql failed in 1_create_a.down.sql: line 2, column 1"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error["context"]["file"], "1_create_a.down.sql") << error;
+  EXPECT_TRUE(has_table("a"));  // rolled back
+  EXPECT_EQ(project.statuses(), (Statuses{{"1_create_a.up.sql", "applied"}}));
+}
+
 TEST_F(AdoptTest, AFlywayFolderRunsDottedVersionsNumericallyWithUndoFiles) {
   project.write_migration("V1.2__create_a.sql", "CREATE TABLE a (id INTEGER);\n");
   project.write_migration("U1.2__create_a.sql", "DROP TABLE a;\n");

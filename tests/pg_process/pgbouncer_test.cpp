@@ -61,5 +61,45 @@ TEST(PgBouncerTest, TwentyWaitingRunsThroughTransactionPoolingApplyEachMigration
   EXPECT_EQ(count(direct, "SELECT count(*) FROM _migronaut_locks"), 0);
 }
 
+// Outside a transaction each statement is a transaction of its own, which the pool may send to
+// another server session: a session-level SET there would miss the statements after it and stay
+// with a session other clients use. It is refused before anything runs (exit 20, naming the file
+// and line); the same folder runs through a direct connection, and a transaction keeps its SET.
+TEST(PgBouncerTest, ASessionSettingOutsideATransactionIsRefusedThroughThePool) {
+  if (!PgBouncer::binary()) GTEST_SKIP() << "pgbouncer is not installed (scripts/install-deps)";
+  PgCluster& cluster = PgCluster::shared();
+  const std::string database = "pool_session_setting";
+  cluster.drop_database(database);
+  cluster.create_database(database);
+  PgBouncer bouncer(cluster, "transaction");
+
+  TempDir dir("migronaut-pgbouncer-settings");
+  dir.write("20260101000001-table.sql",
+            "-- migrate:up\nSET statement_timeout = '5s';\nCREATE TABLE t (id int);\n");
+  dir.write("20260101000002-index.sql",
+            "-- migrate:up transaction:false\nSELECT 1;\nSET statement_timeout = '5s';\n"
+            "CREATE INDEX CONCURRENTLY t_id ON t (id);\n");
+  const auto up = [&](const std::string& uri) {
+    return Process({migronaut_binary(), "--no-env", "--json", "--uri", uri, "--dir",
+                    dir.path().string(), "up"})
+        .wait();
+  };
+
+  const ProcessResult pooled = up(bouncer.uri(database));
+  EXPECT_EQ(pooled.exit_code, 20) << pooled.err;
+  for (const char* named : {"20260101000002-index.sql", "line 3", "session-setting-through-pooler",
+                            "SET statement_timeout"}) {
+    EXPECT_NE(pooled.out.find(named), std::string::npos) << named << " in " << pooled.out;
+  }
+  const std::string direct = cluster.uri(database);
+  EXPECT_EQ(count(direct, "SELECT count(*) FROM pg_class WHERE relname IN ('t', 't_id')"), 0);
+
+  const ProcessResult straight = up(direct);
+  EXPECT_EQ(straight.exit_code, 0) << straight.err;
+  EXPECT_EQ(count(direct, "SELECT count(*) FROM pg_class WHERE relname IN ('t', 't_id')"), 2);
+  EXPECT_EQ(count(direct, "SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"),
+            2);
+}
+
 }  // namespace
 }  // namespace migronaut::testing

@@ -30,6 +30,7 @@
 #include "migronaut/errors.hpp"
 #include "sql/pg/pg_parser.hpp"
 #include "sql/pg/pg_script.hpp"
+#include "sql/pg/session_settings.hpp"
 #include "sql/pg/transaction_rules.hpp"
 #include "sql/text_position.hpp"
 #include "store/execution.hpp"
@@ -639,13 +640,42 @@ class PostgresStore final : public Store {
     // fails here, before the lock, not halfway through a run.
     pg_parser();
     refuse_unterminated_text(file, script);
-    if (!transactional) return;
     const std::vector<PgStatement> statements = parse_pg_script(script.text);
+    if (!transactional) {
+      refuse_session_settings_through_pooler(file, script, statements);
+      return;
+    }
     const std::vector<TransactionConflict> conflicts = transaction_conflicts(statements);
     if (conflicts.empty()) return;
     const TransactionConflict& first = conflicts.front();
     refuse_statement(file, script, first.statement->offset, first.statement->text(script.text),
                      first.rule, first.reason);
+  }
+
+  // Outside a transaction each statement is a transaction of its own, which a transaction-pooling
+  // proxy may send to another server session (sql/pg/session_settings.hpp).
+  void refuse_session_settings_through_pooler(std::string_view file, const Script& script,
+                                              const std::vector<PgStatement>& statements) const {
+    const std::vector<const PgStatement*> settings = session_settings(statements);
+    if (settings.empty() || !through_pooler()) return;
+    const PgStatement& first = *settings.front();
+    refuse_statement(
+        file, script, first.offset, first.text(script.text), "session-setting-through-pooler",
+        "this connection goes through a pooler (PgBouncer): outside a transaction each statement "
+        "may run on another server session, so the setting may not hold for the statements after "
+        "it and would stay with a server session other clients then use. Run this migration "
+        "with a URI that reaches PostgreSQL directly, or leave the setting out");
+  }
+
+  // Whether a proxy stands between this connection and the server. PgBouncer and its kin hand
+  // the client a cancel key of their own, so the pid libpq was given is not the server's.
+  bool through_pooler() const {
+    if (!through_pooler_) {
+      const Result result(PQexec(conn_, "SELECT pg_backend_pid()"));
+      check("ask the server for its process id", result.get());
+      through_pooler_ = int_at(result.get(), 0, 0) != PQbackendPID(conn_);
+    }
+    return *through_pooler_;
   }
 
   std::vector<std::string> statements_of(const Script& script) const override {
@@ -1168,6 +1198,7 @@ class PostgresStore final : public Store {
   std::string opened_as_;     // the application_name the connection opened with
   std::string session_name_;  // the run's, once tag_sessions() named one
   bool session_named_ = false;
+  mutable std::optional<bool> through_pooler_;  // see through_pooler()
   bool in_migration_ = false;  // execute() is under way: a broken connection stays broken
 };
 

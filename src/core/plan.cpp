@@ -365,6 +365,16 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
   return selection;
 }
 
+namespace {
+
+// A repeatable migration without a down section: a down that names no file leaves it applied
+// (it is applied again whenever its file changes), as Flyway's undo leaves its R__ files.
+bool repeatable_without_down(const PlanEntry* entry) {
+  return entry->migration != nullptr && entry->migration->repeatable && !entry->migration->down;
+}
+
+}  // namespace
+
 std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options) {
   const int selectors = options.file.has_value() + options.steps.has_value() +
                         options.batch.has_value() + options.to.has_value();
@@ -385,6 +395,7 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
   std::sort(applied.begin(), applied.end(), newer);
 
   std::vector<const PlanEntry*> targets;
+  if (options.steps || options.to) std::erase_if(applied, repeatable_without_down);
   if (options.file) {
     const PlanEntry* entry = &find_target(plan, *options.file, "file");
     if (entry->pending()) {
@@ -404,13 +415,26 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
     if (!options.batch) {
       for (const PlanEntry* entry : applied) batch = std::max(batch, entry->record->batch);
     }
+    std::vector<std::string_view> kept;
     for (const PlanEntry* entry : applied) {
-      if (entry->record->batch == batch) targets.push_back(entry);
+      if (entry->record->batch != batch) continue;
+      if (repeatable_without_down(entry)) {
+        kept.push_back(entry->name);
+      } else {
+        targets.push_back(entry);
+      }
     }
     // A batch asked for by number that holds nothing applied is no success of nothing to do.
-    if (options.batch && targets.empty()) {
+    if (options.batch && targets.empty() && kept.empty()) {
       throw NotAppliedError(fmt::format("No applied migration is in batch {}", batch),
                             {{"batch", batch}});
+    }
+    if (targets.empty() && !kept.empty()) {
+      throw MigrationIrreversibleError(
+          fmt::format("Batch {} holds only repeatable migrations without a down section ({}): "
+                      "nothing in it can be reverted",
+                      batch, fmt::join(kept, ", ")),
+          {{"batch", batch}});
     }
   }
 

@@ -449,5 +449,38 @@ TEST_F(PlanTest, RepeatablesRunAfterVersionedOnesWheneverTheyChange) {
   EXPECT_EQ(names(select_up(plan, {}, config).targets), std::vector<std::string>{"R-views.sql"});
 }
 
+// A down that names no file leaves a repeatable without a down section applied, as Flyway's undo
+// leaves R__ files; named, it is refused as irreversible.
+TEST_F(PlanTest, ADownLeavesRepeatablesWithoutADownApplied) {
+  std::vector<Migration> set = {migration("0001-a.sql"), migration("0002-b.sql"),
+                                migration("R-views.sql", false)};
+  set[2].repeatable = true;
+  set[2].version = "";
+  const Plan plan = make_plan(set, {record("0001-a.sql", RecordStatus::kApplied, 1),
+                                    record("0002-b.sql", RecordStatus::kApplied, 2),
+                                    record("R-views.sql", RecordStatus::kApplied, 2)});
+  EXPECT_EQ(names(select_down(plan, {})), std::vector<std::string>{"0002-b.sql"});
+  DownOptions one;
+  one.steps = 1;
+  EXPECT_EQ(names(select_down(plan, one)), std::vector<std::string>{"0002-b.sql"});
+  DownOptions to_first;
+  to_first.to = "0001-a.sql";
+  EXPECT_EQ(names(select_down(plan, to_first)), std::vector<std::string>{"0002-b.sql"});
+  DownOptions named;
+  named.file = "R-views.sql";
+  EXPECT_THROW(select_down(plan, named), MigrationIrreversibleError);
+
+  // A batch that only re-applied the repeatable has nothing to revert, and says so.
+  const Plan views_only = make_plan(set, {record("0001-a.sql", RecordStatus::kApplied, 1),
+                                          record("0002-b.sql", RecordStatus::kApplied, 1),
+                                          record("R-views.sql", RecordStatus::kApplied, 2)});
+  try {
+    select_down(views_only, {});
+    ADD_FAILURE() << "a batch of repeatables without a down reverted nothing, silently";
+  } catch (const MigrationIrreversibleError& error) {
+    EXPECT_NE(std::string(error.what()).find("R-views.sql"), std::string::npos) << error.what();
+  }
+}
+
 }  // namespace
 }  // namespace migronaut

@@ -257,6 +257,29 @@ TEST_F(AdoptTest, RepeatablesRunAfterVersionedOnesAndAgainWhenChanged) {
   EXPECT_EQ(project.open().value("SELECT x FROM v"), "2");
 }
 
+// Flyway's undo leaves R__ files applied; so does a down that names no file, which reverts the
+// versioned migrations of the batch beside them.
+TEST_F(AdoptTest, ADownRevertsTheVersionedMigrationsOfABatchAndLeavesItsRepeatables) {
+  project.write_migration("V1__t.sql", "CREATE TABLE t (id INTEGER);\n");
+  project.write_migration("U1__t.sql", "DROP TABLE t;\n");
+  project.write_migration("R__view.sql",
+                          "DROP VIEW IF EXISTS v; CREATE VIEW v AS SELECT 1 AS x;\n");
+  expect({"up"}, 0);
+  project.write_migration("V2__u.sql", "CREATE TABLE u (id INTEGER);\n");
+  project.write_migration("U2__u.sql", "DROP TABLE u;\n");
+  project.write_migration("R__view.sql",
+                          "DROP VIEW IF EXISTS v; CREATE VIEW v AS SELECT 2 AS x;\n");
+  expect({"up"}, 0);
+
+  expect({"down"}, 0);
+  EXPECT_FALSE(project.open().has_table("u"));
+  EXPECT_TRUE(project.open().has_table("t"));
+  EXPECT_EQ(project.open().value("SELECT x FROM v"), "2");
+  EXPECT_EQ(
+      project.statuses(),
+      (Statuses{{"V1__t.sql", "applied"}, {"V2__u.sql", "reverted"}, {"R__view.sql", "applied"}}));
+}
+
 TEST_F(AdoptTest, AuditFailsOnDriftAndRepairMakesItPassWithoutRunningAnything) {
   project.write_migration("0001-a.sql", sections("a"));
   project.write_migration("0002-b.sql", sections("b"));

@@ -482,8 +482,9 @@ bool Runner::execute_with_lock_retries(const Execution& execution, const std::st
         nlohmann::json context = e.context();
         context["tries"] = attempt;
         throw MigrationLockTimeoutError(
-            fmt::format("{} could not get its locks in {} tries of {} ms; blocked by {}", name,
-                        attempt, execution.lock_timeout.count(), blocker),
+            fmt::format("{} could not get its locks in {} {} of {} ms; blocked by {}", name,
+                        attempt, attempt == 1 ? "try" : "tries", execution.lock_timeout.count(),
+                        blocker),
             context);
       }
       const milliseconds pause = lock_retry_pause(attempt);

@@ -338,8 +338,9 @@ inline bool is_writer_busy(const Error& error) {
 }
 
 // A ConnectionFailedError that waiting cannot mend: the database was reached, and what it holds
-// cannot be read as one (SQLite's "file is not a database", a corrupt file). A run reports it
-// at once instead of waiting it out as it would a restart.
+// cannot be read as one (SQLite's "file is not a database", a corrupt file), or it refused the
+// password given (PostgreSQL). A run reports it at once instead of waiting it out as it would a
+// restart.
 inline constexpr const char* kLastingKey = "lasting";
 inline bool is_lasting(const Error& error) {
   return error.context().is_object() && error.context().value(kLastingKey, false);

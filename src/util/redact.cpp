@@ -103,7 +103,11 @@ std::string mask_secret_values(std::string_view text) {
     const bool in_query = i > 0 && (text[i - 1] == '?' || text[i - 1] == '&');
     out += text.substr(i, key_length);
     out += kMask;
-    i = value_end(text, i + key_length, in_query);
+    // A value masked already (a message redacted twice, around a URI redacted alone) ends at its
+    // mask: the text after it ("; migrations in …") is no part of the secret.
+    const std::size_t value = i + key_length;
+    i = text.substr(value).starts_with(kMask) ? value + kMask.size()
+                                              : value_end(text, value, in_query);
   }
   return out;
 }

@@ -79,6 +79,14 @@ TEST(RedactTest, MasksConninfoPasswords) {
   EXPECT_EQ(redact("password=a&b port=1"), "password=*** port=1");
 }
 
+// A message built around a URI redacted on its own is redacted again as it is shown.
+TEST(RedactTest, ASecondPassKeepsTheTextAfterAMaskedValue) {
+  const std::string line = "connecting to " + redact("postgres://h/db?password=s3cret") +
+                           "; migrations in db/migrations";
+  EXPECT_EQ(redact(line),
+            "connecting to postgres://h/db?password=***; migrations in db/migrations");
+}
+
 TEST(RedactTest, IgnoresKeysInsideOtherWords) {
   EXPECT_EQ(redact("mypassword=visible"), "mypassword=visible");
 }

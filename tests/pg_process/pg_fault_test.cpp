@@ -5,6 +5,8 @@
 
 #include <cctype>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -140,6 +142,34 @@ class PgFaultTest : public ::testing::Test {
   TempDir dir_{"migronaut-pg-fault"};
   std::string uri_;
 };
+
+// A refused password is no server still starting: `up --wait` reports it at once (exit 5) instead
+// of logging in again and again for its whole budget, and never shows the password.
+TEST(PgAuthTest, ARefusedPasswordIsReportedAtOnceInsteadOfWaitedOut) {
+  PgCluster cluster;  // its own: its pg_hba.conf asks one role for a password
+  PgSession(cluster.uri("postgres")).exec("CREATE ROLE app LOGIN PASSWORD 'right-one'");
+  const std::filesystem::path hba = cluster.directory() / "data" / "pg_hba.conf";
+  std::ifstream in(hba);
+  const std::string rules((std::istreambuf_iterator<char>(in)), {});
+  std::ofstream(hba) << "host all app 127.0.0.1/32 scram-sha-256\n" << rules;
+  PgSession(cluster.uri("postgres")).exec("SELECT pg_reload_conf()");
+  TempDir dir("migronaut-refused-password");
+  dir.write("20260101000001-t.sql", "-- migrate:up\nCREATE TABLE t (id int);\n");
+  const std::string uri =
+      "postgres://app:wrong-one@127.0.0.1:" + std::to_string(cluster.port()) + "/postgres";
+
+  Process run({migronaut_binary(), "--no-env", "--json", "--uri", uri, "--dir", dir.path().string(),
+               "up", "--wait", "--wait-timeout", "10m"});
+  const std::optional<ProcessResult> result = run.wait_for(seconds(60));
+  ASSERT_TRUE(result.has_value()) << "still waiting out a refused password";
+  EXPECT_EQ(result->exit_code, 5) << result->err;
+  EXPECT_NE(result->out.find("password authentication failed"), std::string::npos) << result->out;
+  EXPECT_EQ(result->out.find("timedOut"), std::string::npos) << result->out;
+  EXPECT_EQ((result->out + result->err).find("wrong-one"), std::string::npos);
+  EXPECT_EQ(PgSession(cluster.uri("postgres"))
+                .value("SELECT count(*) FROM pg_class WHERE relname LIKE '_migronaut%'"),
+            "0");
+}
 
 TEST_F(PgFaultTest, ThirtyConcurrentWaitingRunsApplyEachMigrationOnce) {
   dir_.write("20260101000001-log.sql",

@@ -503,7 +503,7 @@ TEST_F(PgSafetyTest, AMigrationSetsItsOwnTimeoutsInItsHeader) {
       run_migronaut({"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "up"},
                     {{"MIGRONAUT_LOCK_TIMEOUT_MS", "0"}, {"MIGRONAUT_LOCK_RETRIES", "0"}});
   EXPECT_EQ(result.exit_code, 46) << result.out << result.err;
-  EXPECT_NE(result.out.find("in 1 tries of 150 ms"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("in 1 try of 150 ms"), std::string::npos) << result.out;
   blocker->query("ROLLBACK");
 
   dir_.write(std::string(kAlterName),

@@ -1349,6 +1349,17 @@ ConnectParams connect_params(const Config& config, const ConnectionOptions& opti
   return params;
 }
 
+// Whether the server asked `conn` for a password it then refused, or that it did not have.
+// Waiting mends a server that is starting or a network not up yet, never that: a wait would only
+// add failed logins for its whole budget, and trip whatever locks out a role after them. The
+// server's words are matched in English (lc_messages); in another language it is waited out.
+bool password_refused(PGconn* conn) {
+  return PQconnectionNeedsPassword(conn) == 1 ||
+         (PQconnectionUsedPassword(conn) == 1 &&
+          std::string_view(PQerrorMessage(conn)).find("password authentication failed") !=
+              std::string_view::npos);
+}
+
 }  // namespace
 
 // PostgreSQL never creates a database, and reads create no table: options.access changes
@@ -1371,9 +1382,11 @@ std::unique_ptr<Store> open_postgres_store(const Config& config, const Connectio
   }
   if (PQstatus(conn) != CONNECTION_OK) {
     const std::string reason = redact(trimmed(PQerrorMessage(conn)));
+    nlohmann::json context = {{"uri", redacted}};
+    if (password_refused(conn)) context[kLastingKey] = true;
     PQfinish(conn);
     throw ConnectionFailedError("postgres: cannot connect to " + redacted + ": " + reason,
-                                {{"uri", redacted}});
+                                std::move(context));
   }
   return std::make_unique<PostgresStore>(config, conn, std::move(redacted));
 }

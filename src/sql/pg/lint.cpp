@@ -81,9 +81,11 @@ const std::vector<LintRule> kRules = {
      "remove it: migronaut commits each migration together with its changelog record"},
     {"ban-concurrent-index-creation-in-transaction", kError,
      "CREATE INDEX CONCURRENTLY cannot run inside a transaction block",
-     "move it to a migration marked '-- migrate:up transaction:false'"},
+     "move it to a migration marked '-- migrate:up transaction:false' (golang-migrate or "
+     "Flyway: to a file of such statements alone, which runs outside a transaction)"},
     {"transaction-incompatible", kError, "the statement cannot run inside a transaction block",
-     "move it to a migration marked '-- migrate:up transaction:false'"},
+     "move it to a migration marked '-- migrate:up transaction:false' (golang-migrate or "
+     "Flyway: to a file of such statements alone, which runs outside a transaction)"},
     {"prefer-robust-stmts", kWarning,
      "outside a transaction a failure part way leaves the statements before it applied, and "
      "this one cannot simply run again",

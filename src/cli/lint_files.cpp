@@ -5,9 +5,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/runner.hpp"
 #include "migronaut/errors.hpp"
 #include "source/migration_set.hpp"
 #include "source/naming.hpp"
+#include "sql/pg/transaction_rules.hpp"
 #include "sql/text_position.hpp"
 
 namespace migronaut::cli {
@@ -27,7 +29,10 @@ std::string read_text(const std::filesystem::path& path) {
 // As migronaut will run the direction: in a transaction or not, with the timeouts it sets there.
 LintOptions options_for(const Migration& migration, Direction direction, const Config& config) {
   const RunOptions& run = migration.options_for(direction);
-  const bool transactional = run.transactional.value_or(config.use_transaction.value_or(true));
+  const bool transactional = runs_in_transaction(
+      migration, direction, config.use_transaction.value_or(true), [](const Script& script) {
+        return runs_only_outside_transaction(parse_pg_script(script.text));
+      });
   const auto lock_timeout =
       run.lock_timeout.value_or(std::chrono::milliseconds(config.lock_timeout_ms));
   const auto statement_timeout = run.statement_timeout.value_or(std::chrono::milliseconds(0));
@@ -46,9 +51,7 @@ void lint_file(const std::filesystem::path& path, const Config& config, LintResu
   const Migration migration = read_migration_file(file, read_text(path), ".sql");
   const Direction direction =
       file.naming.role == FileRole::kDown ? Direction::kDown : Direction::kUp;
-  const Work* work =
-      direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
-  if (const Script* script = work ? std::get_if<Script>(work) : nullptr) {
+  if (const Script* script = script_of(migration, direction)) {
     for (const LintFinding& finding :
          lint_pg_script(script->text, options_for(migration, direction, config))) {
       const TextPosition position = position_at(script->text, finding.offset);

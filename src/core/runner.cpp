@@ -150,9 +150,30 @@ void call_hook(const char* hook, const std::function<void()>& call) {
   }
 }
 
-bool runs_in_transaction(const Config& config, const Migration& migration, Direction direction) {
-  return migration.options_for(direction).transactional.value_or(
-      config.use_transaction.value_or(backend_for(config.uri).transactions_by_default));
+const Script* script_of(const Migration& migration, Direction direction) {
+  const Work* work =
+      direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
+  return work ? std::get_if<Script>(work) : nullptr;
+}
+
+bool runs_in_transaction(const Migration& migration, Direction direction, bool by_config,
+                         const std::function<bool(const Script&)>& runs_outside) {
+  const std::optional<bool> own = migration.options_for(direction).transactional;
+  if (own) return *own;
+  if (!by_config) return false;
+  // Another tool's plain file cannot say transaction:false; its statements say it, as Flyway
+  // reads them. An explicit useTransaction: true is the default they override, as Flyway's
+  // executeInTransaction is: in a transaction such a file could not run at all.
+  const Script* script = script_of(migration, direction);
+  return !(script && script->plain_file && runs_outside(*script));
+}
+
+bool runs_in_transaction(const Store& store, const Config& config, const Migration& migration,
+                         Direction direction) {
+  return runs_in_transaction(
+      migration, direction,
+      config.use_transaction.value_or(backend_for(config.uri).transactions_by_default),
+      [&store](const Script& script) { return store.runs_outside_transaction(script); });
 }
 
 namespace {
@@ -189,11 +210,9 @@ void ScriptChecks::check(const Store& store, const Config& config, Direction dir
   for (const PlanEntry* target : targets) {
     const Migration& migration = *target->migration;
     if (checked_.contains({&migration, direction})) continue;
-    const bool in_transaction = runs_in_transaction(config, migration, direction);
+    const bool in_transaction = runs_in_transaction(store, config, migration, direction);
     if (!in_transaction) refuse_untransacted_timeouts(config, migration, direction);
-    const Work* work =
-        direction == Direction::kUp ? &migration.up : (migration.down ? &*migration.down : nullptr);
-    if (const Script* script = work ? std::get_if<Script>(work) : nullptr) {
+    if (const Script* script = script_of(migration, direction)) {
       store.check_script(migration.file_for(direction), *script, in_transaction);
     }
     checked_.emplace(&migration, direction);  // once it passed
@@ -212,14 +231,15 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
   };
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const Migration& migration = *targets[i]->migration;
-    const Step step{.direction = direction,
-                    .migration = migration,
-                    // A revert reports the batch the migration was applied in.
-                    .batch = direction == Direction::kUp ? batch : targets[i]->record->batch,
-                    .info = {env_.stamp.run_id, direction, i, targets.size()},
-                    .progress = progress_of(i),
-                    .commit_progress = progress_of(i + 1 < targets.size() ? i + 1 : i),
-                    .in_transaction = runs_in_transaction(env_.config, migration, direction)};
+    const Step step{
+        .direction = direction,
+        .migration = migration,
+        // A revert reports the batch the migration was applied in.
+        .batch = direction == Direction::kUp ? batch : targets[i]->record->batch,
+        .info = {env_.stamp.run_id, direction, i, targets.size()},
+        .progress = progress_of(i),
+        .commit_progress = progress_of(i + 1 < targets.size() ? i + 1 : i),
+        .in_transaction = runs_in_transaction(env_.store, env_.config, migration, direction)};
     report_progress(step);
     // Between migrations is the only safe point: the previous one committed, the next has not
     // started.
@@ -323,9 +343,7 @@ void Runner::announce(Direction direction, const PlanEntry& entry, const HookInf
 void Runner::log_statements(const Step& step) {
   if (!env_.logger.enabled(Logger::Level::kDebug)) return;
   const Migration& migration = step.migration;
-  const bool up = step.direction == Direction::kUp;
-  const Work* work = up ? &migration.up : (migration.down ? &*migration.down : nullptr);
-  if (const auto* script = std::get_if<Script>(work)) {
+  if (const Script* script = script_of(migration, step.direction)) {
     for (const std::string& statement : env_.store.statements_of(*script)) {
       env_.logger.debug(fmt::format("sending {}: {}", migration.name, one_line(statement, 200)));
     }

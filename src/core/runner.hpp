@@ -50,9 +50,18 @@ struct RunEnvironment {
   ScriptChecks checks;  // those the run made before its lock
 };
 
+// The script `migration` runs in `direction`; nullptr for a C++ body or no down.
+const Script* script_of(const Migration& migration, Direction direction);
+
 // Whether `migration` runs `direction` in a transaction: its own option for that direction, else
-// the config's, else the backend's default.
-bool runs_in_transaction(const Config& config, const Migration& migration, Direction direction);
+// `by_config` (the config's useTransaction, else the backend's default); but where that runs it
+// in one, a script of another tool's plain file (Script::plain_file) that can run only outside a
+// transaction (`runs_outside`) runs outside one. `lint` asks it of files, without a store.
+bool runs_in_transaction(const Migration& migration, Direction direction, bool by_config,
+                         const std::function<bool(const Script&)>& runs_outside);
+// The same, as `store` runs it (Store::runs_outside_transaction).
+bool runs_in_transaction(const Store& store, const Config& config, const Migration& migration,
+                         Direction direction);
 
 // Calls a hook; anything it throws fails the run as HookFailedError naming the hook.
 void call_hook(const char* hook, const std::function<void()>& call);

@@ -420,5 +420,26 @@ TEST_F(RunnerTest, WhatUserCodeThrowsThatIsNotAStdExceptionIsATypedFailure) {
   EXPECT_THROW(run({code_migration("0002-hooked", [](MigrationContext&) {})}), HookFailedError);
 }
 
+// A script of another tool's plain file that can run only outside a transaction runs outside
+// one wherever its settings would run it in one; nothing else changes.
+TEST(RunsInTransactionTest, APlainFileTheStoreCanRunOnlyOutsideOneRunsOutside) {
+  const auto outside = [](const Script&) { return true; };
+  const auto inside = [](const Script&) { return false; };
+  Migration plain;
+  plain.up = Script{.text = "CREATE INDEX CONCURRENTLY i ON t (a);", .plain_file = true};
+  EXPECT_FALSE(runs_in_transaction(plain, Direction::kUp, true, outside));
+  EXPECT_TRUE(runs_in_transaction(plain, Direction::kUp, true, inside));
+  EXPECT_FALSE(runs_in_transaction(plain, Direction::kUp, false, inside));
+  EXPECT_TRUE(runs_in_transaction(plain, Direction::kDown, true, outside));  // no down
+
+  Migration marked;  // migronaut's and dbmate's files say it with their marker
+  marked.up = Script{.text = "CREATE INDEX CONCURRENTLY i ON t (a);"};
+  EXPECT_TRUE(runs_in_transaction(marked, Direction::kUp, true, outside));
+  marked.options.transactional = false;
+  EXPECT_FALSE(runs_in_transaction(marked, Direction::kUp, true, inside));
+  plain.options.transactional = true;  // a file's own setting (none can, today) would win
+  EXPECT_TRUE(runs_in_transaction(plain, Direction::kUp, true, outside));
+}
+
 }  // namespace
 }  // namespace migronaut

@@ -131,7 +131,7 @@ std::vector<FolderEntry> folder_entries(const fs::path& dir, bool optional) {
 std::optional<Work> plain_script(std::string_view text) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
   if (trim(text).empty()) return std::nullopt;
-  return Work(Script{std::string(text)});
+  return Work(Script{.text = std::string(text), .plain_file = true});
 }
 
 // A down or undo file: its script, for the migration it reverts.

@@ -45,11 +45,23 @@ std::string place_in_file(const Script& script, std::size_t offset, std::string_
 
 namespace {
 
-std::string what_to_do(const std::string& rule) {
+// What to do about a statement a transaction cannot hold, after its reason; other rules'
+// reasons say it themselves.
+std::string what_to_do(const Script& script, const std::string& rule) {
   if (rule == "transaction-nesting") {
-    return "remove it: migronaut commits each migration together with its changelog record";
+    return "; remove it: migronaut commits each migration together with its changelog record";
   }
-  return "move it to a migration of its own marked '-- migrate:up transaction:false'";
+  if (rule != "transaction-incompatible" &&
+      rule != "ban-concurrent-index-creation-in-transaction") {
+    return "";
+  }
+  // Another tool's plain file has no marker to hold: its content alone takes it out of a
+  // transaction (Store::runs_outside_transaction).
+  if (script.plain_file) {
+    return "; split the file: a migration file whose statements all cannot run in a transaction "
+           "runs outside one, and the others run in one";
+  }
+  return "; move it to a migration of its own marked '-- migrate:up transaction:false'";
 }
 
 }  // namespace
@@ -61,8 +73,8 @@ void refuse_statement(std::string_view file, const Script& script, std::size_t o
   const std::size_t line = position.line;
   const std::string text = shown_statement(statement);
   throw MigrationInvalidFormatError(
-      fmt::format("Invalid migration {} at line {}, column {}: `{}`: {}; {}", file, line,
-                  position.column, text, reason, what_to_do(rule)),
+      fmt::format("Invalid migration {} at line {}, column {}: `{}`: {}{}", file, line,
+                  position.column, text, reason, what_to_do(script, rule)),
       {{"file", file},
        {"line", line},
        {"column", position.column},

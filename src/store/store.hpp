@@ -140,6 +140,9 @@ struct RecordWrite {
 struct Script {
   std::string text;
   std::size_t first_line = 1;  // the line of its file the text starts on (for error positions)
+  // Read from a plain-SQL file of another tool's naming (golang-migrate, Flyway), which has no
+  // `-- migrate:` marker to say whether it runs in a transaction (see runs_outside_transaction).
+  bool plain_file = false;
 };
 using Work = std::variant<Script, MigrationBody>;
 
@@ -263,9 +266,18 @@ class Store {
   }
 
   // --- migrations ---
+  // Whether `script`, which nothing sets a transaction for, can run only outside one: every
+  // statement is one the database refuses in a transaction block (PostgreSQL's CREATE INDEX
+  // CONCURRENTLY, …). The engine asks this of a Script::plain_file alone and then runs it
+  // untransacted, as Flyway runs such a file; a file with markers must say transaction:false.
+  virtual bool runs_outside_transaction(const Script& script) const {
+    (void)script;
+    return false;
+  }
   // Refuses, before anything runs, a script of `file` this store cannot run as asked: run in a
   // transaction, a statement that would end or escape it. Throws MigrationInvalidFormatError
-  // naming the file, the statement, its line and column.
+  // naming the file, the statement, its line and column, and what to do (for a
+  // Script::plain_file, which cannot hold a marker: split the file).
   virtual void check_script(std::string_view file, const Script& script, bool transactional) const {
     (void)file;
     (void)script;

@@ -112,6 +112,25 @@ TEST_F(AdoptTest, AFlywayFolderRunsDottedVersionsNumericallyWithUndoFiles) {
   up_status_down("V1.2__create_a.sql", "V1.10__create_b.sql");
 }
 
+// As Flyway runs such a file: a plain file of VACUUM alone runs outside a transaction; one that
+// mixes it with other statements is refused before anything runs, with advice it can follow.
+TEST_F(AdoptTest, APlainFileOfVacuumAloneRunsOutsideATransaction) {
+  project.write_migration("1_create_a.up.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("2_tidy.up.sql", "-- tidy up\nDELETE FROM a;\nVACUUM;\n");
+  const ProcessResult refused = expect({"up"}, 20);
+  EXPECT_NE(refused.err.find("Invalid migration 2_tidy.up.sql at line 3, column 1: `VACUUM`"),
+            std::string::npos)
+      << describe(refused);
+  EXPECT_NE(refused.err.find("split the file"), std::string::npos) << describe(refused);
+  EXPECT_FALSE(has_table("a"));
+  EXPECT_EQ(project.statuses(), Statuses{});
+
+  project.write_migration("2_tidy.up.sql", "-- tidy up\nVACUUM;\n");
+  expect({"up"}, 0);
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"1_create_a.up.sql", "applied"}, {"2_tidy.up.sql", "applied"}}));
+}
+
 TEST_F(AdoptTest, TargetsMayBeVersionsAndUpTakesSteps) {
   project.write_migration("V1__a.sql", "CREATE TABLE a (id INTEGER);\n");
   project.write_migration("V1.1__b.sql", "CREATE TABLE b (id INTEGER);\n");

@@ -91,6 +91,9 @@ TEST(PgBouncerTest, ASessionSettingOutsideATransactionIsRefusedThroughThePool) {
                             "SET statement_timeout"}) {
     EXPECT_NE(pooled.out.find(named), std::string::npos) << named << " in " << pooled.out;
   }
+  // No advice for a transaction it does not run in.
+  EXPECT_EQ(pooled.out.find("marked '-- migrate:up transaction:false'"), std::string::npos)
+      << pooled.out;
   const std::string direct = cluster.uri(database);
   EXPECT_EQ(count(direct, "SELECT count(*) FROM pg_class WHERE relname IN ('t', 't_id')"), 0);
 

@@ -18,12 +18,13 @@ const std::vector<LintRule> kRules = {
     {"require-concurrent-index-creation", kError,
      "CREATE INDEX without CONCURRENTLY blocks every write to the table while the index builds",
      "DROP INDEX CONCURRENTLY IF EXISTS …, then CREATE INDEX CONCURRENTLY …, in a migration "
-     "marked '-- migrate:up transaction:false' (IF NOT EXISTS alone would take an INVALID index "
-     "a failed build left for done)"},
+     "marked '-- migrate:up transaction:false' (golang-migrate or Flyway: in a file of such "
+     "statements alone); IF NOT EXISTS alone would take an INVALID index a failed build left "
+     "for done"},
     {"require-concurrent-index-deletion", kError,
      "DROP INDEX without CONCURRENTLY takes an ACCESS EXCLUSIVE lock: reads and writes wait",
      "DROP INDEX CONCURRENTLY IF EXISTS … in a migration marked '-- migrate:up "
-     "transaction:false'"},
+     "transaction:false' (golang-migrate or Flyway: in a file of such statements alone)"},
     {"adding-field-with-default", kError,
      "a volatile default (or a stored generated column) rewrites the whole table under an "
      "ACCESS EXCLUSIVE lock",
@@ -81,9 +82,11 @@ const std::vector<LintRule> kRules = {
      "remove it: migronaut commits each migration together with its changelog record"},
     {"ban-concurrent-index-creation-in-transaction", kError,
      "CREATE INDEX CONCURRENTLY cannot run inside a transaction block",
-     "move it to a migration marked '-- migrate:up transaction:false'"},
+     "move it to a migration marked '-- migrate:up transaction:false' (golang-migrate or "
+     "Flyway: to a file of such statements alone)"},
     {"transaction-incompatible", kError, "the statement cannot run inside a transaction block",
-     "move it to a migration marked '-- migrate:up transaction:false'"},
+     "move it to a migration marked '-- migrate:up transaction:false' (golang-migrate or "
+     "Flyway: to a file of such statements alone)"},
     {"prefer-robust-stmts", kWarning,
      "outside a transaction a failure part way leaves the statements before it applied, and "
      "this one cannot simply run again",

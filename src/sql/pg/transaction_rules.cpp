@@ -1,5 +1,6 @@
 #include "sql/pg/transaction_rules.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -111,6 +112,14 @@ std::vector<TransactionConflict> transaction_conflicts(const std::vector<PgState
     }
   }
   return conflicts;
+}
+
+bool runs_only_outside_transaction(const std::vector<PgStatement>& statements) {
+  const std::vector<TransactionConflict> conflicts = transaction_conflicts(statements);
+  // One conflict at most per statement, and none for a statement that does not parse.
+  return !statements.empty() && conflicts.size() == statements.size() &&
+         std::none_of(conflicts.begin(), conflicts.end(),
+                      [](const TransactionConflict& c) { return c.rule == "transaction-nesting"; });
 }
 
 }  // namespace migronaut

@@ -61,5 +61,30 @@ TEST(TransactionRulesTest, PassesOrdinaryStatements) {
   EXPECT_TRUE(conflicts_of("SELEC 1;").empty());
 }
 
+bool only_outside(const std::string& script) {
+  return runs_only_outside_transaction(parse_pg_script(script));
+}
+
+TEST(TransactionRulesTest, RunsOnlyOutsideWhenEveryStatementCannotRunInABlock) {
+  EXPECT_TRUE(only_outside("CREATE INDEX CONCURRENTLY i ON t (a);"));
+  EXPECT_TRUE(
+      only_outside("-- the email index\nCREATE INDEX CONCURRENTLY i ON t (a);\n"
+                   "/* and the old one */ DROP INDEX CONCURRENTLY j;\n-- done\n"));
+  EXPECT_TRUE(only_outside("VACUUM t; REINDEX INDEX CONCURRENTLY i;"));
+}
+
+TEST(TransactionRulesTest, RunsInATransactionWhatMixesOrNeedsNone) {
+  EXPECT_FALSE(only_outside(""));
+  EXPECT_FALSE(only_outside("-- nothing but a comment\n"));
+  EXPECT_FALSE(only_outside("CREATE TABLE t (a text);"));
+  EXPECT_FALSE(only_outside("CREATE TABLE t (a text); CREATE INDEX CONCURRENTLY i ON t (a);"));
+  EXPECT_FALSE(only_outside("CREATE INDEX CONCURRENTLY i ON t (a); SET lock_timeout = '1s';"));
+  // Transaction control is refused, not a reason to run outside one.
+  EXPECT_FALSE(only_outside("BEGIN; CREATE INDEX CONCURRENTLY i ON t (a); COMMIT;"));
+  EXPECT_FALSE(only_outside("COMMIT; CREATE INDEX CONCURRENTLY i ON t (a);"));
+  // What the parser cannot read might need a transaction: the server judges it, in one.
+  EXPECT_FALSE(only_outside("CREATE INDEX CONCURRENTLY i ON t (a); SELEC 1;"));
+}
+
 }  // namespace
 }  // namespace migronaut

@@ -634,6 +634,10 @@ class PostgresStore final : public Store {
           result.get());
   }
 
+  bool runs_outside_transaction(const Script& script) const override {
+    return runs_only_outside_transaction(parse_pg_script(script.text));
+  }
+
   void check_script(std::string_view file, const Script& script,
                     bool transactional) const override {
     // Every script is split by the parser when it runs: a CLI whose parser module is missing

@@ -162,4 +162,22 @@ std::optional<SqliteConflict> sqlite_transaction_conflict(std::string_view scrip
   return std::nullopt;
 }
 
+bool sqlite_runs_only_outside_transaction(std::string_view script) {
+  Compiler compiler;
+  SavepointStack savepoints;
+  bool any = false;
+  for (const Piece& piece : split_statements(script)) {
+    if (statement_of(script, piece).text.empty()) continue;  // a lone ';'
+    bool incompatible = false;
+    for (const Opcode& op : compiler.explain(piece.text)) {
+      const std::optional<Verdict> verdict = judge(op, savepoints);
+      if (verdict && verdict->rule == "transaction-nesting") return false;
+      incompatible = incompatible || verdict.has_value();
+    }
+    if (!incompatible) return false;
+    any = true;
+  }
+  return any;
+}
+
 }  // namespace migronaut

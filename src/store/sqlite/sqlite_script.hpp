@@ -31,4 +31,9 @@ struct SqliteConflict {
 // empty database (they name tables) are no transaction control and pass.
 std::optional<SqliteConflict> sqlite_transaction_conflict(std::string_view script);
 
+// Whether every statement of `script`, and there is one, cannot run inside a transaction
+// (VACUUM): a script that can run only outside one. A statement that does not compile on an
+// empty database counts against it.
+bool sqlite_runs_only_outside_transaction(std::string_view script);
+
 }  // namespace migronaut

@@ -33,6 +33,15 @@ TEST(SqliteScriptTest, RefusesVacuum) {
   EXPECT_EQ(conflict->statement, "VACUUM");
 }
 
+TEST(SqliteScriptTest, RunsOnlyOutsideATransactionWhatIsAllVacuum) {
+  EXPECT_TRUE(sqlite_runs_only_outside_transaction("-- tidy up\nVACUUM;\n;\nVACUUM\n-- done\n"));
+  EXPECT_FALSE(sqlite_runs_only_outside_transaction(""));
+  EXPECT_FALSE(sqlite_runs_only_outside_transaction("-- nothing\n"));
+  EXPECT_FALSE(sqlite_runs_only_outside_transaction("CREATE TABLE t (a); VACUUM;"));
+  EXPECT_FALSE(sqlite_runs_only_outside_transaction("VACUUM; COMMIT;"));
+  EXPECT_FALSE(sqlite_runs_only_outside_transaction("VACUUM; INSERT INTO missing VALUES (1);"));
+}
+
 TEST(SqliteScriptTest, ListsTheStatementsFromTheirFirstTokenWithoutSemicolons) {
   const std::vector<std::string_view> statements = sqlite_statements(
       "-- notes\nCREATE TABLE t (a TEXT DEFAULT 'x;y');\n/* ; */ ;\n"

@@ -413,6 +413,10 @@ class SqliteStore final : public Store {
     upsert.run();
   }
 
+  bool runs_outside_transaction(const Script& script) const override {
+    return sqlite_runs_only_outside_transaction(script.text);
+  }
+
   void check_script(std::string_view file, const Script& script,
                     bool transactional) const override {
     if (!transactional) return;

@@ -78,11 +78,7 @@ bool in_state(const PlanEntry& entry, MigrationState state) { return entry.state
 // Fails while `up` refuses over another tool's history, so a CI gate stops before the deploy.
 AuditCheck unimported_history(const std::optional<UnimportedHistory>& unimported) {
   if (!unimported) return pass("import", "no other tool's history left to import");
-  return fail("import", fmt::format("{}'s history ({}) applied {} migration(s) of this folder, "
-                                    "and migronaut's changelog is empty: `up` refuses to run them "
-                                    "again until `migronaut import --from {}`",
-                                    unimported->tool, unimported->table, unimported->covered,
-                                    unimported->tool));
+  return fail("import", unimported_history_error(*unimported).what());
 }
 
 }  // namespace

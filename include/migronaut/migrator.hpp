@@ -14,6 +14,7 @@
 
 #include "migronaut/changelog.hpp"
 #include "migronaut/config.hpp"
+#include "migronaut/errors.hpp"
 #include "migronaut/events.hpp"
 #include "migronaut/lock.hpp"
 #include "migronaut/migration.hpp"
@@ -59,6 +60,24 @@ struct StatusRow {
   std::string script;
 };
 void to_json(nlohmann::json& out, const StatusRow& row);
+
+// Another tool's history on a database with no migronaut changelog, covering `covered`
+// migrations of the folder: `up` would run them again, so it refuses (as do `dry-run up` and
+// `wait`) until `import --from <tool>` records them.
+struct UnimportedHistory {
+  std::string tool;   // as `import --from` spells it
+  std::string table;  // where the tool keeps it (a MongoDB collection for migrate-mongo)
+  std::size_t covered = 0;
+};
+void to_json(nlohmann::json& out, const UnimportedHistory& history);
+// What `up` refuses `history` with (MIGRATION_BLOCKED), naming the import that lifts it.
+MigrationBlockedError unimported_history_error(const UnimportedHistory& history);
+
+// `status`: the rows, and the other tool's history `up` refuses over, if any.
+struct StatusReport {
+  std::vector<StatusRow> rows;
+  std::optional<UnimportedHistory> unimported;
+};
 
 struct UpOptions {
   // Targets are a migration's name or its version ("20260101120000", "3", "1.2").
@@ -168,6 +187,9 @@ class Migrator {
   std::vector<RunResult> redo(const std::optional<std::string>& file = std::nullopt);
 
   std::vector<StatusRow> status();
+  // status(), and whether `up` would refuse over another tool's unimported history: looked for
+  // only when the changelog is empty, so a migronaut database pays nothing for it.
+  StatusReport status_report();
   // The rows `up` or `down` would run, without taking the lock or writing anything.
   std::vector<StatusRow> dry_run_up(const UpOptions& options = {});
   std::vector<StatusRow> dry_run_down(const DownOptions& options = {});

@@ -103,7 +103,8 @@ Command add_dry_run(CLI::App& app) {
   sub->add_option("--output", flags->output, "With --sql: write them to this file")
       ->type_name("FILE");
   document(sub, "migronaut dry-run down --steps 2",
-           "0 shown, 5 connection failed, 8 an unknown file or --to target");
+           "0 shown, 5 connection failed, 8 an unknown file or --to target, 24 up refused: "
+           "another tool's history is not imported");
   return {sub, [flags](Context& context) {
             const Config config = context.config();
             if (!flags->output.empty()) refuse_unsafe_output(flags->output, config.migrations_dir);

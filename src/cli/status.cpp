@@ -104,19 +104,34 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
 Command add_status(CLI::App& app) {
   auto* sub = app.add_subcommand("status", "Show applied and pending migrations");
   auto check = std::make_shared<bool>(false);
-  sub->add_flag("--check", *check, "Exit 2 when anything is pending");
+  sub->add_flag("--check", *check,
+                "Exit 2 when anything is pending, 24 when `up` refuses over another tool's "
+                "unimported history");
   document(sub, "migronaut status | grep pending",
-           "0 shown, 2 something is pending (--check), 5 connection failed");
-  return {sub, [check](Context& context) {
-            Migrator migrator(context.config(), context.migrator_options());
-            const std::vector<StatusRow> rows = migrator.status();
-            const auto pending = std::count_if(rows.begin(), rows.end(), is_pending);
-            Output& out = context.out();
-            print_table(out, rows);
-            out.report(fmt::format("{} applied, {} pending", rows.size() - pending, pending));
-            if (out.json_mode()) out.document({{"migrations", rows}, {"pending", pending}});
-            return *check && pending > 0 ? exit_status(ErrorCode::kPendingMigrations) : 0;
-          }};
+           "0 shown, 2 something is pending (--check), 5 connection failed, 24 another tool's "
+           "history is not imported, which `up` refuses (--check)");
+  return {
+      sub, [check](Context& context) {
+        Migrator migrator(context.config(), context.migrator_options());
+        const StatusReport report = migrator.status_report();
+        const std::vector<StatusRow>& rows = report.rows;
+        const auto pending = std::count_if(rows.begin(), rows.end(), is_pending);
+        Output& out = context.out();
+        print_table(out, rows);
+        out.report(fmt::format("{} applied, {} pending", rows.size() - pending, pending));
+        // Those pending rows are the other tool's applied ones: `up` refuses them, and
+        // --check says so rather than "pending".
+        if (report.unimported) out.warn(unimported_history_error(*report.unimported).what());
+        if (out.json_mode()) {
+          out.document({{"migrations", rows},
+                        {"pending", pending},
+                        {"unimportedHistory", report.unimported ? nlohmann::json(*report.unimported)
+                                                                : nlohmann::json(nullptr)}});
+        }
+        if (!*check) return 0;
+        if (report.unimported) return exit_status(ErrorCode::kMigrationBlocked);
+        return pending > 0 ? exit_status(ErrorCode::kPendingMigrations) : 0;
+      }};
 }
 
 Command add_list(CLI::App& app) {

@@ -1,7 +1,8 @@
 // `migronaut wait [--timeout d]`: blocks until nothing is pending, taking no lock — for
 // replicas that must not migrate but must not start before the migrating peer is done. It
 // polls with jittered backoff, honours its timeout to the poll, and gives up at once when a
-// pending migration is recorded failed and no run holds the lock to retry it.
+// pending migration is recorded failed and no run holds the lock to retry it, or when `up`
+// refuses over another tool's unimported history.
 #include <optional>
 
 #include "cli/cli.hpp"
@@ -20,11 +21,14 @@ using std::chrono::milliseconds;
 struct Pending {
   std::vector<std::string> names;
   std::vector<std::string> failed;
+  std::optional<UnimportedHistory> unimported;
 };
 
 Pending pending_of(Migrator& migrator) {
+  StatusReport report = migrator.status_report();
   Pending pending;
-  for (const StatusRow& row : migrator.status()) {
+  pending.unimported = std::move(report.unimported);
+  for (const StatusRow& row : report.rows) {
     if (!needs_run(row.state)) continue;
     pending.names.push_back(row.name);
     if (row.state == MigrationState::kFailed) pending.failed.push_back(row.name);
@@ -40,7 +44,8 @@ Command add_wait(CLI::App& app) {
   sub->add_option("--timeout", *timeout, "Give up after this long (exit 2)")->type_name("DURATION");
   document(sub, "migronaut wait --timeout 10m",
            "0 nothing pending, 2 still pending when the timeout ran out, 7 a pending migration "
-           "failed and no run is retrying it, 11 stopped by a signal");
+           "failed and no run is retrying it, 11 stopped by a signal, 24 another tool's history "
+           "is not imported: `up` refuses until `import`");
   return {
       sub,
       [timeout](Context& context) {
@@ -73,6 +78,11 @@ Command add_wait(CLI::App& app) {
             out.success("Nothing pending");
             if (out.json_mode()) out.document(detail);
             return 0;
+          }
+          // No run applies anything until someone imports.
+          if (!unreachable && pending.unimported) {
+            out.clear_live();
+            throw unimported_history_error(*pending.unimported);
           }
           if (!unreachable && !pending.failed.empty() && !migrator.lock_info()) {
             out.clear_live();

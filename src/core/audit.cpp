@@ -75,9 +75,16 @@ AuditCheck plan_check(const Plan& plan, const char* name, const Selector& select
 
 bool in_state(const PlanEntry& entry, MigrationState state) { return entry.state == state; }
 
+// Fails while `up` refuses over another tool's history, so a CI gate stops before the deploy.
+AuditCheck unimported_history(const std::optional<UnimportedHistory>& unimported) {
+  if (!unimported) return pass("import", "no other tool's history left to import");
+  return fail("import", unimported_history_error(*unimported).what());
+}
+
 }  // namespace
 
-std::vector<AuditCheck> audit_database(Store& store, const Config& config, const Plan& plan) {
+std::vector<AuditCheck> audit_database(Store& store, const Config& config, const Plan& plan,
+                                       const std::optional<UnimportedHistory>& unimported) {
   std::vector<AuditCheck> checks;
   const StoreProbe probe = store.probe();
   checks.push_back(transactions(probe, config));
@@ -116,6 +123,7 @@ std::vector<AuditCheck> audit_database(Store& store, const Config& config, const
   checks.push_back(plan_check(
       plan, "renames", [](const PlanEntry& e) { return !e.renamed_from.empty(); }, warn,
       "renamed: the next run records the new names"));
+  checks.push_back(unimported_history(unimported));
   return checks;
 }
 

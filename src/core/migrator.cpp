@@ -1,5 +1,6 @@
 #include "migronaut/migrator.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <future>
 #include <mutex>
@@ -205,11 +206,12 @@ struct Migrator::Impl {
   }
 
   // A first run (no changelog yet) on a database another tool migrated: `up` would run again
-  // what that tool applied. Refused when the tool's history covers files of this folder, as
+  // what that tool applied. Found when the tool's history covers files of this folder, as
   // `import` would record them; a history of other files (a Rails app's schema_migrations)
-  // stands aside.
-  void refuse_unimported_history(const Plan& plan, const std::vector<Migration>& migrations) {
-    if (!plan.records.empty()) return;
+  // stands aside. A changelog with records ends the search before any read.
+  std::optional<UnimportedHistory> unimported_history(const Plan& plan,
+                                                      const std::vector<Migration>& migrations) {
+    if (!plan.records.empty()) return std::nullopt;
     for (const ForeignTool tool : foreign_tools()) {
       std::optional<std::vector<ForeignRecord>> history;
       try {
@@ -218,19 +220,20 @@ struct Migrator::Impl {
         continue;  // not this backend's tool, or its table is another tool's
       }
       if (!history || history->empty()) continue;
-      std::size_t covered = 0;
       try {
-        covered = plan_import(tool, *history, migrations, {}, false).imported.size();
+        const std::size_t covered =
+            plan_import(tool, *history, migrations, {}, false).imported.size();
+        return UnimportedHistory{std::string(foreign_tool_name(tool)),
+                                 std::string(foreign_tool_table(tool)), covered};
       } catch (const MigrationFileNotFoundError&) {
         continue;  // none of its versions is a file here
       }
-      const std::string_view name = foreign_tool_name(tool);
-      throw MigrationBlockedError(
-          fmt::format("This database has no migronaut changelog but {}'s history, which applied "
-                      "{} migration(s) of this folder: `up` would run them again. Import it "
-                      "first: `migronaut import --from {}`",
-                      name, covered, name),
-          {{"tool", name}, {"covered", covered}});
+    }
+    return std::nullopt;
+  }
+  void refuse_unimported_history(const Plan& plan, const std::vector<Migration>& migrations) {
+    if (const auto found = unimported_history(plan, migrations)) {
+      throw unimported_history_error(*found);
     }
   }
 
@@ -619,14 +622,50 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
       });
 }
 
-std::vector<StatusRow> Migrator::status() {
-  std::vector<Migration> migrations;
-  Plan plan = impl_->load_and_plan(migrations);
-  impl_->mark_live_run(plan);
+void to_json(nlohmann::json& out, const UnimportedHistory& history) {
+  out = {{"tool", history.tool}, {"table", history.table}, {"covered", history.covered}};
+}
+
+MigrationBlockedError unimported_history_error(const UnimportedHistory& history) {
+  return MigrationBlockedError(
+      fmt::format("This database has no migronaut changelog but {}'s history ({}), which applied "
+                  "{} migration(s) of this folder: `up` would run them again. Import it first: "
+                  "`migronaut import --from {}`",
+                  history.tool, history.table, history.covered, history.tool),
+      history);
+}
+
+namespace {
+
+// The rows of `plan`, which they spend (see status_row).
+std::vector<StatusRow> rows_of(Plan& plan, std::vector<Migration>& migrations) {
   std::vector<StatusRow> rows;
   rows.reserve(plan.entries.size());
   for (const PlanEntry& entry : plan.entries) rows.push_back(status_row(entry, migrations, plan));
   return rows;
+}
+
+}  // namespace
+
+std::vector<StatusRow> Migrator::status() {
+  std::vector<Migration> migrations;
+  Plan plan = impl_->load_and_plan(migrations);
+  impl_->mark_live_run(plan);
+  return rows_of(plan, migrations);
+}
+
+StatusReport Migrator::status_report() {
+  std::vector<Migration> migrations;
+  Plan plan = impl_->load_and_plan(migrations);
+  impl_->mark_live_run(plan);
+  StatusReport report;
+  // As `up`, looked for only when something is pending; before the rows spend the plan.
+  if (std::any_of(plan.entries.begin(), plan.entries.end(),
+                  [](const PlanEntry& entry) { return entry.pending(); })) {
+    report.unimported = impl_->unimported_history(plan, migrations);
+  }
+  report.rows = rows_of(plan, migrations);
+  return report;
 }
 
 namespace {
@@ -641,8 +680,11 @@ std::string script_text(const Work& work) {
 std::vector<StatusRow> Migrator::dry_run_up(const UpOptions& options) {
   std::vector<Migration> migrations = impl_->load();
   Plan plan = impl_->read_plan(migrations);
+  const std::vector<const PlanEntry*> targets = select_up(plan, options, impl_->config).targets;
+  // What `up` would do: refused as `up` refuses it.
+  if (!targets.empty()) impl_->refuse_unimported_history(plan, migrations);
   std::vector<StatusRow> rows;
-  for (const PlanEntry* entry : select_up(plan, options, impl_->config).targets) {
+  for (const PlanEntry* entry : targets) {
     rows.push_back(status_row(*entry, migrations, plan));
     rows.back().script = script_text(entry->migration->up);
   }
@@ -724,7 +766,8 @@ AuditReport Migrator::audit() {
     const std::vector<Migration> migrations = impl_->load();
     Plan plan = impl_->read_plan(migrations);
     impl_->mark_live_run(plan);
-    for (AuditCheck& check : audit_database(impl_->reader(), impl_->config, plan)) {
+    const std::optional<UnimportedHistory> unimported = impl_->unimported_history(plan, migrations);
+    for (AuditCheck& check : audit_database(impl_->reader(), impl_->config, plan, unimported)) {
       checks.push_back(std::move(check));
     }
   } catch (const Error& error) {

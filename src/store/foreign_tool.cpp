@@ -1,38 +1,50 @@
 #include <array>
-#include <utility>
 
 #include "store/store.hpp"
 
 namespace migronaut {
 namespace {
 
-constexpr std::array<std::pair<ForeignTool, std::string_view>, 6> kToolNames = {{
-    {ForeignTool::kDbmate, "dbmate"},
-    {ForeignTool::kGolangMigrate, "golang-migrate"},
-    {ForeignTool::kFlyway, "flyway"},
-    {ForeignTool::kKnex, "knex"},
-    {ForeignTool::kNodePgMigrate, "node-pg-migrate"},
-    {ForeignTool::kMigrateMongo, "migrate-mongo"},
+struct ToolNames {
+  ForeignTool tool;
+  std::string_view name;
+  std::string_view table;
+};
+
+constexpr std::array<ToolNames, 6> kToolNames = {{
+    {ForeignTool::kDbmate, "dbmate", "schema_migrations"},
+    {ForeignTool::kGolangMigrate, "golang-migrate", "schema_migrations"},
+    {ForeignTool::kFlyway, "flyway", "flyway_schema_history"},
+    {ForeignTool::kKnex, "knex", "knex_migrations"},
+    {ForeignTool::kNodePgMigrate, "node-pg-migrate", "pgmigrations"},
+    {ForeignTool::kMigrateMongo, "migrate-mongo", "changelog"},
 }};
 
 }  // namespace
 
 std::string_view foreign_tool_name(ForeignTool tool) {
-  for (const auto& [known, name] : kToolNames) {
-    if (known == tool) return name;
+  for (const ToolNames& known : kToolNames) {
+    if (known.tool == tool) return known.name;
+  }
+  return "";
+}
+
+std::string_view foreign_tool_table(ForeignTool tool) {
+  for (const ToolNames& known : kToolNames) {
+    if (known.tool == tool) return known.table;
   }
   return "";
 }
 
 std::vector<ForeignTool> foreign_tools() {
   std::vector<ForeignTool> tools;
-  for (const auto& [tool, name] : kToolNames) tools.push_back(tool);
+  for (const ToolNames& known : kToolNames) tools.push_back(known.tool);
   return tools;
 }
 
 std::optional<ForeignTool> parse_foreign_tool(std::string_view name) {
-  for (const auto& [tool, known] : kToolNames) {
-    if (known == name) return tool;
+  for (const ToolNames& known : kToolNames) {
+    if (known.name == name) return known.tool;
   }
   return std::nullopt;
 }

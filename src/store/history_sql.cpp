@@ -10,32 +10,34 @@ namespace migronaut {
 
 std::optional<HistoryQuery> history_query(
     ForeignTool tool, const std::function<std::string(std::string_view column)>& epoch_ms) {
+  const std::string table(foreign_tool_table(tool));
   switch (tool) {
     case ForeignTool::kDbmate:
-      return HistoryQuery{"schema_migrations",
-                          "SELECT CAST(version AS TEXT), NULL, NULL, NULL, NULL, 1, NULL"
-                          " FROM schema_migrations",
-                          "dirty"};
+      return HistoryQuery{
+          table, "SELECT CAST(version AS TEXT), NULL, NULL, NULL, NULL, 1, NULL FROM " + table,
+          "dirty"};
     case ForeignTool::kGolangMigrate:
-      return HistoryQuery{"schema_migrations",
+      return HistoryQuery{table,
                           "SELECT CAST(version AS TEXT), NULL, NULL, NULL, NULL,"
-                          " CASE WHEN dirty THEN 0 ELSE 1 END, NULL FROM schema_migrations",
+                          " CASE WHEN dirty THEN 0 ELSE 1 END, NULL FROM " +
+                              table,
                           ""};
     case ForeignTool::kFlyway:
-      return HistoryQuery{"flyway_schema_history",
+      return HistoryQuery{table,
                           "SELECT version, script, description, " + epoch_ms("installed_on") +
                               ", CAST(checksum AS TEXT), CASE WHEN success THEN 1 ELSE 0 END,"
-                              " type FROM flyway_schema_history ORDER BY installed_rank",
+                              " type FROM " +
+                              table + " ORDER BY installed_rank",
                           ""};
     case ForeignTool::kKnex:
-      return HistoryQuery{"knex_migrations",
+      return HistoryQuery{table,
                           "SELECT NULL, name, NULL, " + epoch_ms("migration_time") +
-                              ", NULL, 1, NULL FROM knex_migrations ORDER BY id",
+                              ", NULL, 1, NULL FROM " + table + " ORDER BY id",
                           ""};
     case ForeignTool::kNodePgMigrate:
-      return HistoryQuery{"pgmigrations",
+      return HistoryQuery{table,
                           "SELECT NULL, name, NULL, " + epoch_ms("run_on") +
-                              ", NULL, 1, NULL FROM pgmigrations ORDER BY id",
+                              ", NULL, 1, NULL FROM " + table + " ORDER BY id",
                           ""};
     case ForeignTool::kMigrateMongo:
       return std::nullopt;

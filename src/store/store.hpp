@@ -336,6 +336,8 @@ class Store {
 
 // "dbmate", "golang-migrate", "flyway", "knex", "node-pg-migrate", "migrate-mongo".
 std::string_view foreign_tool_name(ForeignTool tool);
+// Its table (collection) under the default name, as listed above ForeignTool.
+std::string_view foreign_tool_table(ForeignTool tool);
 // Every tool `import` knows, in declaration order.
 std::vector<ForeignTool> foreign_tools();
 std::optional<ForeignTool> parse_foreign_tool(std::string_view name);

@@ -512,6 +512,97 @@ TEST_F(AdoptTest, AFirstUpOverAnotherToolsUnimportedHistoryIsRefused) {
   EXPECT_TRUE(SqliteDb(other).has_table("b"));
 }
 
+// The user trial's database: golang-migrate applied 1 to 3 of this folder's four (clean at
+// version 3), and nobody imported its history. Its dump, to show a command left it as it was.
+class UnimportedHistoryTest : public AdoptTest {
+ protected:
+  void SetUp() override {
+    for (const char* name : {"1_a", "2_b", "3_c", "4_d"}) {
+      const std::string table(1, name[2]);
+      project.write_migration(std::string(name) + ".up.sql",
+                              "CREATE TABLE " + table + " (id INTEGER);\n");
+    }
+    { std::ofstream create(project.db_path()); }
+    project.open().exec(
+        "CREATE TABLE schema_migrations (version uint64,dirty bool);"
+        "CREATE UNIQUE INDEX version_unique ON schema_migrations (version);"
+        "INSERT INTO schema_migrations VALUES (3, 0);"
+        "CREATE TABLE a (id INTEGER); CREATE TABLE b (id INTEGER); CREATE TABLE c (id INTEGER);");
+    before = project.dump();
+  }
+  // What `up` says, naming the tool, its table and the import that lifts the refusal.
+  static void expect_names_the_import(const std::string& text) {
+    EXPECT_NE(text.find("golang-migrate's history (schema_migrations), which applied 3 "
+                        "migration(s) of this folder"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("`migronaut import --from golang-migrate`"), std::string::npos) << text;
+  }
+  std::string before;
+};
+
+// `dry-run up` shows what `up` would do, and `up` refuses: so does the dry run, alike.
+TEST_F(UnimportedHistoryTest, DryRunUpIsRefusedLikeUp) {
+  const ProcessResult up = expect({"up"}, 24);
+  const ProcessResult dry_run = expect({"dry-run", "up"}, 24);
+  expect_names_the_import(dry_run.err);
+  EXPECT_EQ(dry_run.err, up.err);
+  const nlohmann::json error = json_of(expect({"--json", "dry-run", "up", "--sql"}, 24))["error"];
+  EXPECT_EQ(error["code"], "MIGRATION_BLOCKED") << error;
+  EXPECT_EQ(error["context"]["tool"], "golang-migrate") << error;
+  EXPECT_EQ(error["context"]["table"], "schema_migrations") << error;
+  EXPECT_EQ(project.dump(), before);
+}
+
+// Nothing gets applied until someone imports: waiting cannot succeed, so it gives up at once
+// (well inside its timeout, which would end in exit 2).
+TEST_F(UnimportedHistoryTest, WaitGivesUpAtOnce) {
+  const ProcessResult wait = expect({"wait", "--timeout", "5s"}, 24);
+  expect_names_the_import(wait.err);
+  EXPECT_EQ(project.dump(), before);
+}
+
+TEST_F(UnimportedHistoryTest, AuditFailsNamingTheTableAndTheImport) {
+  const nlohmann::json report = json_of(expect({"--json", "audit"}, 22));
+  EXPECT_EQ(report["ok"], false);
+  nlohmann::json import_check;
+  for (const nlohmann::json& check : report["checks"]) {
+    if (check["name"] == "import") import_check = check;
+  }
+  EXPECT_EQ(import_check["status"], "fail") << report.dump(2);
+  const std::string detail = import_check.value("detail", "");
+  EXPECT_NE(detail.find("golang-migrate's history (schema_migrations)"), std::string::npos)
+      << detail;
+  EXPECT_NE(detail.find("migronaut import --from golang-migrate"), std::string::npos) << detail;
+  EXPECT_EQ(project.dump(), before);
+
+  expect({"import", "--from", "golang-migrate"}, 0);
+  for (const nlohmann::json& check : json_of(expect({"--json", "audit"}, 0))["checks"]) {
+    if (check["name"] == "import") {
+      EXPECT_EQ(check["status"], "pass") << check;
+    }
+  }
+}
+
+// `status` only reads: it lists the rows as the changelog has them, and says on stderr that
+// `up` refuses; `--check` exits as `up` would (24), "pending" being no true answer.
+TEST_F(UnimportedHistoryTest, StatusWarnsAndCheckExitsAsUpWould) {
+  const ProcessResult status = expect({"status"}, 0);
+  EXPECT_NE(status.out.find("0 applied, 4 pending"), std::string::npos) << status.out;
+  EXPECT_EQ(status.out.find("golang-migrate"), std::string::npos) << status.out;
+  expect_names_the_import(status.err);
+  const nlohmann::json document = json_of(expect({"--json", "status"}, 0));
+  EXPECT_EQ(document["pending"], 4);
+  EXPECT_EQ(
+      document["unimportedHistory"],
+      (nlohmann::json{{"tool", "golang-migrate"}, {"table", "schema_migrations"}, {"covered", 3}}));
+  expect_names_the_import(expect({"status", "--check"}, 24).err);
+  EXPECT_EQ(project.dump(), before);
+
+  expect({"import", "--from", "golang-migrate"}, 0);
+  EXPECT_TRUE(json_of(expect({"--json", "status", "--check"}, 2))["unimportedHistory"].is_null());
+}
+
 // An import writes all its records or none: one cut short would leave the rest pending, for
 // `up` to run again. Here the database refuses the third record.
 TEST_F(AdoptTest, AnImportThatFailsMidwayWritesNoRecord) {

@@ -12,8 +12,6 @@ namespace {
 using mongo::Json;
 using mongo::to_bson;
 
-constexpr const char* kMigrateMongoChangelog = "changelog";
-
 bool has_collection(mongoc_database_t* database, const std::string& name,
                     const MongoFailure& failure) {
   bson_error_t error;
@@ -39,8 +37,9 @@ std::optional<std::vector<ForeignRecord>> read_mongo_history(mongoc_database_t* 
                                                              ForeignTool tool,
                                                              const MongoFailure& failure) {
   if (tool != ForeignTool::kMigrateMongo) throw_tool_unsupported(tool, "mongo");
-  if (!has_collection(database, kMigrateMongoChangelog, failure)) return std::nullopt;
-  mongo::CollectionPtr collection(mongoc_database_get_collection(database, kMigrateMongoChangelog));
+  const std::string name(foreign_tool_table(tool));
+  if (!has_collection(database, name, failure)) return std::nullopt;
+  mongo::CollectionPtr collection(mongoc_database_get_collection(database, name.c_str()));
   const Json options = {{"sort", {{"appliedAt", 1}, {"_id", 1}}},
                         {"projection", {{"fileName", 1}, {"appliedAt", 1}, {"fileHash", 1}}}};
   mongo::CursorPtr cursor(mongoc_collection_find_with_opts(

@@ -1,8 +1,8 @@
 // `migronaut wait [--timeout d]`: blocks until nothing is pending, taking no lock — for
 // replicas that must not migrate but must not start before the migrating peer is done. It
 // polls with jittered backoff, honours its timeout to the poll, and gives up at once when a
-// pending migration is recorded failed and no run holds the lock to retry it, or when `up`
-// refuses over another tool's unimported history.
+// pending migration is recorded failed and no run holds the lock to retry it. Over another
+// tool's unimported history it waits (an import may be under way) and its timeout says why.
 #include <optional>
 
 #include "cli/cli.hpp"
@@ -44,8 +44,8 @@ Command add_wait(CLI::App& app) {
   sub->add_option("--timeout", *timeout, "Give up after this long (exit 2)")->type_name("DURATION");
   document(sub, "migronaut wait --timeout 10m",
            "0 nothing pending, 2 still pending when the timeout ran out, 7 a pending migration "
-           "failed and no run is retrying it, 11 stopped by a signal, 24 another tool's history "
-           "is not imported: `up` refuses until `import`");
+           "failed and no run is retrying it, 11 stopped by a signal, 24 the timeout ran out with "
+           "another tool's history not imported: `up` refuses until `import`");
   return {
       sub,
       [timeout](Context& context) {
@@ -79,11 +79,6 @@ Command add_wait(CLI::App& app) {
             if (out.json_mode()) out.document(detail);
             return 0;
           }
-          // No run applies anything until someone imports.
-          if (!unreachable && pending.unimported) {
-            out.clear_live();
-            throw unimported_history_error(*pending.unimported);
-          }
           if (!unreachable && !pending.failed.empty() && !migrator.lock_info()) {
             out.clear_live();
             nlohmann::json context_json = detail;
@@ -94,6 +89,12 @@ Command add_wait(CLI::App& app) {
                 context_json);
           }
           if (waited >= budget) {
+            // No run applies anything until someone imports (a Job's `import && up` may be
+            // under way, so it is waited for like any run): the timeout says why.
+            if (!unreachable && pending.unimported) {
+              out.clear_live();
+              throw unimported_history_error(*pending.unimported);
+            }
             nlohmann::json context_json = detail;
             context_json["timedOut"] = true;
             throw PendingMigrationsError(fmt::format("{} migration(s) still pending after {} ms",
@@ -105,8 +106,12 @@ Command add_wait(CLI::App& app) {
               lock_wait_backoff(base, attempt, budget, lock_wait_random01()), budget - waited);
           out.live(unreachable ? fmt::format("⏳ Waiting for the database ({}) — waited {}s",
                                              unreachable->what(), waited.count() / 1000)
-                               : fmt::format("⏳ {} migration(s) pending — waited {}s",
-                                             pending.names.size(), waited.count() / 1000));
+                               : fmt::format("⏳ {} migration(s) pending{} — waited {}s",
+                                             pending.names.size(),
+                                             pending.unimported ? ", another tool's history not "
+                                                                  "imported yet"
+                                                                : "",
+                                             waited.count() / 1000));
           if (!clock.sleep_for(delay, context.stop())) {
             throw RunAbortedError("wait interrupted", {{"pending", pending.names}});
           }

@@ -68,6 +68,18 @@ class SqliteProcessTest : public ::testing::Test {
         ", 'foreign-run', 'foreign-nonce', 4242, 'elsewhere', 'ops')");
   }
 
+  // 0001-first.sql applied and 0002-second.sql pending, while a writer that is no migronaut run
+  // (a sqlite3 shell's BEGIN IMMEDIATE) holds the file's write slot: its connection.
+  std::unique_ptr<SqliteDb> second_pending_behind_a_foreign_writer() {
+    project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
+    EXPECT_EQ(project.run({"up"}).exit_code, 0);
+    project.write_migration("0002-second.sql",
+                            "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
+    auto shell = std::make_unique<SqliteDb>(project.db_path());
+    shell->exec("BEGIN IMMEDIATE; CREATE TABLE shell_work (id INTEGER)");
+    return shell;
+  }
+
   // The applied_log rows, sorted: each migration that committed adds its name once.
   std::vector<std::string> applied_log() const {
     std::vector<std::string> names;
@@ -869,12 +881,8 @@ char process_state(pid_t pid) {
 // within its budget with exit 3 instead of waiting for "another run's migration" forever. It
 // leaves the database as it was.
 TEST_F(SqliteProcessTest, AForeignWriterHoldingTheFileIsAStallTheWaiterGivesUpOn) {
-  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
-  ASSERT_EQ(project.run({"up"}).exit_code, 0);
-  project.write_migration("0002-second.sql", "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
-  const std::string before = project.dump();
-  SqliteDb shell(project.db_path());
-  shell.exec("BEGIN IMMEDIATE; CREATE TABLE shell_work (id INTEGER)");
+  const std::unique_ptr<SqliteDb> shell = second_pending_behind_a_foreign_writer();
+  const std::string before = project.dump();  // the shell's work is not committed
 
   auto waiter = project.start({"--json", "up", "--wait", "--wait-timeout", "2000"}, kFastLock);
   const std::string busy =
@@ -900,7 +908,7 @@ TEST_F(SqliteProcessTest, AForeignWriterHoldingTheFileIsAStallTheWaiterGivesUpOn
   EXPECT_NE(json_of(refused)["error"]["message"].get<std::string>().find(busy), std::string::npos)
       << describe(refused);
 
-  shell.exec("ROLLBACK");
+  shell->exec("ROLLBACK");
   EXPECT_EQ(project.dump(), before);
   EXPECT_EQ(project.lock_row(), std::nullopt);
 }
@@ -911,12 +919,8 @@ TEST_F(SqliteProcessTest, AForeignWriterHoldingTheFileIsAStallTheWaiterGivesUpOn
 // waiter exits 11, stopped, instead of finishing the wait and reporting its budget (1 s) spent as a
 // lock timeout.
 TEST_F(SqliteProcessTest, AWaiterStoppedWhileItsClaimWaitsForAForeignWriterExits11) {
-  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
-  ASSERT_EQ(project.run({"up"}).exit_code, 0);
-  project.write_migration("0002-second.sql", "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
-  const std::string before = project.dump();
-  SqliteDb shell(project.db_path());
-  shell.exec("BEGIN IMMEDIATE; CREATE TABLE shell_work (id INTEGER)");
+  const std::unique_ptr<SqliteDb> shell = second_pending_behind_a_foreign_writer();
+  const std::string before = project.dump();  // the shell's work is not committed
 
   auto waiter = project.start({"--json", "up", "--wait", "--wait-timeout", "1000"},
                               {{"MIGRONAUT_LOCK_POLL_INTERVAL_MS", "1"}});
@@ -926,7 +930,7 @@ TEST_F(SqliteProcessTest, AWaiterStoppedWhileItsClaimWaitsForAForeignWriterExits
       << waiter->err_so_far();
   waiter->signal(SIGTERM);
   const std::optional<ProcessResult> result = waiter->wait_for(milliseconds(60'000));
-  shell.exec("ROLLBACK");
+  shell->exec("ROLLBACK");
 
   ASSERT_TRUE(result.has_value()) << "still waiting after 60 s:\n" << waiter->err_so_far();
   EXPECT_EQ(result->exit_code, 11) << describe(*result);

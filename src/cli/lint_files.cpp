@@ -30,9 +30,8 @@ std::string read_text(const std::filesystem::path& path) {
 LintOptions options_for(const Migration& migration, Direction direction, const Config& config) {
   const RunOptions& run = migration.options_for(direction);
   const bool transactional = runs_in_transaction(
-      migration, direction, config.use_transaction.value_or(true), [](const Script& script) {
-        return runs_only_outside_transaction(parse_pg_script(script.text));
-      });
+      migration, direction, config.use_transaction.value_or(true),
+      [](const Script& script) { return runs_only_outside_transaction(script.text); });
   const auto lock_timeout =
       run.lock_timeout.value_or(std::chrono::milliseconds(config.lock_timeout_ms));
   const auto statement_timeout = run.statement_timeout.value_or(std::chrono::milliseconds(0));

@@ -209,13 +209,13 @@ void ScriptChecks::check(const Store& store, const Config& config, Direction dir
                          const std::vector<const PlanEntry*>& targets) {
   for (const PlanEntry* target : targets) {
     const Migration& migration = *target->migration;
-    if (checked_.contains({&migration, direction})) continue;
+    if (in_transaction_.contains({&migration, direction})) continue;
     const bool in_transaction = runs_in_transaction(store, config, migration, direction);
     if (!in_transaction) refuse_untransacted_timeouts(config, migration, direction);
     if (const Script* script = script_of(migration, direction)) {
       store.check_script(migration.file_for(direction), *script, in_transaction);
     }
-    checked_.emplace(&migration, direction);  // once it passed
+    in_transaction_.emplace(std::pair{&migration, direction}, in_transaction);  // once it passed
   }
 }
 
@@ -231,15 +231,14 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
   };
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const Migration& migration = *targets[i]->migration;
-    const Step step{
-        .direction = direction,
-        .migration = migration,
-        // A revert reports the batch the migration was applied in.
-        .batch = direction == Direction::kUp ? batch : targets[i]->record->batch,
-        .info = {env_.stamp.run_id, direction, i, targets.size()},
-        .progress = progress_of(i),
-        .commit_progress = progress_of(i + 1 < targets.size() ? i + 1 : i),
-        .in_transaction = runs_in_transaction(env_.store, env_.config, migration, direction)};
+    const Step step{.direction = direction,
+                    .migration = migration,
+                    // A revert reports the batch the migration was applied in.
+                    .batch = direction == Direction::kUp ? batch : targets[i]->record->batch,
+                    .info = {env_.stamp.run_id, direction, i, targets.size()},
+                    .progress = progress_of(i),
+                    .commit_progress = progress_of(i + 1 < targets.size() ? i + 1 : i),
+                    .in_transaction = env_.checks.in_transaction(migration, direction)};
     report_progress(step);
     // Between migrations is the only safe point: the previous one committed, the next has not
     // started.

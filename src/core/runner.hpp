@@ -6,8 +6,8 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
-#include <set>
 #include <utility>
 #include <vector>
 
@@ -32,9 +32,14 @@ class ScriptChecks {
   // transaction (MigrationInvalidFormatError).
   void check(const Store& store, const Config& config, Direction direction,
              const std::vector<const PlanEntry*>& targets);
+  // Whether a target check() passed runs `direction` in a transaction, as it decided then.
+  bool in_transaction(const Migration& migration, Direction direction) const {
+    return in_transaction_.at({&migration, direction});
+  }
 
  private:
-  std::set<std::pair<const Migration*, Direction>> checked_;
+  // Each checked (migration, direction): whether it runs in a transaction.
+  std::map<std::pair<const Migration*, Direction>, bool> in_transaction_;
 };
 
 struct RunEnvironment {

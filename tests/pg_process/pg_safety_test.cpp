@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "support/pg_cluster.hpp"
 #include "support/process.hpp"
+#include "support/table_collision.hpp"
 #include "support/temp_dir.hpp"
 #include "support/test_schema.hpp"
 
@@ -264,12 +265,7 @@ TEST_F(PgSafetyTest, AConfiguredTableNameThatAnotherTableHoldsIsRefusedNamingIt)
   pg_query_value(uri_,
                  "CREATE TABLE users (id bigint PRIMARY KEY, email text); "
                  "INSERT INTO users VALUES (1, 'a')");
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"MIGRONAUT_COLLECTION", "up"},
-      {"MIGRONAUT_COLLECTION", "status"},
-      {"MIGRONAUT_LOCK_COLLECTION", "up"},
-      {"MIGRONAUT_LOCK_COLLECTION", "lock"}};
-  for (const auto& [variable, command] : cases) {
+  for (const auto& [variable, command] : kTableCollisionCases) {
     env_ = {{variable, "users"}};
     const ProcessResult refused = migronaut({command});
     EXPECT_EQ(refused.exit_code, 38) << variable << " " << command << "\n" << refused.out;

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "process/sqlite_project.hpp"
+#include "support/table_collision.hpp"
 
 namespace migronaut::testing {
 namespace {
@@ -602,12 +603,7 @@ TEST_F(SqliteProcessTest, AConfiguredTableNameThatAnotherTableHoldsIsRefusedNami
       "CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT);"
       "INSERT INTO users VALUES (1, 'a');");
   const std::string before = project.dump();
-  const std::vector<std::pair<std::string, std::string>> cases = {
-      {"MIGRONAUT_COLLECTION", "up"},
-      {"MIGRONAUT_COLLECTION", "status"},
-      {"MIGRONAUT_LOCK_COLLECTION", "up"},
-      {"MIGRONAUT_LOCK_COLLECTION", "lock"}};
-  for (const auto& [variable, command] : cases) {
+  for (const auto& [variable, command] : kTableCollisionCases) {
     const ProcessResult refused = project.run({"--json", command}, {{variable, "users"}});
     EXPECT_EQ(refused.exit_code, 38) << variable << " " << command << "\n" << describe(refused);
     const nlohmann::json error = json_of(refused)["error"];

@@ -114,7 +114,8 @@ std::vector<TransactionConflict> transaction_conflicts(const std::vector<PgState
   return conflicts;
 }
 
-bool runs_only_outside_transaction(const std::vector<PgStatement>& statements) {
+bool runs_only_outside_transaction(std::string_view script) {
+  const std::vector<PgStatement> statements = parse_pg_script(script);
   const std::vector<TransactionConflict> conflicts = transaction_conflicts(statements);
   // One conflict at most per statement, and none for a statement that does not parse.
   return !statements.empty() && conflicts.size() == statements.size() &&

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sql/pg/pg_script.hpp"
@@ -23,10 +24,10 @@ struct TransactionConflict {
 // Every conflict of `statements`, in order. Statements that do not parse are left to the server.
 std::vector<TransactionConflict> transaction_conflicts(const std::vector<PgStatement>& statements);
 
-// Whether `statements` are all ones PostgreSQL refuses inside a transaction block (CREATE INDEX
-// CONCURRENTLY, VACUUM, …; transaction control is not among them), and there is at least one: a
-// script that can run only outside a transaction, as Flyway runs it. A statement that does not
-// parse counts against it.
-bool runs_only_outside_transaction(const std::vector<PgStatement>& statements);
+// Whether the statements of `script` are all ones PostgreSQL refuses inside a transaction block
+// (CREATE INDEX CONCURRENTLY, VACUUM, …; transaction control is not among them), and there is at
+// least one: a script that can run only outside a transaction, as Flyway runs it. A statement
+// that does not parse counts against it.
+bool runs_only_outside_transaction(std::string_view script);
 
 }  // namespace migronaut

@@ -61,9 +61,7 @@ TEST(TransactionRulesTest, PassesOrdinaryStatements) {
   EXPECT_TRUE(conflicts_of("SELEC 1;").empty());
 }
 
-bool only_outside(const std::string& script) {
-  return runs_only_outside_transaction(parse_pg_script(script));
-}
+bool only_outside(const std::string& script) { return runs_only_outside_transaction(script); }
 
 TEST(TransactionRulesTest, RunsOnlyOutsideWhenEveryStatementCannotRunInABlock) {
   EXPECT_TRUE(only_outside("CREATE INDEX CONCURRENTLY i ON t (a);"));

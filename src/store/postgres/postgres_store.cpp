@@ -635,7 +635,7 @@ class PostgresStore final : public Store {
   }
 
   bool runs_outside_transaction(const Script& script) const override {
-    return runs_only_outside_transaction(parse_pg_script(script.text));
+    return runs_only_outside_transaction(script.text);
   }
 
   void check_script(std::string_view file, const Script& script,

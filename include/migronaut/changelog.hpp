@@ -9,7 +9,7 @@
 
 namespace migronaut {
 
-enum class RecordStatus { kApplied, kReverted, kFailed, kApplying };
+enum class RecordStatus { kApplied, kReverted, kFailed, kApplying, kReverting };
 
 std::string_view record_status_name(RecordStatus status);  // "applied", …
 std::optional<RecordStatus> parse_record_status(std::string_view text);

@@ -25,14 +25,16 @@ namespace migronaut {
 enum class MigrationState {
   kPending,  // never applied
   kApplied,
-  kFailed,       // its last run failed
-  kReverted,     // applied once, then rolled back
-  kInterrupted,  // an `applying` mark a crash left
-  kMissing,      // applied, but no file or code migration has this name any more
-  kApplying,     // being applied now by the run that holds the lock (`applying` mark, live run)
+  kFailed,        // its last run failed
+  kReverted,      // applied once, then rolled back
+  kInterrupted,   // an `applying` mark a crash left
+  kMissing,       // applied, but no file or code migration has this name any more
+  kApplying,      // being applied now by the run that holds the lock (`applying` mark, live run)
+  kHalfReverted,  // a `reverting` mark a stopped down left: part of its down may have run
+  kReverting,     // being reverted now by the run that holds the lock (`reverting` mark)
 };
-// "pending", "applied", "failed", "reverted", "interrupted", "missing", "applying": how JSON and
-// the CLI spell a state.
+// "pending", "applied", "failed", "reverted", "interrupted", "missing", "applying",
+// "half-reverted", "reverting": how JSON and the CLI spell a state.
 std::string_view migration_state_name(MigrationState state);
 void to_json(nlohmann::json& out, MigrationState state);
 // Whether `up` still runs a migration in `state` (all but applied and missing): what `status`
@@ -72,6 +74,9 @@ struct UnimportedHistory {
 void to_json(nlohmann::json& out, const UnimportedHistory& history);
 // What `up` refuses `history` with (MIGRATION_BLOCKED), naming the import that lifts it.
 MigrationBlockedError unimported_history_error(const UnimportedHistory& history);
+// Why `up` refuses half-reverted migrations (MigrationState::kHalfReverted), the first of
+// `names` named: only a `down` of it may run it again.
+MigrationBlockedError half_reverted_error(const std::vector<std::string>& names);
 
 // `status`: the rows, and the other tool's history `up` refuses over, if any.
 struct StatusReport {
@@ -207,6 +212,8 @@ class Migrator {
   ImportResult import_history(const ImportOptions& options);
 
   std::optional<LockInfo> lock_info();
+  // lock_info() while its holder's lease lives: a dead run's row, past its TTL, is none.
+  std::optional<LockInfo> live_lock();
   std::optional<LockInfo> force_unlock();
   // The database's clock in ms since the epoch: what a holder's lockedAt is judged against.
   std::int64_t database_now_ms();

@@ -58,14 +58,17 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
     out.info("No migrations");
     return;
   }
-  constexpr std::size_t kStateWidth = 11;
+  std::size_t state_width = 11;  // "interrupted": only a half-reverted row widens it
   std::size_t width = 4;
   // Bytes: never fewer than the name's display columns.
   // A changelog record's name may be hand-made (invalid_name): it must not break its line.
   const auto name_of = [](const StatusRow& row) {
     return row.invalid_name ? single_line(row.name) : row.name;
   };
-  for (const StatusRow& row : rows) width = std::max(width, name_of(row).size());
+  for (const StatusRow& row : rows) {
+    width = std::max(width, name_of(row).size());
+    state_width = std::max(state_width, migration_state_name(row.state).size());
+  }
   // Each state's cell, padded and painted once for the whole table.
   std::map<MigrationState, std::string> states;
   const auto state_cell = [&](MigrationState state) -> const std::string& {
@@ -74,14 +77,14 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
       const Color color = state == MigrationState::kApplied  ? Color::kGreen
                           : state == MigrationState::kFailed ? Color::kRed
                                                              : Color::kYellow;
-      cell->second = out.paint_report(color, padded(migration_state_name(state), kStateWidth));
+      cell->second = out.paint_report(color, padded(migration_state_name(state), state_width));
     }
     return cell->second;
   };
   // All the lines in one report: one write, not one per migration.
   std::string table;
   if (header) {
-    append_line(table, "name", width, padded("state", kStateWidth), "batch", "applied at", "notes");
+    append_line(table, "name", width, padded("state", state_width), "batch", "applied at", "notes");
     table = out.paint_report(Color::kBold, table);
   }
   std::string notes;

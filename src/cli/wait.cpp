@@ -1,8 +1,9 @@
 // `migronaut wait [--timeout d]`: blocks until nothing is pending, taking no lock — for
 // replicas that must not migrate but must not start before the migrating peer is done. It
 // polls with jittered backoff, honours its timeout to the poll, and gives up at once when a
-// pending migration is recorded failed and no run holds the lock to retry it. Over another
-// tool's unimported history it waits (an import may be under way) and its timeout says why.
+// pending migration is recorded failed (or half-reverted) and no live run holds the lock to
+// retry (or finish) it. Over another tool's unimported history it waits (an import may be under
+// way) and its timeout says why.
 #include <optional>
 
 #include "cli/cli.hpp"
@@ -21,6 +22,7 @@ using std::chrono::milliseconds;
 struct Pending {
   std::vector<std::string> names;
   std::vector<std::string> failed;
+  std::vector<std::string> half_reverted;
   std::optional<UnimportedHistory> unimported;
 };
 
@@ -32,6 +34,7 @@ Pending pending_of(Migrator& migrator) {
     if (!needs_run(row.state)) continue;
     pending.names.push_back(row.name);
     if (row.state == MigrationState::kFailed) pending.failed.push_back(row.name);
+    if (row.state == MigrationState::kHalfReverted) pending.half_reverted.push_back(row.name);
   }
   return pending;
 }
@@ -42,10 +45,12 @@ Command add_wait(CLI::App& app) {
   auto* sub = app.add_subcommand("wait", "Block until no migration is pending (takes no lock)");
   auto timeout = std::make_shared<std::string>();
   sub->add_option("--timeout", *timeout, "Give up after this long (exit 2)")->type_name("DURATION");
-  document(sub, "migronaut wait --timeout 10m",
-           "0 nothing pending, 2 still pending when the timeout ran out, 7 a pending migration "
-           "failed and no run is retrying it, 11 stopped by a signal, 24 the timeout ran out with "
-           "another tool's history not imported: `up` refuses until `import`");
+  document(
+      sub, "migronaut wait --timeout 10m",
+      "0 nothing pending, 2 still pending when the timeout ran out, 7 a pending migration "
+      "failed and no run is retrying it, 11 stopped by a signal, 24 the timeout ran out with "
+      "another tool's history not imported (`up` refuses until `import`) or at once a migration "
+      "half-reverted (`up` refuses until a `down` finishes it)");
   return {
       sub,
       [timeout](Context& context) {
@@ -79,7 +84,7 @@ Command add_wait(CLI::App& app) {
             if (out.json_mode()) out.document(detail);
             return 0;
           }
-          if (!unreachable && !pending.failed.empty() && !migrator.lock_info()) {
+          if (!unreachable && !pending.failed.empty() && !migrator.live_lock()) {
             out.clear_live();
             nlohmann::json context_json = detail;
             context_json["failed"] = pending.failed;
@@ -87,6 +92,11 @@ Command add_wait(CLI::App& app) {
                 fmt::format("{} failed and no run is retrying it: waiting cannot succeed",
                             fmt::join(pending.failed, ", ")),
                 context_json);
+          }
+          // No run may apply a half-reverted migration: only a person's `down` mends it.
+          if (!unreachable && !pending.half_reverted.empty() && !migrator.live_lock()) {
+            out.clear_live();
+            throw half_reverted_error(pending.half_reverted);
           }
           if (waited >= budget) {
             // No run applies anything until someone imports (a Job's `import && up` may be

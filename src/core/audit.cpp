@@ -111,6 +111,13 @@ std::vector<AuditCheck> audit_database(Store& store, const Config& config, const
       plan, "applying", [](const PlanEntry& e) { return in_state(e, MigrationState::kApplying); },
       warn, "being applied now by the run that holds the lock"));
   checks.push_back(plan_check(
+      plan, "half-reverted",
+      [](const PlanEntry& e) { return in_state(e, MigrationState::kHalfReverted); }, fail,
+      "interrupted mid-revert (reverting): check the database, then run down <name> again"));
+  checks.push_back(plan_check(
+      plan, "reverting", [](const PlanEntry& e) { return in_state(e, MigrationState::kReverting); },
+      warn, "being reverted now by the run that holds the lock"));
+  checks.push_back(plan_check(
       plan, "pending",
       [](const PlanEntry& e) {
         return in_state(e, MigrationState::kPending) || in_state(e, MigrationState::kReverted);

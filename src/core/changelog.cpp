@@ -61,6 +61,14 @@ RecordWrite applying_record(const Migration& migration, std::int64_t batch,
   return write;
 }
 
+RecordWrite reverting_record(const std::string& name, const RecordStamp& stamp) {
+  RecordWrite write;
+  write.name = name;
+  write.set = {{Field::kStatus, status(RecordStatus::kReverting)}};
+  who(write, stamp);
+  return write;
+}
+
 RecordWrite reverted_record(const std::string& name, const RecordStamp& stamp) {
   RecordWrite write;
   write.name = name;

@@ -29,6 +29,9 @@ RecordWrite applied_record(const Migration& migration, std::int64_t batch, const
 // that `status` shows as interrupted. Never demotes an applied record.
 RecordWrite applying_record(const Migration& migration, std::int64_t batch,
                             const RecordStamp& stamp);
+// Reverting: the same before a down outside a transaction; the record keeps its batch and times,
+// so a later down still finds it to finish.
+RecordWrite reverting_record(const std::string& name, const RecordStamp& stamp);
 RecordWrite reverted_record(const std::string& name, const RecordStamp& stamp);
 // Failed: the redacted error and the failing file's checksum. Never demotes an applied record.
 RecordWrite failed_record(const Migration& migration, std::int64_t batch, const std::string& error,

@@ -18,6 +18,10 @@ std::string_view migration_state_name(MigrationState state) {
       return "missing";
     case MigrationState::kApplying:
       return "applying";
+    case MigrationState::kHalfReverted:
+      return "half-reverted";
+    case MigrationState::kReverting:
+      return "reverting";
   }
   return "pending";
 }

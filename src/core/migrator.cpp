@@ -131,18 +131,23 @@ struct Migrator::Impl {
     return make_plan(migrations, read_changelog());
   }
   // A plan to show: an interrupted migration whose run still holds a live lock is being
-  // applied. The lock is read only when some migration shows interrupted; an unusable lock row
-  // leaves them interrupted (`lock` and `audit` report the row).
+  // applied (or reverted). The lock is read only when some migration shows interrupted; an unusable
+  // lock row leaves them interrupted (`lock` and `audit` report the row).
   void mark_live_run(Plan& plan) {
     if (!has_interrupted(plan)) return;
     try {
-      Store& store = reader();
-      const std::optional<LockInfo> holder = store.read_lock();
-      if (holder && !lease_expired(*holder, store.now_ms(), config.lock_ttl_ms())) {
-        mark_applying(plan, holder->run_id);
+      if (const std::optional<LockInfo> holder = live_holder()) {
+        mark_in_progress(plan, holder->run_id);
       }
     } catch (const Error&) {
     }
+  }
+  // The lock's holder while its lease lives, judged in the database's clock.
+  std::optional<LockInfo> live_holder() {
+    Store& store = reader();
+    std::optional<LockInfo> holder = store.read_lock();
+    if (holder && lease_expired(*holder, store.now_ms(), config.lock_ttl_ms())) return std::nullopt;
+    return holder;
   }
   // load() into `migrations`, and read_plan() of them, side by side: another thread reads the
   // files while this one connects and reads the changelog, so the database's round trips and
@@ -635,6 +640,18 @@ MigrationBlockedError unimported_history_error(const UnimportedHistory& history)
       history);
 }
 
+// Running the up of a half-reverted migration would apply it over what its down left, which
+// neither script was written for. As golang-migrate's dirty flag, it waits for a person; the way
+// out is the down again (run from the top, as an interrupted up is).
+MigrationBlockedError half_reverted_error(const std::vector<std::string>& names) {
+  return MigrationBlockedError(
+      fmt::format("{} was being reverted outside a transaction when its run failed or stopped: "
+                  "part of its down may have run. Finish the revert with `migronaut down {}` "
+                  "(it runs the down again), then run up",
+                  names.front(), names.front()),
+      {{"names", names}});
+}
+
 namespace {
 
 // The rows of `plan`, which they spend (see status_row).
@@ -911,6 +928,7 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
 }
 
 std::optional<LockInfo> Migrator::lock_info() { return impl_->reader().read_lock(); }
+std::optional<LockInfo> Migrator::live_lock() { return impl_->live_holder(); }
 
 std::optional<LockInfo> Migrator::force_unlock() {
   // Nothing held: nothing to write, and a missing database stays missing.

@@ -27,6 +27,8 @@ MigrationState state_of(const ChangelogRecord& record) {
       return MigrationState::kFailed;
     case RecordStatus::kApplying:
       return MigrationState::kInterrupted;
+    case RecordStatus::kReverting:
+      return MigrationState::kHalfReverted;
   }
   return MigrationState::kPending;
 }
@@ -231,7 +233,8 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
     if (!entry.pending() && !runs_repeatedly(entry) && !entry.invalid_name) newest_applied = i + 1;
   }
   for (std::size_t i = 0; i < newest_applied; ++i) {
-    plan.entries[i].out_of_order = plan.entries[i].pending();
+    const PlanEntry& entry = plan.entries[i];
+    plan.entries[i].out_of_order = entry.pending() && !entry.half_reverted();
   }
   return plan;
 }
@@ -300,6 +303,14 @@ void refuse_empty(const std::vector<const PlanEntry*>& targets) {
   }
 }
 
+void refuse_half_reverted(const std::vector<const PlanEntry*>& targets) {
+  std::vector<std::string> half;
+  for (const PlanEntry* entry : targets) {
+    if (entry->half_reverted()) half.emplace_back(entry->name);
+  }
+  if (!half.empty()) throw half_reverted_error(half);
+}
+
 }  // namespace
 
 void refuse_drift(const std::vector<const PlanEntry*>& entries, const Config& config) {
@@ -341,6 +352,7 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
   if (options.file) {
     const PlanEntry& entry = require_migration(plan, *options.file, "file");
     if (entry.pending()) selection.targets.push_back(&entry);
+    refuse_half_reverted(selection.targets);
     refuse_empty(selection.targets);
     return selection;  // a single-file up is exempt from the ordering policy
   }
@@ -355,6 +367,7 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
     }
     if (&entry == last) break;
   }
+  refuse_half_reverted(selection.targets);
   if (!selection.out_of_order.empty() && config.on_out_of_order == OnOutOfOrder::kError) {
     throw MigrationOutOfOrderError(
         "Pending migrations sort before the newest applied one (merged late?): " +
@@ -388,9 +401,13 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
     throw ConfigInvalidError("--batch must be a positive integer", {{"batch", *options.batch}});
   }
 
+  // A half-reverted migration is still the down's to finish.
+  const auto revertible = [](const PlanEntry& entry) {
+    return !entry.pending() || entry.half_reverted();
+  };
   std::vector<const PlanEntry*> applied;
   for (const PlanEntry& entry : plan.entries) {
-    if (!entry.pending()) applied.push_back(&entry);
+    if (revertible(entry)) applied.push_back(&entry);
   }
   std::sort(applied.begin(), applied.end(), newer);
 
@@ -398,7 +415,7 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
   if (options.steps || options.to) std::erase_if(applied, repeatable_without_down);
   if (options.file) {
     const PlanEntry* entry = &find_target(plan, *options.file, "file");
-    if (entry->pending()) {
+    if (!revertible(*entry)) {
       throw NotAppliedError("'" + *options.file + "' is not applied", {{"name", *options.file}});
     }
     targets.push_back(entry);
@@ -467,14 +484,17 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
 
 bool has_interrupted(const Plan& plan) {
   return std::any_of(plan.entries.begin(), plan.entries.end(), [](const PlanEntry& entry) {
-    return entry.state == MigrationState::kInterrupted;
+    return entry.state == MigrationState::kInterrupted ||
+           entry.state == MigrationState::kHalfReverted;
   });
 }
 
-void mark_applying(Plan& plan, std::string_view holder_run_id) {
+void mark_in_progress(Plan& plan, std::string_view holder_run_id) {
   for (PlanEntry& entry : plan.entries) {
-    if (entry.state == MigrationState::kInterrupted && entry.record->run_id == holder_run_id) {
-      entry.state = MigrationState::kApplying;
+    if (entry.record == nullptr || entry.record->run_id != holder_run_id) continue;
+    if (entry.state == MigrationState::kInterrupted) entry.state = MigrationState::kApplying;
+    if (entry.state == MigrationState::kHalfReverted) {
+      entry.state = MigrationState::kReverting;
     }
   }
 }

@@ -35,6 +35,11 @@ struct PlanEntry {
   std::vector<std::string_view> to_retire;
 
   bool pending() const { return needs_run(state); }
+  // A `reverting` mark: a down outside a transaction began and did not end, so part of it may
+  // have run. Not applied, yet only a down may run it again.
+  bool half_reverted() const {
+    return state == MigrationState::kHalfReverted || state == MigrationState::kReverting;
+  }
 };
 
 struct Plan {
@@ -59,13 +64,13 @@ struct Plan {
 // applied (renamed_from) and the former record drops out.
 Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRecord> records);
 
-// Whether some migration shows interrupted: an `applying` mark of a crashed run, or of the run
-// that holds the lock now, which only the lock tells apart.
+// Whether some migration shows interrupted: an `applying` or `reverting` mark of a crashed run,
+// or of the run that holds the lock now, which only the lock tells apart.
 bool has_interrupted(const Plan& plan);
 // The interrupted entries that `holder_run_id`, the run holding a live lock, marked: it is
-// still applying them (a transaction:false migration runs outside a transaction, so its mark
-// shows while it runs).
-void mark_applying(Plan& plan, std::string_view holder_run_id);
+// still applying or reverting them (a transaction:false migration runs outside a transaction,
+// so its mark shows while it runs).
+void mark_in_progress(Plan& plan, std::string_view holder_run_id);
 
 // The status row of `entry`, a plan's entry for `migrations`. The row takes its migration's and
 // its record's fields rather than copying them (a status of 10,000 migrations would copy every

@@ -130,26 +130,68 @@ TEST(PlanMatchTest, ARecordWithAnInvalidNameSaysNothingOfTheOrder) {
   for (const PlanEntry& entry : plan.entries) EXPECT_FALSE(entry.out_of_order) << entry.name;
 }
 
-// Only the run holding the lock turns its own interrupted marks into applying.
-TEST(PlanMatchTest, MarkApplyingTakesOnlyTheHoldersMarks) {
-  const std::vector<Migration> migrations = {migration("0001-a.sql"), migration("0002-b.sql")};
-  ChangelogRecord mine = record("0001-a.sql", RecordStatus::kApplying, 1);
-  mine.run_id = "holder";
-  ChangelogRecord dead = record("0002-b.sql", RecordStatus::kApplying, 1);
-  dead.run_id = "dead";
-  Plan plan = make_plan(migrations, {mine, dead});
+// Only the run holding the lock turns its own interrupted marks into applying or reverting.
+TEST(PlanMatchTest, MarkInProgressTakesOnlyTheHoldersMarks) {
+  const std::vector<Migration> migrations = {migration("0001-a.sql"), migration("0002-b.sql"),
+                                             migration("0003-c.sql"), migration("0004-d.sql")};
+  std::vector<ChangelogRecord> records;
+  for (const auto& [name, status, run] :
+       {std::tuple{"0001-a.sql", RecordStatus::kApplying, "holder"},
+        std::tuple{"0002-b.sql", RecordStatus::kApplying, "dead"},
+        std::tuple{"0003-c.sql", RecordStatus::kReverting, "holder"},
+        std::tuple{"0004-d.sql", RecordStatus::kReverting, "dead"}}) {
+    records.push_back(record(name, status, 1));
+    records.back().run_id = run;
+  }
+  Plan plan = make_plan(migrations, records);
   ASSERT_TRUE(has_interrupted(plan));
-  mark_applying(plan, "holder");
+  mark_in_progress(plan, "holder");
   EXPECT_EQ(plan.entries[0].state, MigrationState::kApplying);
   EXPECT_EQ(plan.entries[1].state, MigrationState::kInterrupted);
+  EXPECT_EQ(plan.entries[2].state, MigrationState::kReverting);
+  EXPECT_EQ(plan.entries[3].state, MigrationState::kHalfReverted);
+}
+
+// A `reverting` mark (a down outside a transaction that did not end) is no state `up` may
+// apply over, out of order or not; a down, by batch or by name, runs it again.
+TEST_F(PlanTest, AHalfRevertedMigrationIsTheDownsToFinishNotUps) {
+  const Plan plan = make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied, 1, 10),
+                                           record("0002-b.sql", RecordStatus::kReverting, 2, 20),
+                                           record("0003-c.sql", RecordStatus::kApplied, 2, 30)});
+  ASSERT_EQ(plan.entries[1].state, MigrationState::kHalfReverted);
+  EXPECT_TRUE(plan.entries[1].pending());
+  EXPECT_FALSE(plan.entries[1].out_of_order);
+  UpOptions one;
+  one.file = "0002-b.sql";
+  for (const UpOptions& options : {UpOptions{}, one}) {
+    try {
+      select_up(plan, options, config);
+      ADD_FAILURE() << "up selected a half-reverted migration";
+    } catch (const MigrationBlockedError& e) {
+      EXPECT_NE(std::string(e.what()).find("down 0002-b.sql"), std::string::npos) << e.what();
+    }
+  }
+  // Up to a migration before it leaves it alone.
+  UpOptions before;
+  before.to = "0001-a.sql";
+  EXPECT_NO_THROW(select_up(plan, before, config));
+  EXPECT_EQ(names(select_down(plan, {})), (std::vector<std::string>{"0003-c.sql", "0002-b.sql"}));
+  DownOptions by_name;
+  by_name.file = "0002-b.sql";
+  EXPECT_EQ(names(select_down(plan, by_name)), (std::vector<std::string>{"0002-b.sql"}));
 }
 
 TEST(MigrationStateTest, SpellsEachStateAndKnowsWhichStillNeedToRun) {
   const std::vector<std::pair<MigrationState, std::string>> states = {
-      {MigrationState::kPending, "pending"},         {MigrationState::kApplied, "applied"},
-      {MigrationState::kFailed, "failed"},           {MigrationState::kReverted, "reverted"},
-      {MigrationState::kInterrupted, "interrupted"}, {MigrationState::kMissing, "missing"},
-      {MigrationState::kApplying, "applying"}};
+      {MigrationState::kPending, "pending"},
+      {MigrationState::kApplied, "applied"},
+      {MigrationState::kFailed, "failed"},
+      {MigrationState::kReverted, "reverted"},
+      {MigrationState::kInterrupted, "interrupted"},
+      {MigrationState::kMissing, "missing"},
+      {MigrationState::kApplying, "applying"},
+      {MigrationState::kHalfReverted, "half-reverted"},
+      {MigrationState::kReverting, "reverting"}};
   for (const auto& [state, name] : states) {
     EXPECT_EQ(migration_state_name(state), name);
     EXPECT_EQ(nlohmann::json(state), name);

@@ -22,6 +22,11 @@ using std::chrono::milliseconds;
 constexpr milliseconds kDeadRunPoll{200};
 constexpr milliseconds kDeadRunReport{10'000};
 
+// The marks a migration outside a transaction leaves while it runs: a crash leaves them.
+bool is_mark(RecordStatus status) {
+  return status == RecordStatus::kApplying || status == RecordStatus::kReverting;
+}
+
 // Each session on a line of its own, for a log line or an error.
 std::string listed(const std::vector<std::string>& sessions) {
   std::string text;
@@ -34,7 +39,7 @@ MigrationBlockedError dead_run_blocks(std::string_view name, const ChangelogReco
                                       milliseconds waited, const LeftSessions& left) {
   return MigrationBlockedError(
       fmt::format("{} was interrupted, and run {} still runs it after {} ms:{}\nEnd those "
-                  "sessions or let them finish, then run up again",
+                  "sessions or let them finish, then run the command again",
                   name, mark.run_id.substr(0, 8), waited.count(), listed(left.sessions)),
       {{"migration", std::string(name)}, {"runId", mark.run_id}, {"sessions", left.sessions}});
 }
@@ -243,7 +248,7 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
     // Between migrations is the only safe point: the previous one committed, the next has not
     // started.
     if (env_.stop.requested()) env_.stop.throw_reason(results);
-    if (direction == Direction::kUp) wait_out_dead_run(*targets[i]);
+    wait_out_dead_run(*targets[i]);
     announce(direction, *targets[i], step.info);
     try {
       results.push_back(run_one(step));
@@ -301,7 +306,7 @@ void Runner::check_stop() {
 // proves nothing, and ending a live run's work is not for a development shortcut).
 void Runner::wait_out_dead_run(const PlanEntry& entry) {
   const ChangelogRecord* mark = entry.record;
-  if (!env_.lease || !mark || mark->status != RecordStatus::kApplying) return;
+  if (!env_.lease || !mark || !is_mark(mark->status)) return;
   if (mark->run_id.empty() || mark->run_id == env_.stamp.run_id) return;
   const milliseconds bound(
       env_.config.lock_wait_timeout_ms.value_or(kDefaultLockWaitTimeout.count()));
@@ -328,11 +333,11 @@ void Runner::wait_out_dead_run(const PlanEntry& entry) {
 
 void Runner::announce(Direction direction, const PlanEntry& entry, const HookInfo& info) {
   const bool up = direction == Direction::kUp;
-  if (up && entry.record && entry.record->status == RecordStatus::kApplying) {
+  if (entry.record && is_mark(entry.record->status)) {
     env_.logger.warn(
-        fmt::format("re-running {}: a previous run was interrupted while applying it (it left an "
-                    "`applying` mark)",
-                    entry.name));
+        fmt::format("re-running {}{}: a previous run was interrupted while {} it (it left {} mark)",
+                    up ? "" : "the down of ", entry.name, up ? "applying" : "reverting",
+                    up ? "an `applying`" : "a `reverting`"));
   }
   env_.logger.info(fmt::format("{} {} ({}/{})…", up ? "applying" : "reverting", entry.name,
                                info.index + 1, info.total));
@@ -353,9 +358,12 @@ RunResult Runner::run_one(const Step& step) {
   start(step);
   const LockToken* fence = env_.lease ? &env_.lease->token() : nullptr;
   check_stop();
-  if (step.direction == Direction::kUp && !step.in_transaction) {
+  if (!step.in_transaction) {
     try {
-      env_.store.write_record(applying_record(step.migration, step.batch, env_.stamp), fence);
+      env_.store.write_record(step.direction == Direction::kUp
+                                  ? applying_record(step.migration, step.batch, env_.stamp)
+                                  : reverting_record(step.migration.name, env_.stamp),
+                              fence);
     } catch (const LockLostError& e) {
       lock_lost(e);  // the fenced mark found another run's lock: the body never starts
       throw;

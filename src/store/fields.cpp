@@ -77,8 +77,9 @@ RecordStatus read_record_status(std::string_view name, const std::optional<std::
   const std::string shown = text ? "'" + *text + "'" : "NULL";
   throw ChangelogInvalidError(
       fmt::format("The changelog record {} has the status {}, which is none of applied, "
-                  "reverted, failed or applying. Set it to the one that is true (failed when "
-                  "unsure: the migration then runs again), or delete the row if it never ran",
+                  "reverted, failed, applying or reverting. Set it to the one that is true "
+                  "(failed when unsure: the migration then runs again), or delete the row if it "
+                  "never ran",
                   name, shown),
       {{"name", name}, {"status", text ? nlohmann::json(*text) : nlohmann::json()}});
 }

@@ -13,13 +13,15 @@ std::string_view record_status_name(RecordStatus status) {
       return "failed";
     case RecordStatus::kApplying:
       return "applying";
+    case RecordStatus::kReverting:
+      return "reverting";
   }
   return "applied";
 }
 
 std::optional<RecordStatus> parse_record_status(std::string_view text) {
   for (auto status : {RecordStatus::kApplied, RecordStatus::kReverted, RecordStatus::kFailed,
-                      RecordStatus::kApplying}) {
+                      RecordStatus::kApplying, RecordStatus::kReverting}) {
     if (record_status_name(status) == text) return status;
   }
   return std::nullopt;

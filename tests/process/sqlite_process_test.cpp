@@ -817,6 +817,63 @@ INSERT INTO applied_log VALUES ('m1');
   EXPECT_EQ(state(), "interrupted");
 }
 
+// A transaction:false down killed midway leaves a `reverting` mark: the migration shows
+// half-reverted, `up`, `wait` and `audit` refuse to call it applied or pending work of theirs,
+// and a down runs it again to the end.
+TEST_F(SqliteProcessTest, AKilledNonTransactionalDownLeavesItHalfRevertedForADownToFinish) {
+  // The down's loop runs as many rounds as the knob says: endless until the test turns it down.
+  project.write_migration("0001-knob.sql", R"(-- migrate:up
+CREATE TABLE knob (rounds INTEGER NOT NULL);
+INSERT INTO knob VALUES (4000000000);
+CREATE TABLE down_log (step TEXT NOT NULL);
+
+-- migrate:down transaction:false
+INSERT INTO down_log VALUES ('started');
+WITH RECURSIVE counter(n) AS
+  (SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE n < (SELECT rounds FROM knob))
+SELECT count(*) FROM counter;
+DROP TABLE knob;
+DROP TABLE down_log;
+)");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  auto down = project.start({"down"}, {{"MIGRONAUT_LOCK_TTL", "600"}});
+  ASSERT_TRUE(eventually([&] {
+    return project.open().value("SELECT count(*) FROM down_log") == std::optional<std::string>("1");
+  })) << down->err_so_far();
+  down->signal(SIGKILL);
+  EXPECT_EQ(down->wait().signal, SIGKILL);
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-knob.sql", "reverting"}}));
+  const auto state = [&] {
+    const ProcessResult status = project.run({"--json", "status"});
+    EXPECT_EQ(status.exit_code, 0) << describe(status);
+    return json_of(status)["migrations"].at(0)["state"].get<std::string>();
+  };
+  EXPECT_EQ(state(), "reverting");  // its lease still looks alive
+  project.open().exec("UPDATE _migronaut_locks SET locked_at = locked_at - 86400000");
+  EXPECT_EQ(state(), "half-reverted");
+
+  const ProcessResult up = project.run({"--json", "up"}, kFastLock);
+  EXPECT_EQ(up.exit_code, 24) << describe(up);
+  EXPECT_NE(up.err.find("migronaut down 0001-knob.sql"), std::string::npos) << up.err;
+  const ProcessResult wait = project.run({"wait", "--timeout", "20s"}, kFastLock);
+  EXPECT_EQ(wait.exit_code, 24) << describe(wait);
+  EXPECT_EQ(project.run({"audit"}).exit_code, 22);
+  // Nothing ran again: the down's first statement's row, the table the down did not reach.
+  EXPECT_EQ(project.open().value("SELECT count(*) FROM down_log"), "1");
+  EXPECT_TRUE(project.open().has_table("knob"));
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-knob.sql", "reverting"}}));
+
+  project.open().exec("UPDATE knob SET rounds = 1");
+  const ProcessResult again = project.run({"down"}, kFastLock);
+  ASSERT_EQ(again.exit_code, 0) << describe(again);
+  EXPECT_NE(again.err.find("re-running the down of 0001-knob.sql"), std::string::npos) << again.err;
+  EXPECT_FALSE(project.open().has_table("knob"));
+  EXPECT_FALSE(project.open().has_table("down_log"));
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-knob.sql", "reverted"}}));
+  ASSERT_EQ(project.run({"up"}, kFastLock).exit_code, 0);
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-knob.sql", "applied"}}));
+}
+
 // timeoutMs stops a running statement (sqlite3_interrupt) and fails the migration with its own
 // code; the transaction is rolled back and the failure recorded.
 TEST_F(SqliteProcessTest, AMigrationPastItsTimeoutIsInterruptedAndFailsWith14) {

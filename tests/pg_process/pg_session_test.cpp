@@ -147,7 +147,7 @@ TEST_F(PgSessionTest, DbmateSearchPathParameter) {
       {"--no-env", "--json", "--uri", uri, "--dir", dir_.path().string(), "up", "--wait"});
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_EQ(value("SELECT path || ' ' || work_mem FROM " + schema_ + ".seen"),
-            schema_ + ", public 5MB");
+            schema_ + ",public 5MB");
   EXPECT_EQ(records(), std::string(kFirst) + ":applied");
   EXPECT_EQ(value("SELECT count(*) FROM " + schema_ + "._migronaut_locks"), "0");
 }

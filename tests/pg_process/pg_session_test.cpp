@@ -142,12 +142,12 @@ TEST_F(PgSessionTest, DbmateSearchPathParameter) {
              "-- migrate:up\nCREATE TABLE seen AS SELECT current_setting('search_path') AS path, "
              "current_setting('work_mem') AS work_mem;\n");
   const std::string uri = PgCluster::run_wide().uri("postgres") +
-                          "?options=-cwork_mem%3D5MB&search_path=" + schema_ + ",public";
+                          "?options=-cwork_mem%3D5MB&search_path=" + schema_ + "," + app_;
   const ProcessResult result = run_migronaut(
       {"--no-env", "--json", "--uri", uri, "--dir", dir_.path().string(), "up", "--wait"});
   ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
   EXPECT_EQ(value("SELECT path || ' ' || work_mem FROM " + schema_ + ".seen"),
-            schema_ + ",public 5MB");
+            schema_ + "," + app_ + " 5MB");
   EXPECT_EQ(records(), std::string(kFirst) + ":applied");
   EXPECT_EQ(value("SELECT count(*) FROM " + schema_ + "._migronaut_locks"), "0");
 }

@@ -46,7 +46,7 @@ std::vector<fs::path> pending_files(Context& context, const Config& config,
   std::vector<fs::path> files;
   for (const StatusRow& row : migrator.dry_run_up(options)) {
     const fs::path path = config.migrations_dir / row.name;
-    if (row.name.ends_with(".sql") && fs::exists(path)) files.push_back(path);
+    if (has_extension(row.name, ".sql") && fs::exists(path)) files.push_back(path);
   }
   return files;
 }

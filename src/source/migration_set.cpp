@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <exception>
@@ -286,13 +287,36 @@ void reject_shared_versions(const std::vector<Migration>& sorted) {
   }
 }
 
+// golang-migrate reads only a lower-case ".up" or ".down" and skips any other file, so that
+// "5_x.UP.sql" (a dbmate name to the parser) never ran there: said so, not as mixed namings.
+void refuse_direction_case(const std::vector<NamedFile>& files) {
+  for (const NamedFile& file : files) {
+    std::string lower = file.name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::optional<FileName> naming = parse_file_name(lower, ".sql");
+    if (file.naming.naming == Naming::kGolangMigrate || !naming ||
+        naming->naming != Naming::kGolangMigrate) {
+      continue;
+    }
+    const std::size_t direction = file.name.rfind('.', file.name.rfind('.') - 1);
+    const std::string fixed = file.name.substr(0, direction) + lower.substr(direction);
+    const std::string reason = fmt::format(
+        "golang-migrate reads only a lower-case .up or .down and skips this file, so it never ran "
+        "there: rename it {} to run it, or move it out of the migrations folder",
+        fixed);
+    throw MigrationInvalidNameError(fmt::format("Invalid migration name {}: {}", file.name, reason),
+                                    {{"name", file.name}, {"reason", reason}});
+  }
+}
+
 }  // namespace
 
 std::vector<NamedFile> list_migration_files(const fs::path& dir, std::string_view extension,
                                             bool missing_ok) {
   std::vector<NamedFile> files;
   for (FolderEntry& entry : folder_entries(dir, missing_ok)) {
-    if (entry.name.starts_with('.') || !entry.name.ends_with(extension)) continue;
+    if (entry.name.starts_with('.') || !has_extension(entry.name, extension)) continue;
     FileName naming = classify_file_name(entry.name, extension);
     require_readable(entry, dir);
     files.push_back({std::move(entry.name), std::move(naming)});
@@ -309,6 +333,7 @@ std::optional<Naming> folder_naming(const std::vector<NamedFile>& files) {
                          return a.second < b.second;
                        })->first;
   if (counts.size() == 1) return usual;
+  if (counts.contains(Naming::kGolangMigrate)) refuse_direction_case(files);
   nlohmann::json odd = nlohmann::json::array();
   for (const NamedFile& file : files) {
     if (file.naming.naming != usual) odd.push_back(file.name);

@@ -314,6 +314,32 @@ TEST_F(LoadMigrationsTest, RefusesAFolderThatMixesNamingsNamingTheOddFiles) {
   }
 }
 
+// Flyway matches its suffix in any case: a ".SQL" file is a migration, never skipped.
+TEST_F(LoadMigrationsTest, ReadsTheExtensionInAnyCase) {
+  dir_.write("V1__a.sql", "SELECT 1;");
+  dir_.write("V5__add_x.SQL", "SELECT 5;");
+  dir_.write("V6__b.Sql", "SELECT 6;");
+  dir_.write("README.md", "docs");
+  dir_.write("notes.txt", "notes");
+  EXPECT_EQ(names_of(load_migrations(dir_.path(), ".sql")),
+            (std::vector<std::string>{"V1__a.sql", "V5__add_x.SQL", "V6__b.Sql"}));
+  dir_.write("7_c.up.SQL", "SELECT 7;");
+  EXPECT_THROW(load_migrations(dir_.path(), ".sql"), MigrationInvalidNameError);
+}
+
+// golang-migrate skips "5_x.UP.sql": it never ran there, so it is refused, with the name to use.
+TEST_F(LoadMigrationsTest, RefusesAGolangMigrateDirectionInAnotherCase) {
+  dir_.write("1_a.up.sql", "SELECT 1;");
+  dir_.write("1_a.down.sql", "SELECT -1;");
+  dir_.write("5_AddX.UP.sql", "SELECT 5;");
+  dir_.write("5_AddX.Down.sql", "SELECT -5;");
+  const auto error =
+      error_of<MigrationInvalidNameError>([&] { load_migrations(dir_.path(), ".sql"); });
+  EXPECT_EQ(error.context()["name"], "5_AddX.Down.sql");
+  EXPECT_NE(std::string(error.what()).find("rename it 5_AddX.down.sql"), std::string::npos)
+      << error.what();
+}
+
 TEST_F(LoadMigrationsTest, RefusesADownFileWithoutItsMigration) {
   dir_.write("1_a.up.sql", "SELECT 1;");
   dir_.write("2_b.down.sql", "SELECT 2;");

@@ -64,11 +64,36 @@ constexpr std::string_view kNoNamingProblem =
 constexpr std::string_view kSlugProblem =
     "after the version, only ASCII letters, digits, '.', '_' and '-' are allowed";
 
+constexpr std::string_view kFlywayCallbackProblem =
+    "it is a Flyway callback (a script Flyway runs around its own commands), which migronaut "
+    "does not run: move it out of the migrations folder, and run its SQL as a step of its own "
+    "before or after `migronaut up` (or, embedding the C++ library, from a hook: docs/API.md, "
+    "Hooks)";
+
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-// Why a file name that parses as no naming fails: its characters, when it starts as one does
-// (a version, then '-' or '_').
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
+// Flyway names a callback after its event, optionally with "__<description>": "afterMigrate.sql",
+// "beforeEachMigrate__audit.sql", "createSchema.sql". Every event but createSchema is "before" or
+// "after" and a capitalised word.
+bool is_flyway_callback(std::string_view name) {
+  std::string_view event = name.substr(0, std::min(name.find("__"), name.find('.')));
+  if (event == "createSchema") return true;
+  for (const std::string_view when : {"before", "after"}) {
+    if (event.starts_with(when) && event.size() > when.size() && is_upper(event[when.size()])) {
+      event.remove_prefix(when.size());
+      return std::all_of(event.begin(), event.end(),
+                         [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
+    }
+  }
+  return false;
+}
+
+// Why a file name that parses as no naming fails: a Flyway callback's, or its characters when it
+// starts as one does (a version, then '-' or '_').
 std::string_view unparsed_name_problem(std::string_view name) {
+  if (is_flyway_callback(name)) return kFlywayCallbackProblem;
   const std::size_t version_end = name.find_first_not_of("0123456789");
   const bool versioned = version_end > 0 && version_end != std::string_view::npos &&
                          (name[version_end] == '-' || name[version_end] == '_');

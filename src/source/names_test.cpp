@@ -89,6 +89,30 @@ TEST(ClassifyFileNameTest, AVersionedNameWithOtherCharactersIsToldWhichAreAllowe
   }
 }
 
+// Flyway's callbacks are refused as what they are, with the way out; other names are not.
+TEST(ClassifyFileNameTest, AFlywayCallbackIsToldApart) {
+  for (const char* name : {"afterMigrate.sql", "beforeMigrate.sql", "beforeEachMigrate.sql",
+                           "afterMigrate__grants.sql", "createSchema.sql"}) {
+    try {
+      classify_file_name(name, ".sql");
+      ADD_FAILURE() << "expected MigrationInvalidNameError for " << name;
+    } catch (const MigrationInvalidNameError& error) {
+      const std::string reason = error.context()["reason"];
+      EXPECT_NE(reason.find("it is a Flyway callback"), std::string::npos) << name;
+      EXPECT_NE(reason.find("move it out of the migrations folder"), std::string::npos) << name;
+    }
+  }
+  for (const char* name : {"after.sql", "aftermigrate.sql", "after_migrate.sql", "beforeX1.sql"}) {
+    try {
+      classify_file_name(name, ".sql");
+      ADD_FAILURE() << "expected MigrationInvalidNameError for " << name;
+    } catch (const MigrationInvalidNameError& error) {
+      EXPECT_EQ(std::string(error.context()["reason"]).find("Flyway callback"), std::string::npos)
+          << name;
+    }
+  }
+}
+
 TEST(VersionOfTest, IsTheDigitsBeforeTheFirstDash) {
   EXPECT_EQ(version_of("20260101120000-users-v2.sql"), "20260101120000");
   EXPECT_EQ(version_of("0001-seed"), "0001");

@@ -97,12 +97,21 @@ std::string_view naming_name(Naming naming) {
   return "migronaut";
 }
 
+bool has_extension(std::string_view name, std::string_view extension) {
+  return name.size() >= extension.size() &&
+         std::equal(extension.begin(), extension.end(), name.end() - extension.size(),
+                    [](char a, char b) {
+                      return std::tolower(static_cast<unsigned char>(a)) ==
+                             std::tolower(static_cast<unsigned char>(b));
+                    });
+}
+
 bool has_sections(Naming naming) {
   return naming == Naming::kMigronaut || naming == Naming::kDbmate;
 }
 
 std::optional<FileName> parse_file_name(std::string_view name, std::string_view extension) {
-  if (!name.ends_with(extension) || name.size() == extension.size()) return std::nullopt;
+  if (!has_extension(name, extension) || name.size() == extension.size()) return std::nullopt;
   const std::string_view stem = name.substr(0, name.size() - extension.size());
   if (auto own = digits_then(stem, '-', Naming::kMigronaut)) return own;
   if (auto repeatable = migronaut_repeatable(stem)) return repeatable;

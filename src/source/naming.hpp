@@ -37,6 +37,10 @@ struct FileName {
   std::string title;    // what follows the version
 };
 
+// Whether the file `name` ends in `extension` in any case (".SQL" as ".sql"), as Flyway and
+// golang-migrate read a suffix.
+bool has_extension(std::string_view name, std::string_view extension);
+
 // How the file `name` is named, or nullopt when it follows no naming. A ".json" folder
 // (MongoDB) knows only migronaut's naming; ".sql" knows all of them.
 std::optional<FileName> parse_file_name(std::string_view name, std::string_view extension);

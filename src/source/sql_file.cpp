@@ -18,6 +18,7 @@ namespace {
 
 constexpr std::string_view kMarkerPrefix = "migrate:";
 constexpr std::string_view kDescriptionPrefix = "description:";
+constexpr std::string_view kTransactionOption = "transaction:";
 constexpr std::string_view kLockTimeoutOption = "lock_timeout:";
 constexpr std::string_view kStatementTimeoutOption = "statement_timeout:";
 // PostgreSQL's timeouts are 32-bit milliseconds.
@@ -121,6 +122,10 @@ class SqlParser {
         parsed.transactional = false;
       } else if (option == "transaction:true") {
         parsed.transactional = true;
+      } else if (option.starts_with(kTransactionOption)) {
+        fail(number,
+             fmt::format("invalid value '{}' for option 'transaction': it takes true or false",
+                         option.substr(kTransactionOption.size())));
       } else if (option.starts_with(kLockTimeoutOption)) {
         timeout = &parsed.lock_timeout;
       } else if (option.starts_with(kStatementTimeoutOption)) {

@@ -7,6 +7,7 @@
 #include "store/mongo/mongo_store.hpp"
 #include "store/postgres/postgres_store.hpp"
 #include "store/sqlite/sqlite_store.hpp"
+#include "util/sqlite_uri.hpp"
 
 namespace migronaut {
 namespace {
@@ -47,7 +48,12 @@ constexpr Factory kOpenMongo = nullptr;
 // name rather than as an unknown scheme.
 const std::vector<Backend>& all_backends() {
   static const std::vector<Backend> table = {
-      {"sqlite", {"sqlite:"}, ".sql", true, "MIGRONAUT_WITH_SQLITE", kOpenSqlite},
+      {"sqlite",
+       {sqlite_schemes().begin(), sqlite_schemes().end()},
+       ".sql",
+       true,
+       "MIGRONAUT_WITH_SQLITE",
+       kOpenSqlite},
       {kPostgres,
        {"postgres://", "postgresql://"},
        ".sql",

@@ -8,6 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "util/sqlite_uri.hpp"
+#include "util/text.hpp"
+
 namespace migronaut {
 namespace {
 
@@ -218,27 +221,6 @@ std::string mask_remembered(std::string text) {
   return text;
 }
 
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-std::string percent_decoded(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '%' && i + 2 < text.size() && hex_digit(text[i + 1]) >= 0 &&
-        hex_digit(text[i + 2]) >= 0) {
-      out.push_back(static_cast<char>(hex_digit(text[i + 1]) * 16 + hex_digit(text[i + 2])));
-      i += 2;
-    } else {
-      out.push_back(text[i]);
-    }
-  }
-  return out;
-}
-
 // The password of "scheme://user:password@host", taken up to the last '@' like mask_userinfo.
 std::string_view userinfo_password(std::string_view uri) {
   const std::size_t authority = uri.find("://");
@@ -277,7 +259,7 @@ void remember_secrets(std::string_view uri) {
 
 std::optional<std::string> userinfo_encoding_problem(std::string_view uri) {
   const std::size_t scheme_end = uri.find("://");
-  if (uri.starts_with("sqlite:") || scheme_end == std::string_view::npos) return std::nullopt;
+  if (is_sqlite_uri(uri) || scheme_end == std::string_view::npos) return std::nullopt;
   const std::string_view rest = uri.substr(scheme_end + 3);
   const std::size_t authority_end = std::min(rest.find_first_of("/?"), rest.size());
   const std::string_view authority = rest.substr(0, authority_end);

@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace migronaut {
@@ -17,6 +18,9 @@ inline std::string_view trim(std::string_view text) {
   }
   return text;
 }
+
+// `text` with each "%XX" turned into its byte, as URIs carry them; anything else as it is.
+std::string percent_decoded(std::string_view text);
 
 // The number of single-character edits between `a` and `b` (Levenshtein): how near a typo is.
 std::size_t edit_distance(std::string_view a, std::string_view b);

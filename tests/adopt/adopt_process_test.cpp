@@ -112,6 +112,17 @@ TEST_F(AdoptTest, AFlywayFolderRunsDottedVersionsNumericallyWithUndoFiles) {
   up_status_down("V1.2__create_a.sql", "V1.10__create_b.sql");
 }
 
+// Flyway matches its suffix in any case, so "V2__create_b.SQL" ran there: it runs here, never
+// skipped under an "up to date"; its undo file in any case joins it.
+TEST_F(AdoptTest, AFlywayFileWithAnUpperCaseSuffixRuns) {
+  project.write_migration("V1__create_a.sql", "CREATE TABLE a (id INTEGER);\n");
+  project.write_migration("U1__create_a.sql", "DROP TABLE a;\n");
+  project.write_migration("V2__create_b.SQL", "CREATE TABLE b (id INTEGER REFERENCES a);\n");
+  project.write_migration("U2__create_b.Sql", "DROP TABLE b;\n");
+  project.write_migration("README.md", "# notes\n");
+  up_status_down("V1__create_a.sql", "V2__create_b.SQL");
+}
+
 // As Flyway runs such a file: a plain file of VACUUM alone runs outside a transaction; one that
 // mixes it with other statements is refused before anything runs, with advice it can follow.
 TEST_F(AdoptTest, APlainFileOfVacuumAloneRunsOutsideATransaction) {
@@ -409,6 +420,27 @@ TEST_F(AdoptTest, DatabaseUrlIsUsedWhenNothingElseNamesTheDatabase) {
           .wait();
   EXPECT_EQ(result.exit_code, 0) << describe(result);
   EXPECT_TRUE(has_table("a"));
+}
+
+// dbmate's other spelling of the SQLite scheme, relative and absolute.
+TEST_F(AdoptTest, DbmatesSqlite3SchemeIsSqlite) {
+  project.write_migration("0001-a.sql", sections("a"));
+  const ProcessResult result =
+      Process({migronaut_binary(), "--no-env", "--dir", project.migrations().string(), "up"},
+              {{"DATABASE_URL", "sqlite3:" + project.db_path().string()}}, project.cwd())
+          .wait();
+  EXPECT_EQ(result.exit_code, 0) << describe(result);
+  EXPECT_TRUE(has_table("a"));
+  project.write_migration("0002-b.sql", sections("b"));
+  const std::filesystem::path relative =
+      std::filesystem::relative(project.db_path(), project.cwd());
+  const ProcessResult again =
+      Process({migronaut_binary(), "--no-env", "--uri", "sqlite3://" + relative.string(), "--dir",
+               project.migrations().string(), "up"},
+              {}, project.cwd())
+          .wait();
+  EXPECT_EQ(again.exit_code, 0) << describe(again);
+  EXPECT_TRUE(has_table("b"));
 }
 
 TEST_F(AdoptTest, DryRunSqlShowsTheScriptsInOrderAndWritesNothing) {

@@ -289,7 +289,10 @@ const BadInput kCorpus[] = {
     invalid_format("NoMarkers", "CREATE TABLE two (id INTEGER);\n"),
     invalid_format("OnlyDown", "-- migrate:down\nDROP TABLE base;\n"),
     invalid_format("DuplicateUp", "-- migrate:up\nSELECT 1;\n-- migrate:up\nSELECT 2;\n"),
-    invalid_format("UnknownOption", "-- migrate:up transaction:maybe\nSELECT 1;\n"),
+    invalid_format("UnknownOption", "-- migrate:up notransaction\nSELECT 1;\n"),
+    refused_statement("TransactionMaybe", "-- migrate:up transaction:maybe\nSELECT 1;\n",
+                      "at line 1: invalid value 'maybe' for option 'transaction': it takes true "
+                      "or false"),
     invalid_format("TextBeforeMarker", "SELECT 0;\n-- migrate:up\nSELECT 1;\n"),
     // Recorded as applied having done nothing, a later edit would only show as drift.
     invalid_format("OnlyCommentsInUp",
@@ -339,6 +342,22 @@ const BadInput kCorpus[] = {
     invalid_name("NoVersion", "create-users.sql"),
     invalid_name("UnderscoreSeparator", "0001_users.sql"),
     invalid_name("Space", "0002-add users.sql"),
+    [] {
+      BadInput input = invalid_name("FlywayCallback", "afterMigrate.sql");
+      input.culprit = "\"afterMigrate.sql\": it is a Flyway callback";
+      return input;
+    }(),
+    // golang-migrate skips it: it never ran there, and is not taken for another naming's file.
+    {.name = "Name_GolangMigrateDirectionInUpperCase",
+     .baseline = false,
+     .files = {{"1_a.up.sql", kValid},
+               {"1_a.down.sql", "DROP TABLE two;\n"},
+               {"2_b.UP.sql", "CREATE TABLE three (id INTEGER);\n"}},
+     .args = {"up"},
+     .exit_code = 19,
+     .code = "MIGRATION_INVALID_NAME",
+     .culprit = "2_b.UP.sql: golang-migrate reads only a lower-case .up or .down and skips this "
+                "file, so it never ran there: rename it 2_b.up.sql"},
     [] {
       BadInput input = invalid_name("DuplicateVersion", "0002-a.sql");
       input.files.emplace_back("0002-b.sql", kValid);
@@ -608,6 +627,10 @@ const BadInput kCorpus[] = {
       input.args = {"up", "--wait", "--wait-timeout", "60000"};
       return input;
     }(),
+    // dbmate's search_path is taken (as options); the message shows the URI as written.
+    bad_uri("Uri_UnknownParameterBesideSearchPath",
+            "postgres://app:Pa55Path9@127.0.0.1:5432/db?search_path=s&bogus=1",
+            "?search_path=s&bogus=1: invalid URI query parameter: \"bogus\"", {"Pa55Path9"}),
     bad_uri("Uri_UnknownSslmode", "postgres://app:Pa55Ssl9@127.0.0.1:1/db?sslmode=bogus", "sslmode",
             {"Pa55Ssl9"}),
     [] {

@@ -133,5 +133,24 @@ TEST_F(PgSessionTest, TransactionFalseTimeoutsEndWithTheirMigration) {
   EXPECT_EQ(value("SELECT statement || ',' || lock FROM " + schema_ + ".seen"), "0,42s");
 }
 
+// dbmate's `?search_path=` URI parameter, which libpq does not know: the connection starts with
+// that search_path (after the URI's own options, which stay), migronaut's tables land in its
+// first schema as dbmate's do, and the lock connection, which extends the options with its
+// bounds, keeps it too.
+TEST_F(PgSessionTest, DbmateSearchPathParameter) {
+  dir_.write(kFirst,
+             "-- migrate:up\nCREATE TABLE seen AS SELECT current_setting('search_path') AS path, "
+             "current_setting('work_mem') AS work_mem;\n");
+  const std::string uri = PgCluster::run_wide().uri("postgres") +
+                          "?options=-cwork_mem%3D5MB&search_path=" + schema_ + "," + app_;
+  const ProcessResult result = run_migronaut(
+      {"--no-env", "--json", "--uri", uri, "--dir", dir_.path().string(), "up", "--wait"});
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_EQ(value("SELECT path || ' ' || work_mem FROM " + schema_ + ".seen"),
+            schema_ + "," + app_ + " 5MB");
+  EXPECT_EQ(records(), std::string(kFirst) + ":applied");
+  EXPECT_EQ(value("SELECT count(*) FROM " + schema_ + "._migronaut_locks"), "0");
+}
+
 }  // namespace
 }  // namespace migronaut::testing

@@ -38,6 +38,7 @@
 #include "store/postgres/blockers.hpp"
 #include "store/postgres/left_behind.hpp"
 #include "store/postgres/run_sessions.hpp"
+#include "store/postgres/search_path_uri.hpp"
 #include "store/postgres/session_statements.hpp"
 #include "store/postgres/unterminated_text.hpp"
 #include "store/rows.hpp"
@@ -1368,8 +1369,10 @@ bool password_refused(PGconn* conn) {
 
 // PostgreSQL never creates a database, and reads create no table: options.access changes
 // nothing.
-std::unique_ptr<Store> open_postgres_store(const Config& config, const ConnectionOptions& options) {
-  std::string redacted = redact_uri(config.uri);
+std::unique_ptr<Store> open_postgres_store(const Config& given, const ConnectionOptions& options) {
+  std::string redacted = redact_uri(given.uri);
+  Config config = given;
+  config.uri = with_search_path_in_options(given.uri);
   check_uri(config.uri, redacted);
   PGconn* conn = connect_params(config, options, true).connect();
   // Poolers such as PgBouncer refuse the `options` startup parameter: there the lock

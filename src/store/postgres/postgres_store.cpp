@@ -1314,7 +1314,10 @@ void connect_until(PGconn* conn, std::chrono::steady_clock::time_point until) {
     pollfd socket{.fd = PQsocket(conn),
                   .events = static_cast<short>(polled == PGRES_POLLING_READING ? POLLIN : POLLOUT),
                   .revents = 0};
-    const int ready = poll(&socket, 1, static_cast<int>(left.count()));
+    // A URI's connect_timeout=0 leaves only the deadline, which may lie beyond poll()'s range.
+    const auto slice =
+        std::min<std::chrono::milliseconds::rep>(left.count(), std::numeric_limits<int>::max());
+    const int ready = poll(&socket, 1, static_cast<int>(slice));
     if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
     polled = PQconnectPoll(conn);
   }

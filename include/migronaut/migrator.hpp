@@ -168,6 +168,11 @@ struct MigratorOptions {
   // registered its own). Called from more than one thread (the lock's heartbeat, the file load
   // beside the changelog read): it must be thread-safe.
   std::shared_ptr<Logger> logger;
+  // A waiter's deadline (a polling loop of the caller's, as `migronaut wait` is): connections
+  // opened from now on give up connecting by then, though never in less than a second, instead
+  // of hanging as long as the database's own connect timeout lets them. run_migrations bounds
+  // the connecting of its wait by the wait's budget by itself.
+  std::optional<std::chrono::steady_clock::time_point> connect_by;
 };
 
 struct RunMigrationsOptions;

@@ -64,7 +64,10 @@ Command add_wait(CLI::App& app) {
         const milliseconds base(config.lock_poll_interval_ms);
         Clock& clock = Clock::real();
         const auto started = clock.now();
-        Migrator migrator(config, context.migrator_options());
+        MigratorOptions options = context.migrator_options();
+        // Connecting counts against the budget too: a database that hangs is given up on by then.
+        options.connect_by = started + budget;
+        Migrator migrator(config, std::move(options));
         Output& out = context.out();
         for (int attempt = 1;; ++attempt) {
           // A database not reachable yet is waited for too, inside the same budget.

@@ -66,6 +66,10 @@ milliseconds lock_wait_budget(std::optional<milliseconds> timeout,
   return std::max(kDefaultLockWaitTimeout, patient);
 }
 
+Clock::TimePoint connect_deadline(Clock::TimePoint give_up_at, Clock::TimePoint now) {
+  return std::max(give_up_at, now + kLeastConnectTime);
+}
+
 double lock_wait_random01() { return thread_random01(); }
 
 milliseconds lock_wait_backoff(milliseconds base, int attempt, milliseconds budget,
@@ -145,13 +149,17 @@ class LockWait {
   explicit LockWait(const LockWaitOptions& options)
       : options_(options),
         clock_(*options.clock),
-        random01_(options.random01 ? options.random01 : thread_random01) {}
+        random01_(options.random01 ? options.random01 : thread_random01),
+        started_(clock_.now()) {}
 
   LockWaitResult run(const std::function<void(int attempt)>& attempt) {
     for (;;) {
       if (options_.stop.stop_requested()) abort();
       try {
         ++result_.attempts;
+        if (options_.on_lock_held == OnLockHeld::kWait && options_.on_attempt) {
+          options_.on_attempt(give_up_at());
+        }
         attempt(result_.attempts);
         return acquired();
       } catch (Error& error) {
@@ -173,8 +181,15 @@ class LockWait {
 
  private:
   milliseconds waited() const {
-    return first_refusal_ ? std::chrono::duration_cast<milliseconds>(clock_.now() - *first_refusal_)
-                          : milliseconds::zero();
+    return wait_start_ ? std::chrono::duration_cast<milliseconds>(clock_.now() - *wait_start_)
+                       : milliseconds::zero();
+  }
+
+  // When the wait gives up on a database it cannot reach: the deadline, or before any refusal
+  // set one, a budget from the start (no holder seen yet to base it on).
+  Clock::TimePoint give_up_at() const {
+    return deadline_ ? *deadline_
+                     : saturating_add(started_, lock_wait_budget(options_.timeout, std::nullopt));
   }
 
   void settle(WaitOutcome outcome) {
@@ -203,13 +218,19 @@ class LockWait {
 
   // The sleep before the next attempt, cut short to end at the deadline (a last attempt there),
   // or nothing once the deadline has passed. The clock starts at the first refusal (a slow first
-  // attempt must not eat the budget) and re-arms while the holder is visibly alive.
+  // attempt must not eat the budget) — but at the start when that refusal is a database not
+  // reached, whose connecting was already waiting for it — and re-arms while the holder is
+  // visibly alive.
   std::optional<milliseconds> next_delay(const Refusal& refusal) {
     const auto now = clock_.now();
-    if (!first_refusal_) first_refusal_ = now;
+    if (!wait_start_) wait_start_ = refusal.blocked == Blocked::kUnreachable ? started_ : now;
     const milliseconds budget = lock_wait_budget(options_.timeout, refusal.ttl_ms);
     warn_if_budget_short(refusal.ttl_ms);
-    if (!deadline_ || holder_alive(refusal)) deadline_ = saturating_add(now, budget);
+    if (!deadline_) {
+      deadline_ = saturating_add(*wait_start_, budget);
+    } else if (holder_alive(refusal)) {
+      deadline_ = saturating_add(now, budget);
+    }
     if (refusal.holder) last_locked_at_ = refusal.holder->locked_at_ms;
     const milliseconds delay =
         lock_wait_backoff(options_.poll_interval, result_.attempts, budget, random01_());
@@ -280,7 +301,8 @@ class LockWait {
   Clock& clock_;
   const std::function<double()> random01_;
   LockWaitResult result_;
-  std::optional<Clock::TimePoint> first_refusal_;
+  const Clock::TimePoint started_;              // the first attempt's start
+  std::optional<Clock::TimePoint> wait_start_;  // what waited() counts from
   std::optional<Clock::TimePoint> deadline_;
   std::optional<std::int64_t> last_locked_at_;  // the holder's lockedAt at the last refusal
   bool warned_short_budget_ = false;

@@ -4,7 +4,8 @@
 // whenever the holder's heartbeat visibly advances, so a long, healthy migration never times
 // its peers out, while a dead holder is given up on (or reclaimed once its TTL passes).
 // A waiting run also waits out a database it cannot reach yet (a connection failure before the
-// attempt held the lock: reconnecting with the same backoff, inside the same budget) and one
+// attempt held the lock: reconnecting with the same backoff, inside the same budget, which the
+// connecting itself counts against and never outlasts by more than kLeastConnectTime) and one
 // whose single write slot another connection holds (SQLite). A busy slot proves nothing: the
 // holder's migration, a stopped holder and another tool all hold it alike, so only the holder's
 // lockedAt moving, or its process seen running on this host, re-arms the budget there too.
@@ -34,6 +35,11 @@ inline constexpr milliseconds kMaxLockPollInterval{5'000};
 // The longest single sleep, and the largest poll interval accepted (the original's timer
 // limit, kept for compatible configs). A timeout may be longer: each sleep is capped instead.
 inline constexpr milliseconds kMaxLockWaitMs{2'147'483'647};
+
+// A connection opened at (or just before) a waiter's deadline, as the last attempt's is, still
+// gets this long to connect: a server that just came up answers well within it, and one that
+// hangs overshoots the budget by no more.
+inline constexpr milliseconds kLeastConnectTime{1'000};
 
 // Set (true) in the context of a ConnectionFailedError raised before the attempt held the lock
 // (connecting, the boot read, creating the tables, acquiring): a waiting run retries those.
@@ -69,6 +75,9 @@ struct LockWaitOptions {
   std::function<std::optional<Error>()> stop_reason;
   std::function<void(const LockWaitProgress&)> on_wait;
   std::function<void(const LockWaitSettle&)> on_settle;
+  // Before each attempt of a wait (policy kWait): when the wait gives up should the attempt not
+  // reach the database, which bounds its connecting (see connect_deadline).
+  std::function<void(Clock::TimePoint give_up_at)> on_attempt;
   Logger* logger = nullptr;
   Clock* clock = &Clock::real();
   // Sleeps up to `delay`; returns early when a release is announced (PostgreSQL NOTIFY) or
@@ -97,6 +106,10 @@ void validate_lock_wait_options(const LockWaitOptions& options);
 // and the window after which a dead holder can be reclaimed.
 milliseconds lock_wait_budget(std::optional<milliseconds> timeout,
                               std::optional<std::int64_t> holder_ttl_ms);
+
+// When a connection opened `now` gives up connecting, for a waiter that gives up at
+// `give_up_at`: then, but never sooner than kLeastConnectTime from now.
+Clock::TimePoint connect_deadline(Clock::TimePoint give_up_at, Clock::TimePoint now);
 
 // Uniform in [0, 1) from a per-thread Mersenne Twister: the default jitter source.
 double lock_wait_random01();

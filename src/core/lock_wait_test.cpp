@@ -433,7 +433,7 @@ TEST_F(LockWaitTest, AHolderSeenForTheFirstTimeGetsAWholeBudget) {
     with_lock_wait(
         [&](int) {
           if (clock.now() - start < seconds(9)) {
-            clock.advance(seconds(3));  // an attempt that takes long to fail
+            clock.advance(seconds(2));  // an attempt that takes long to fail
             throw unreachable();
           }
           if (!first_seen) first_seen = clock.now();
@@ -447,6 +447,65 @@ TEST_F(LockWaitTest, AHolderSeenForTheFirstTimeGetsAWholeBudget) {
   ASSERT_TRUE(first_seen.has_value());
   EXPECT_GE(clock.now() - *first_seen, seconds(5));
   EXPECT_LE(clock.now() - *first_seen, seconds(10));
+}
+
+// Time spent connecting is time spent waiting for the database: a first attempt that hangs
+// until the budget is spent ends the wait, instead of starting its clock.
+TEST_F(LockWaitTest, AFirstAttemptThatCannotConnectCountsAgainstTheBudget) {
+  auto o = options();
+  o.timeout = seconds(3);
+  try {
+    with_lock_wait(
+        [&](int) {
+          clock.advance(seconds(3));  // connecting hung until the deadline
+          throw unreachable();
+        },
+        o);
+    FAIL() << "expected CONNECTION_FAILED";
+  } catch (const ConnectionFailedError& error) {
+    EXPECT_EQ(error.context()["timedOut"], true);
+    EXPECT_EQ(error.context()["attempts"], 1);
+    EXPECT_EQ(error.context()["waitedMs"], 3000);
+  }
+  EXPECT_TRUE(clock.sleeps().empty());
+}
+
+// Each attempt is told when the wait gives up: the budget from the start before any refusal,
+// then the deadline, which a live holder re-arms.
+TEST_F(LockWaitTest, EachAttemptIsToldWhenTheWaitGivesUp) {
+  auto o = options();
+  o.timeout = seconds(10);
+  const Clock::TimePoint start = clock.now();
+  std::vector<milliseconds> give_up_at;
+  o.on_attempt = [&](Clock::TimePoint at) {
+    give_up_at.push_back(std::chrono::duration_cast<milliseconds>(at - start));
+  };
+  with_lock_wait(
+      [&](int attempt) {
+        clock.advance(seconds(1));
+        if (attempt == 1) throw unreachable();
+        if (attempt == 2) throw refusal(1'000);  // first seen at 2.5 s: a whole budget
+        if (attempt == 3) throw refusal(1'000);  // stalled
+      },
+      o);
+  EXPECT_EQ(give_up_at, (std::vector<milliseconds>{milliseconds(10'000), milliseconds(10'000),
+                                                   milliseconds(12'500), milliseconds(12'500)}));
+}
+
+TEST_F(LockWaitTest, AWaitThatDoesNotWaitSetsNoDeadline) {
+  auto o = options();
+  o.on_lock_held = OnLockHeld::kThrow;
+  bool told = false;
+  o.on_attempt = [&](Clock::TimePoint) { told = true; };
+  EXPECT_THROW(with_lock_wait([](int) { throw unreachable(); }, o), ConnectionFailedError);
+  EXPECT_FALSE(told);
+}
+
+TEST(ConnectDeadline, IsTheWaitsDeadlineButNeverLessThanASecondAway) {
+  const Clock::TimePoint now{seconds(100)};
+  EXPECT_EQ(connect_deadline(now + seconds(5), now), now + seconds(5));
+  EXPECT_EQ(connect_deadline(now + milliseconds(200), now), now + seconds(1));
+  EXPECT_EQ(connect_deadline(now - seconds(5), now), now + seconds(1));
 }
 
 TEST_F(LockWaitTest, AConnectionFailureAfterTheLockIsNotRetried) {

@@ -63,10 +63,27 @@ struct Migrator::Impl {
   // must not retry a failure that came later (refuse_new_failures).
   SeenFailures* wait_failures = nullptr;
 
+  // When run_migrations' wait gives up (unset once it holds the lock).
+  std::optional<Clock::TimePoint> wait_deadline;
+
+  // Whether a connection failure before the lock is waited out (see before_lock).
+  bool waits_for_database() const { return wait_for_database || database_reached; }
+
+  // `connection`, bounded by the caller's deadline and by the wait's when it waits for the
+  // database, whichever comes first: connecting is waiting for the database too.
+  ConnectionOptions bounded(ConnectionOptions connection) const {
+    std::optional<Clock::TimePoint> give_up_at = options.connect_by;
+    if (wait_deadline && waits_for_database() && (!give_up_at || *wait_deadline < *give_up_at)) {
+      give_up_at = wait_deadline;
+    }
+    if (give_up_at) connection.connect_by = connect_deadline(*give_up_at, Clock::real().now());
+    return connection;
+  }
+
   // The connection for reading: it creates nothing, not even a missing SQLite file.
   Store& reader() {
     if (store) return *store;
-    store = open_store(config, {.access = Access::kRead, .statement_bound = std::nullopt});
+    store = open_store(config, bounded({.access = Access::kRead, .statement_bound = std::nullopt}));
     const auto missing = store->missing_database();
     database_reached = !missing;  // a stand-in for a missing SQLite file reached nothing
     if (missing && !creates_database) {
@@ -77,16 +94,15 @@ struct Migrator::Impl {
   }
   // The connection for writing, reopened when the one for reading cannot write.
   Store& writer() {
-    if (!store || !store->writable()) store = open_store(config);
+    if (!store || !store->writable()) store = open_store(config, bounded({}));
     database_reached = true;
     return *store;
   }
   Store& lock_connection() {
     if (!lock_store) {
-      lock_store = open_store(
-          config,
-          {.statement_bound = Heartbeat::statement_bound_for(milliseconds(config.lock_ttl_ms())),
-           .durable = false});
+      lock_store = open_store(config, bounded({.statement_bound = Heartbeat::statement_bound_for(
+                                                   milliseconds(config.lock_ttl_ms())),
+                                               .durable = false}));
     }
     return *lock_store;
   }
@@ -331,8 +347,7 @@ struct Migrator::Impl {
       if (is_writer_busy(error)) {
         throw LockAlreadyHeldError(error.what(), error.context(), {.writer_busy = true});
       }
-      if (error.context().is_object() && !is_lasting(error) &&
-          (wait_for_database || database_reached)) {
+      if (error.context().is_object() && !is_lasting(error) && waits_for_database()) {
         error.context()[kBeforeLockKey] = true;
       }
       throw;
@@ -426,6 +441,8 @@ std::unique_ptr<Lease> Migrator::Impl::take_lock(RunStop& stop, const std::strin
                                         .logger = logger.get(),
                                         .emit = [this](const Event& event) { emit(event); }});
   });
+  // The wait is over: the run's own connections keep the store's connect timeout.
+  wait_deadline.reset();
   return lease;
 }
 
@@ -958,6 +975,7 @@ LockWaitOptions Migrator::Impl::lock_wait_options(const RunMigrationsOptions& op
                              progress.holder, progress.code, progress.writer_busy});
     };
   }
+  wait.on_attempt = [this](Clock::TimePoint give_up_at) { wait_deadline = give_up_at; };
   wait.sleep = [this](milliseconds delay, std::stop_token stop) {
     sleep_until_release(delay, stop);
   };

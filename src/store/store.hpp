@@ -375,10 +375,14 @@ enum class Access { kRead, kWrite };
 // renewal, or the release at the end of a run, whose row then reappears and is reclaimed as
 // stale once its TTL passes, as after any holder that died. On SQLite this spares renewals
 // their fsync.
+//
+// `connect_by`, when set, is a waiter's deadline (what is left of its budget): connecting gives
+// up by then, however long the store's own connect timeout would let it hang.
 struct ConnectionOptions {
   Access access = Access::kWrite;
   std::optional<std::chrono::milliseconds> statement_bound;
   bool durable = true;
+  std::optional<std::chrono::steady_clock::time_point> connect_by = std::nullopt;
 };
 
 }  // namespace migronaut

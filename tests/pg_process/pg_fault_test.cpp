@@ -1,7 +1,12 @@
 // Process-level fault tests: the real binary, a real server, and the database's final state
 // checked after every fault (changelog rows, applied objects, no lock row left behind).
+#include <arpa/inet.h>
+#include <fcntl.h>
 #include <libpq-fe.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <chrono>
@@ -169,6 +174,78 @@ TEST(PgAuthTest, ARefusedPasswordIsReportedAtOnceInsteadOfWaitedOut) {
   EXPECT_EQ(PgSession(cluster.uri("postgres"))
                 .value("SELECT count(*) FROM pg_class WHERE relname LIKE '_migronaut%'"),
             "0");
+}
+
+// A "server" on 127.0.0.1 that completes TCP handshakes (the kernel does, into the backlog) but
+// never accepts nor answers: libpq's connection to it hangs until the client gives up.
+class SilentListener {
+ public:
+  SilentListener() : fd_(socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t length = sizeof address;
+    if (fd_ < 0 || bind(fd_, reinterpret_cast<sockaddr*>(&address), length) != 0 ||
+        listen(fd_, kBacklog) != 0 ||
+        getsockname(fd_, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
+      throw std::runtime_error("SilentListener: cannot listen on 127.0.0.1");
+    }
+    port_ = ntohs(address.sin_port);
+  }
+  ~SilentListener() { close(fd_); }
+  SilentListener(const SilentListener&) = delete;
+  SilentListener& operator=(const SilentListener&) = delete;
+
+  int port() const { return port_; }
+  // How many connections came and wait in the backlog (accepted now, without blocking).
+  int connections() const {
+    fcntl(fd_, F_SETFL, fcntl(fd_, F_GETFL) | O_NONBLOCK);
+    int count = 0;
+    for (int client; (client = accept(fd_, nullptr, nullptr)) >= 0; ++count) close(client);
+    return count;
+  }
+
+ private:
+  static constexpr int kBacklog = 64;
+  int fd_;
+  int port_ = 0;
+};
+
+// A database whose connections hang is waited for within the budget, connecting included:
+// `up --wait --wait-timeout 3s` and `wait --timeout 3s` give up (exit 5, as for any database not
+// reached in time) by the budget and a second of slack, not the 10 s libpq's connect timeout
+// would add, and say the budget ran out while connecting.
+TEST(PgConnectHangTest, TheWaitBudgetBoundsAConnectionThatHangs) {
+  constexpr auto kBudget = milliseconds(3000);
+  const std::vector<std::vector<std::string>> commands = {{"up", "--wait", "--wait-timeout", "3s"},
+                                                          {"wait", "--timeout", "3s"}};
+  for (const std::vector<std::string>& command : commands) {
+    SCOPED_TRACE(command.front());
+    SilentListener listener;
+    TempDir dir("migronaut-connect-hang");
+    dir.write("20260101000001-t.sql", "-- migrate:up\nCREATE TABLE t (id int);\n");
+    std::vector<std::string> argv{
+        migronaut_binary(),
+        "--no-env",
+        "--uri",
+        "postgres://app@127.0.0.1:" + std::to_string(listener.port()) + "/app",
+        "--dir",
+        dir.path().string()};
+    argv.insert(argv.end(), command.begin(), command.end());
+    const auto started = std::chrono::steady_clock::now();
+    Process run(argv);
+    const std::optional<ProcessResult> result = run.wait_for(seconds(60));
+    const auto took = std::chrono::steady_clock::now() - started;
+    ASSERT_TRUE(result.has_value()) << "still connecting after 60 s";
+    EXPECT_EQ(result->exit_code, 5) << result->err;
+    EXPECT_GE(took, kBudget);
+    EXPECT_LT(took, kBudget + milliseconds(2500))
+        << std::chrono::duration_cast<milliseconds>(took).count() << " ms\n"
+        << result->err;
+    EXPECT_NE(result->err.find("budget ran out while connecting"), std::string::npos)
+        << result->err;
+    EXPECT_GE(listener.connections(), 1);  // it did reach the listener, and hung there
+  }
 }
 
 TEST_F(PgFaultTest, ThirtyConcurrentWaitingRunsApplyEachMigrationOnce) {

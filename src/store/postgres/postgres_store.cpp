@@ -61,7 +61,9 @@ constexpr std::string_view kUndefinedColumn = "42703";
 // CREATE with no schema of the search_path there: "no schema has been selected to create in".
 constexpr std::string_view kInvalidSchemaName = "3F000";
 // libpq's default is to wait forever for an unreachable host.
-constexpr const char* kDefaultConnectTimeoutSeconds = "10";
+constexpr std::chrono::seconds kDefaultConnectTimeout{10};
+// libpq reads a connect_timeout of 1 as 2.
+constexpr std::chrono::seconds kLeastConnectTimeout{2};
 constexpr std::string_view kLockNotAvailable = "55P03";
 constexpr std::string_view kInsufficientPrivilege = "42501";
 // Raised by ensure_schema() when a table's name is taken by a view or the like.
@@ -1290,6 +1292,38 @@ void check_uri(const std::string& uri, const std::string& redacted) {
   }
 }
 
+// When connecting gives up (ConnectionOptions::connect_by).
+struct ConnectLimit {
+  std::chrono::steady_clock::time_point at;
+  bool deadline = false;  // the waiter's deadline, which came before the connect timeout
+};
+
+// Drives an asynchronous connection until it is made or fails, or `until` passes: then it is
+// left unfinished (neither CONNECTION_OK nor CONNECTION_BAD). libpq's connect_timeout cannot
+// bound a waiter: it is whole seconds, at least 2, and counted again for each address a host
+// resolves to; this ends at `until` to the millisecond. It does not bound the name lookup,
+// which PQconnectStartParams makes before it returns, nor leave a host that hangs for the next
+// one of a multi-host URI (the waiter's next attempt starts over instead).
+void connect_until(PGconn* conn, std::chrono::steady_clock::time_point until) {
+  // Started, a connection's first step is to wait until its socket is writable.
+  PostgresPollingStatusType polled =
+      PQstatus(conn) == CONNECTION_BAD ? PGRES_POLLING_FAILED : PGRES_POLLING_WRITING;
+  while (polled == PGRES_POLLING_READING || polled == PGRES_POLLING_WRITING) {
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
+    if (left <= std::chrono::milliseconds::zero()) return;
+    pollfd socket{.fd = PQsocket(conn),
+                  .events = static_cast<short>(polled == PGRES_POLLING_READING ? POLLIN : POLLOUT),
+                  .revents = 0};
+    // A URI's connect_timeout=0 leaves only the deadline, which may lie beyond poll()'s range.
+    const auto slice =
+        std::min<std::chrono::milliseconds::rep>(left.count(), std::numeric_limits<int>::max());
+    const int ready = poll(&socket, 1, static_cast<int>(slice));
+    if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
+    polled = PQconnectPoll(conn);
+  }
+}
+
 // libpq keywords and values, kept alive for PQconnectdbParams.
 class ConnectParams {
  public:
@@ -1297,7 +1331,8 @@ class ConnectParams {
     keys_.push_back(std::move(key));
     values_.push_back(std::move(value));
   }
-  PGconn* connect() const {
+  // With a limit, connecting gives up then, left unfinished (see connect_until).
+  PGconn* connect(const std::optional<ConnectLimit>& limit) const {
     std::vector<const char*> keys;
     std::vector<const char*> values;
     for (std::size_t i = 0; i < keys_.size(); ++i) {
@@ -1306,7 +1341,10 @@ class ConnectParams {
     }
     keys.push_back(nullptr);
     values.push_back(nullptr);
-    return PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
+    if (!limit) return PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
+    PGconn* conn = PQconnectStartParams(keys.data(), values.data(), /*expand_dbname=*/1);
+    if (conn != nullptr) connect_until(conn, limit->at);
+    return conn;
   }
 
  private:
@@ -1314,14 +1352,39 @@ class ConnectParams {
   std::vector<std::string> values_;
 };
 
-// The URI's own `options` (a search_path, say), which the lock connection's must extend.
-std::string uri_options(const std::string& uri) {
+// The URI's own value of `keyword` ("" when it sets none).
+std::string uri_parameter(const std::string& uri, std::string_view keyword) {
   std::unique_ptr<PQconninfoOption, decltype(&PQconninfoFree)> parsed(
       PQconninfoParse(uri.c_str(), nullptr), &PQconninfoFree);
   for (const PQconninfoOption* option = parsed.get(); option && option->keyword; ++option) {
-    if (std::string_view(option->keyword) == "options" && option->val) return option->val;
+    if (option->keyword == keyword && option->val) return option->val;
   }
   return "";
+}
+
+// libpq's connect_timeout for the connection: the lock connection's bound in whole seconds,
+// else the default.
+std::chrono::seconds connect_timeout(const ConnectionOptions& options) {
+  if (!options.statement_bound) return kDefaultConnectTimeout;
+  return std::max(kLeastConnectTimeout,
+                  std::chrono::ceil<std::chrono::seconds>(*options.statement_bound));
+}
+
+// When a waiter's connection (ConnectionOptions::connect_by) gives up connecting: at its
+// deadline, or once the connect timeout (the URI's own, when it sets one) has passed, if
+// sooner.
+std::optional<ConnectLimit> connect_limit(const Config& config, const ConnectionOptions& options) {
+  if (!options.connect_by) return std::nullopt;
+  std::chrono::seconds timeout = connect_timeout(options);
+  if (const std::optional<long> own =
+          integer_parameter(uri_parameter(config.uri, "connect_timeout"))) {
+    // 0 or less: no timeout of its own, only the deadline.
+    if (*own <= 0) return ConnectLimit{*options.connect_by, true};
+    timeout = std::max(kLeastConnectTimeout, std::chrono::seconds(*own));
+  }
+  const auto timed_out = std::chrono::steady_clock::now() + timeout;
+  if (*options.connect_by <= timed_out) return ConnectLimit{*options.connect_by, true};
+  return ConnectLimit{timed_out, false};
 }
 
 // The connection's parameters. Keywords before `dbname` are defaults that the URI's own
@@ -1335,14 +1398,13 @@ ConnectParams connect_params(const Config& config, const ConnectionOptions& opti
   const auto seconds = [](std::chrono::milliseconds ms) {
     return std::to_string(std::max<std::int64_t>(1, (ms.count() + 999) / 1000));
   };
-  // libpq rounds a connect_timeout below 2 s up to 2 s.
-  params.add("connect_timeout", bound ? seconds(*bound) : kDefaultConnectTimeoutSeconds);
+  params.add("connect_timeout", std::to_string(connect_timeout(options).count()));
   params.add("fallback_application_name", "migronaut");
   params.add("dbname", config.uri);
   if (!bound) return params;
   const std::string ms = std::to_string(bound->count());
   if (server_timeouts) {
-    params.add("options", uri_options(config.uri) + " -c statement_timeout=" + ms +
+    params.add("options", uri_parameter(config.uri, "options") + " -c statement_timeout=" + ms +
                               " -c lock_timeout=" + ms +
                               (options.durable ? "" : " -c synchronous_commit=off"));
   }
@@ -1365,6 +1427,14 @@ bool password_refused(PGconn* conn) {
               std::string_view::npos);
 }
 
+// Why `conn` did not connect: libpq's words, or the limit it was given up at (neither made nor
+// failed, it is left unfinished by connect_until).
+std::string connect_failure(PGconn* conn, const std::optional<ConnectLimit>& limit) {
+  if (PQstatus(conn) == CONNECTION_BAD || !limit) return redact(trimmed(PQerrorMessage(conn)));
+  if (!limit->deadline) return "timeout expired";  // libpq's words for its connect_timeout
+  return "no answer before the wait's deadline: its budget ran out while connecting";
+}
+
 }  // namespace
 
 // PostgreSQL never creates a database, and reads create no table: options.access changes
@@ -1374,21 +1444,23 @@ std::unique_ptr<Store> open_postgres_store(const Config& given, const Connection
   Config config = given;
   config.uri = with_search_path_in_options(given.uri);
   check_uri(config.uri, redacted);
-  PGconn* conn = connect_params(config, options, true).connect();
+  std::optional<ConnectLimit> limit = connect_limit(config, options);
+  PGconn* conn = connect_params(config, options, true).connect(limit);
   // Poolers such as PgBouncer refuse the `options` startup parameter: there the lock
   // connection keeps its TCP bounds and the heartbeat's own deadline.
   if (conn != nullptr && PQstatus(conn) != CONNECTION_OK && options.statement_bound &&
       std::string_view(PQerrorMessage(conn)).find("unsupported startup parameter") !=
           std::string_view::npos) {
     PQfinish(conn);
-    conn = connect_params(config, options, false).connect();
+    limit = connect_limit(config, options);
+    conn = connect_params(config, options, false).connect(limit);
   }
   if (conn == nullptr) {
     throw ConnectionFailedError("postgres: out of memory connecting to " + redacted,
                                 {{"uri", redacted}});
   }
   if (PQstatus(conn) != CONNECTION_OK) {
-    const std::string reason = redact(trimmed(PQerrorMessage(conn)));
+    const std::string reason = connect_failure(conn, limit);
     nlohmann::json context = {{"uri", redacted}};
     if (password_refused(conn)) context[kLastingKey] = true;
     PQfinish(conn);

@@ -64,11 +64,15 @@ class PgDeadRunTest : public ::testing::Test {
 
   std::unique_ptr<Process> start_up(const std::string& uri,
                                     std::map<std::string, std::string> env = {}) const {
+    return start(uri, {"up", "--no-wait"}, std::move(env));
+  }
+  std::unique_ptr<Process> start(const std::string& uri, const std::vector<std::string>& command,
+                                 std::map<std::string, std::string> env = {}) const {
     env.emplace("MIGRONAUT_LOCK_POLL_INTERVAL_MS", "50");
-    return std::make_unique<Process>(
-        std::vector<std::string>{migronaut_binary(), "--no-env", "--uri", uri, "--dir",
-                                 dir_.path().string(), "up", "--no-wait"},
-        std::move(env));
+    std::vector<std::string> args = {migronaut_binary(), "--no-env", "--uri", uri, "--dir"};
+    args.push_back(dir_.path().string());
+    args.insert(args.end(), command.begin(), command.end());
+    return std::make_unique<Process>(std::move(args), std::move(env));
   }
 
   std::string value(const std::string& sql) const {
@@ -214,6 +218,48 @@ TEST_F(PgDeadRunTest, ARunThatMayNotEndTheDeadRunsStatementWaitsForIt) {
   const ProcessResult result = patient->wait();
   EXPECT_EQ(result.exit_code, 0) << result.err;
   expect_applied_once_by(dead);
+}
+
+// A down outside a transaction leaves a `reverting` mark, and a down that re-runs it after a
+// killed one first ends the dead run's statement, as an up does after `applying`.
+TEST_F(PgDeadRunTest, ADownRunAgainAfterAKilledOneEndsTheDeadRunsStatementFirst) {
+  constexpr std::string_view kDropName = "20260101000003-drop.sql";
+  dir_.write(std::string(kDropName),
+             "-- migrate:up\nCREATE TABLE dropped (id int);\n\n"
+             "-- migrate:down transaction:false\n"
+             "INSERT INTO log (id, pid) SELECT 3, pg_backend_pid()"
+             " FROM (SELECT pg_advisory_xact_lock(4242)) AS gate ON CONFLICT (id) DO NOTHING;\n"
+             "DROP TABLE dropped;\n");
+  ASSERT_EQ(start_up(uri_)->wait().exit_code, 0);
+  Gate gate(uri_);
+  const std::vector<std::string> down = {"down", std::string(kDropName), "--no-wait"};
+  auto killed = start(uri_, down);
+  ASSERT_TRUE(eventually([&] { return !gate_waiters().empty(); })) << killed->err_so_far();
+  const std::string dead = gate_waiters();
+  killed->signal(SIGKILL);
+  EXPECT_EQ(killed->wait().signal, SIGKILL);
+  EXPECT_EQ(value("SELECT status FROM _migronaut_migrations WHERE name = '" +
+                  std::string(kDropName) + "'"),
+            "reverting");
+  value("UPDATE _migronaut_locks SET locked_at = locked_at - interval '1 day'");
+
+  auto again = start(uri_, down);
+  ASSERT_TRUE(eventually([&] {
+    const std::string waiters = gate_waiters();
+    return !waiters.empty() && waiters != dead;
+  })) << again->err_so_far();
+  const std::string own = gate_waiters();
+  EXPECT_FALSE(alive(dead));
+  gate.open();
+  const ProcessResult result = again->wait();
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.err.find("ended its sessions"), std::string::npos) << result.err;
+  EXPECT_EQ(value("SELECT string_agg(pid::text, ',') FROM log WHERE id = 3"), own);
+  EXPECT_EQ(value("SELECT to_regclass('dropped') IS NULL"), "t");
+  EXPECT_EQ(value("SELECT status FROM _migronaut_migrations WHERE name = '" +
+                  std::string(kDropName) + "'"),
+            "reverted");
+  EXPECT_EQ(value("SELECT count(*) FROM _migronaut_locks"), "0");
 }
 
 // In transaction pooling the dead statement is a server backend of the pooler's, which carries

@@ -1292,18 +1292,12 @@ void check_uri(const std::string& uri, const std::string& redacted) {
   }
 }
 
-// When connecting gives up (ConnectionOptions::connect_by).
-struct ConnectLimit {
-  std::chrono::steady_clock::time_point at;
-  bool deadline = false;  // the waiter's deadline, which came before the connect timeout
-};
-
 // Drives an asynchronous connection until it is made or fails, or `until` passes: then it is
 // left unfinished (neither CONNECTION_OK nor CONNECTION_BAD). libpq's connect_timeout cannot
 // bound a waiter: it is whole seconds, at least 2, and counted again for each address a host
 // resolves to; this ends at `until` to the millisecond. It does not bound the name lookup,
 // which PQconnectStartParams makes before it returns, nor leave a host that hangs for the next
-// one of a multi-host URI (the waiter's next attempt starts over instead).
+// one of a multi-host URI: so it serves only a waiter's last attempt (connect_deadline).
 void connect_until(PGconn* conn, std::chrono::steady_clock::time_point until) {
   // Started, a connection's first step is to wait until its socket is writable.
   PostgresPollingStatusType polled =
@@ -1331,8 +1325,8 @@ class ConnectParams {
     keys_.push_back(std::move(key));
     values_.push_back(std::move(value));
   }
-  // With a limit, connecting gives up then, left unfinished (see connect_until).
-  PGconn* connect(const std::optional<ConnectLimit>& limit) const {
+  // With a deadline, connecting gives up then, left unfinished (see connect_until).
+  PGconn* connect(const std::optional<std::chrono::steady_clock::time_point>& deadline) const {
     std::vector<const char*> keys;
     std::vector<const char*> values;
     for (std::size_t i = 0; i < keys_.size(); ++i) {
@@ -1341,9 +1335,9 @@ class ConnectParams {
     }
     keys.push_back(nullptr);
     values.push_back(nullptr);
-    if (!limit) return PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
+    if (!deadline) return PQconnectdbParams(keys.data(), values.data(), /*expand_dbname=*/1);
     PGconn* conn = PQconnectStartParams(keys.data(), values.data(), /*expand_dbname=*/1);
-    if (conn != nullptr) connect_until(conn, limit->at);
+    if (conn != nullptr) connect_until(conn, *deadline);
     return conn;
   }
 
@@ -1370,21 +1364,23 @@ std::chrono::seconds connect_timeout(const ConnectionOptions& options) {
                   std::chrono::ceil<std::chrono::seconds>(*options.statement_bound));
 }
 
-// When a waiter's connection (ConnectionOptions::connect_by) gives up connecting: at its
-// deadline, or once the connect timeout (the URI's own, when it sets one) has passed, if
-// sooner.
-std::optional<ConnectLimit> connect_limit(const Config& config, const ConnectionOptions& options) {
+// A waiter's deadline (ConnectionOptions::connect_by) when it comes before libpq's connect
+// timeout (the URI's own, when it sets one) would end the attempt: then connecting stops there.
+// Otherwise libpq connects as usual, trying each host of a multi-host URI in turn.
+std::optional<std::chrono::steady_clock::time_point> connect_deadline(
+    const Config& config, const ConnectionOptions& options) {
   if (!options.connect_by) return std::nullopt;
   std::chrono::seconds timeout = connect_timeout(options);
   if (const std::optional<long> own =
           integer_parameter(uri_parameter(config.uri, "connect_timeout"))) {
     // 0 or less: no timeout of its own, only the deadline.
-    if (*own <= 0) return ConnectLimit{*options.connect_by, true};
+    if (*own <= 0) return options.connect_by;
     timeout = std::max(kLeastConnectTimeout, std::chrono::seconds(*own));
   }
-  const auto timed_out = std::chrono::steady_clock::now() + timeout;
-  if (*options.connect_by <= timed_out) return ConnectLimit{*options.connect_by, true};
-  return ConnectLimit{timed_out, false};
+  if (*options.connect_by <= std::chrono::steady_clock::now() + timeout) {
+    return options.connect_by;
+  }
+  return std::nullopt;
 }
 
 // The connection's parameters. Keywords before `dbname` are defaults that the URI's own
@@ -1427,11 +1423,10 @@ bool password_refused(PGconn* conn) {
               std::string_view::npos);
 }
 
-// Why `conn` did not connect: libpq's words, or the limit it was given up at (neither made nor
-// failed, it is left unfinished by connect_until).
-std::string connect_failure(PGconn* conn, const std::optional<ConnectLimit>& limit) {
-  if (PQstatus(conn) == CONNECTION_BAD || !limit) return redact(trimmed(PQerrorMessage(conn)));
-  if (!limit->deadline) return "timeout expired";  // libpq's words for its connect_timeout
+// Why `conn` did not connect: libpq's words, or the waiter's deadline it was given up at
+// (neither made nor failed, connect_until left it unfinished).
+std::string connect_failure(PGconn* conn) {
+  if (PQstatus(conn) == CONNECTION_BAD) return redact(trimmed(PQerrorMessage(conn)));
   return "no answer before the wait's deadline: its budget ran out while connecting";
 }
 
@@ -1444,23 +1439,23 @@ std::unique_ptr<Store> open_postgres_store(const Config& given, const Connection
   Config config = given;
   config.uri = with_search_path_in_options(given.uri);
   check_uri(config.uri, redacted);
-  std::optional<ConnectLimit> limit = connect_limit(config, options);
-  PGconn* conn = connect_params(config, options, true).connect(limit);
+  std::optional<std::chrono::steady_clock::time_point> deadline = connect_deadline(config, options);
+  PGconn* conn = connect_params(config, options, true).connect(deadline);
   // Poolers such as PgBouncer refuse the `options` startup parameter: there the lock
   // connection keeps its TCP bounds and the heartbeat's own deadline.
   if (conn != nullptr && PQstatus(conn) != CONNECTION_OK && options.statement_bound &&
       std::string_view(PQerrorMessage(conn)).find("unsupported startup parameter") !=
           std::string_view::npos) {
     PQfinish(conn);
-    limit = connect_limit(config, options);
-    conn = connect_params(config, options, false).connect(limit);
+    deadline = connect_deadline(config, options);
+    conn = connect_params(config, options, false).connect(deadline);
   }
   if (conn == nullptr) {
     throw ConnectionFailedError("postgres: out of memory connecting to " + redacted,
                                 {{"uri", redacted}});
   }
   if (PQstatus(conn) != CONNECTION_OK) {
-    const std::string reason = connect_failure(conn, limit);
+    const std::string reason = connect_failure(conn);
     nlohmann::json context = {{"uri", redacted}};
     if (password_refused(conn)) context[kLastingKey] = true;
     PQfinish(conn);

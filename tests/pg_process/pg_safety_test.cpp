@@ -456,16 +456,17 @@ TEST_F(PgSafetyTest, ABlockedMigrationRetriesWithoutStallingReadersAndAppliesOnc
   EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
 }
 
-// `up` through `run_uri` with 200 ms lock timeouts and 2 retries, against `blocker`
+// `up` through `run_uri` with 1 s lock timeouts and 2 retries, against `blocker`
 // (start_blocker() on uri_): it stops with exit 46 naming the blocker — its pid, its application,
 // the kind of its statement, never its text — and nothing of the migration is applied. Ends the
-// blocker's transaction.
+// blocker's transaction. The blocker is asked about halfway to the timeout, on a connection of
+// its own: a shorter timeout leaves a busy machine too little time to open it.
 void PgSafetyTest::expect_stopped_naming(Session& blocker, const std::string& run_uri) {
   dir_.write(std::string(kAlterName),
              "-- migrate:up\nALTER TABLE accounts ADD COLUMN plan text;\n");
   const ProcessResult result =
       run_migronaut({"--no-env", "--json", "--uri", run_uri, "--dir", dir_.path().string(), "up"},
-                    {{"MIGRONAUT_LOCK_TIMEOUT_MS", "200"}, {"MIGRONAUT_LOCK_RETRIES", "2"}});
+                    {{"MIGRONAUT_LOCK_TIMEOUT_MS", "1000"}, {"MIGRONAUT_LOCK_RETRIES", "2"}});
   EXPECT_EQ(result.exit_code, 46) << result.out << result.err;
   const nlohmann::json error = nlohmann::json::parse(result.out).at("error");
   EXPECT_EQ(error["code"], "MIGRATION_LOCK_TIMEOUT");

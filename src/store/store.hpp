@@ -306,9 +306,10 @@ class Store {
   // Where a statement outlives its killed process (PostgreSQL: outside a transaction it runs
   // until it ends), a run re-running a migration that a dead run left `applying` must first
   // see that run's sessions gone, or both would run it at once. tag_sessions() makes this
-  // connection's sessions findable as run `run_id`'s, at no round trip of its own (with the
-  // next `applying` mark); end_sessions_of() finds another run's that still work and ends
-  // those this connection may end. Default: nothing outlives its process.
+  // connection's sessions findable as run `run_id`'s, at no round trip of its own (with its
+  // next transaction: a migration or an `applying` mark); end_sessions_of() finds another run's
+  // that still work and ends those this connection may end. Default: nothing outlives its
+  // process.
   virtual void tag_sessions(std::string_view run_id) { (void)run_id; }
   virtual LeftSessions end_sessions_of(std::string_view run_id) {
     (void)run_id;

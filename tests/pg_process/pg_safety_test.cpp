@@ -1,7 +1,7 @@
 // Safe migrations on PostgreSQL, through the real binary against a throwaway server: statements
 // that cannot run in a migration's transaction refused before anything runs, lock timeouts
-// against a blocking session, and a signal that stops a run without cutting a migration (or a
-// redo) in two.
+// against a blocking session (named through PgBouncer too), and a signal that stops a run without
+// cutting a migration (or a redo) in two.
 #include <libpq-fe.h>
 #include <signal.h>
 
@@ -20,6 +20,7 @@
 
 #include "gtest/gtest.h"
 #include "support/pg_cluster.hpp"
+#include "support/pgbouncer.hpp"
 #include "support/process.hpp"
 #include "support/table_collision.hpp"
 #include "support/temp_dir.hpp"
@@ -111,6 +112,8 @@ class PgSafetyTest : public ::testing::Test {
                  count("SELECT count(*) FROM _migronaut_locks") > 0);
     return result;
   }
+
+  void expect_stopped_naming(Session& blocker, const std::string& run_uri);
 
   TempDir dir_{"migronaut-pg-safety"};
   std::string uri_;
@@ -453,13 +456,17 @@ TEST_F(PgSafetyTest, ABlockedMigrationRetriesWithoutStallingReadersAndAppliesOnc
   EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
 }
 
-TEST_F(PgSafetyTest, ABlockerThatNeverEndsStopsTheRunNamingItAndNothingIsApplied) {
-  auto blocker = start_blocker(uri_);
+// `up` through `run_uri` with 1 s lock timeouts and 2 retries, against `blocker`
+// (start_blocker() on uri_): it stops with exit 46 naming the blocker — its pid, its application,
+// the kind of its statement, never its text — and nothing of the migration is applied. Ends the
+// blocker's transaction. The blocker is asked about halfway to the timeout, on a connection of
+// its own: a shorter timeout leaves a busy machine too little time to open it.
+void PgSafetyTest::expect_stopped_naming(Session& blocker, const std::string& run_uri) {
   dir_.write(std::string(kAlterName),
              "-- migrate:up\nALTER TABLE accounts ADD COLUMN plan text;\n");
   const ProcessResult result =
-      run_migronaut({"--no-env", "--json", "--uri", uri_, "--dir", dir_.path().string(), "up"},
-                    {{"MIGRONAUT_LOCK_TIMEOUT_MS", "200"}, {"MIGRONAUT_LOCK_RETRIES", "2"}});
+      run_migronaut({"--no-env", "--json", "--uri", run_uri, "--dir", dir_.path().string(), "up"},
+                    {{"MIGRONAUT_LOCK_TIMEOUT_MS", "1000"}, {"MIGRONAUT_LOCK_RETRIES", "2"}});
   EXPECT_EQ(result.exit_code, 46) << result.out << result.err;
   const nlohmann::json error = nlohmann::json::parse(result.out).at("error");
   EXPECT_EQ(error["code"], "MIGRATION_LOCK_TIMEOUT");
@@ -467,13 +474,15 @@ TEST_F(PgSafetyTest, ABlockerThatNeverEndsStopsTheRunNamingItAndNothingIsApplied
   EXPECT_NE(message.find(std::string(kAlterName) + " could not get its locks in 3 tries"),
             std::string::npos)
       << message;
-  EXPECT_NE(message.find("pid " + std::to_string(blocker->pid()) + " (application 'report-job'"),
+  EXPECT_NE(message.find("pid " + std::to_string(blocker.pid()) + " (application 'report-job'"),
             std::string::npos)
       << message;
   EXPECT_NE(message.find(" s): SELECT"), std::string::npos) << message;
   EXPECT_EQ(message.find(";;"), std::string::npos) << message;
-  EXPECT_EQ(error["context"]["blockers"][0]["pid"], blocker->pid());
-  EXPECT_EQ(error["context"]["blockers"][0]["command"], "SELECT");
+  const nlohmann::json& blockers = error["context"]["blockers"];
+  ASSERT_FALSE(blockers.empty()) << result.out;
+  EXPECT_EQ(blockers[0]["pid"], blocker.pid());
+  EXPECT_EQ(blockers[0]["command"], "SELECT");
   // Its statement's kind, never its text: the blocker's may hold a secret.
   EXPECT_EQ(result.out.find(kBlockersSecret), std::string::npos) << result.out;
   EXPECT_EQ(result.err.find(kBlockersSecret), std::string::npos) << result.err;
@@ -481,12 +490,32 @@ TEST_F(PgSafetyTest, ABlockerThatNeverEndsStopsTheRunNamingItAndNothingIsApplied
       value("SELECT error LIKE '%s): SELECT' AND error NOT LIKE '%" + std::string(kBlockersSecret) +
             "%' AND error NOT LIKE '%;;%' FROM " + "_migronaut_migrations WHERE status = 'failed'"),
       "t");
-  blocker->query("ROLLBACK");
+  blocker.query("ROLLBACK");
   EXPECT_EQ(count("SELECT count(*) FROM information_schema.columns WHERE column_name = 'plan'"
                   " AND table_schema = current_schema()"),
             0);
   EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'applied'"), 0);
   EXPECT_EQ(count("SELECT count(*) FROM _migronaut_locks"), 0);
+}
+
+TEST_F(PgSafetyTest, ABlockerThatNeverEndsStopsTheRunNamingItAndNothingIsApplied) {
+  auto blocker = start_blocker(uri_);
+  expect_stopped_naming(*blocker, uri_);
+}
+
+// Through PgBouncer in transaction pooling, the pid the connection was given is the pooler's,
+// no server backend's: the blocked session is found on the server by its application_name.
+TEST_F(PgSafetyTest, ThroughPgBouncerABlockerThatNeverEndsIsNamedToo) {
+  if (!PgBouncer::binary()) GTEST_SKIP() << "pgbouncer is not installed (scripts/install-deps)";
+  // A database of its own: PgBouncer refuses the search_path a schema's URI sets.
+  const std::string database = "safety_blocker_bouncer";
+  PgCluster& cluster = PgCluster::run_wide();
+  cluster.drop_database(database);
+  cluster.create_database(database);
+  PgBouncer bouncer(cluster, "transaction");
+  uri_ = cluster.uri(database);
+  auto blocker = start_blocker(uri_);  // on the server itself, not through the pooler
+  expect_stopped_naming(*blocker, bouncer.uri(database));
 }
 
 TEST_F(PgSafetyTest, AMigrationSetsItsOwnTimeoutsInItsHeader) {

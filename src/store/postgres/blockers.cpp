@@ -16,16 +16,21 @@ namespace {
 constexpr const char* kConnectTimeoutSeconds = "10";
 constexpr auto kPollSlice = std::chrono::milliseconds(50);
 
-// The sessions blocking backend `pid`, asked on a connection of its own.
-nlohmann::json ask_blockers(const std::string& uri, int pid) {
+// The sessions blocking the session of `conn`, asked on a connection of its own to `uri`: the
+// backend named `name`, or without a name the one of the pid libpq was given.
+nlohmann::json ask_blockers(const std::string& uri, const PGconn* conn, std::string_view name) {
   std::unique_ptr<PGconn, decltype(&PQfinish)> side(connect_postgres(uri), &PQfinish);
   nlohmann::json blockers = nlohmann::json::array();
   if (!side || PQstatus(side.get()) != CONNECTION_OK) return blockers;
-  const std::string pid_text = std::to_string(pid);
-  const char* params[] = {pid_text.c_str()};
-  const std::string sql = "SELECT " + session_columns_sql() +
-                          " FROM pg_stat_activity a WHERE a.pid = ANY(pg_blocking_pids($1::int))"
-                          " ORDER BY a.pid";
+  const std::string key = name.empty() ? std::to_string(PQbackendPID(conn)) : std::string(name);
+  const char* params[] = {key.c_str()};
+  // By name, only a backend that waits has blockers: the pooler's server sessions that ran the
+  // session's earlier transactions keep its name while they idle.
+  const std::string sql =
+      "SELECT " + session_columns_sql() +
+      " FROM pg_stat_activity a WHERE a.pid IN (SELECT unnest(pg_blocking_pids(w.pid))"
+      " FROM pg_stat_activity w WHERE " +
+      (name.empty() ? "w.pid = $1::int" : "w.application_name = $1") + ") ORDER BY a.pid";
   std::unique_ptr<PGresult, decltype(&PQclear)> result(
       PQexecParams(side.get(), sql.c_str(), 1, nullptr, params, nullptr, nullptr, 0), &PQclear);
   if (PQresultStatus(result.get()) != PGRES_TUPLES_OK) return blockers;
@@ -90,7 +95,7 @@ PGconn* connect_postgres(const std::string& uri) {
 }
 
 Watched exec_watching_blockers(PGconn* conn, const std::string& sql, const std::string& uri,
-                               std::chrono::milliseconds ask_after) {
+                               std::string_view name, std::chrono::milliseconds ask_after) {
   Watched watched;
   if (PQsendQuery(conn, sql.c_str()) == 0) {
     watched.result = PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
@@ -104,7 +109,7 @@ Watched exec_watching_blockers(PGconn* conn, const std::string& sql, const std::
       const int ready = poll(&socket, 1, static_cast<int>(kPollSlice.count()));
       if (ready > 0 && PQconsumeInput(conn) == 0) break;  // the connection is gone
       if (!asked && std::chrono::steady_clock::now() >= ask_at) {
-        watched.blockers = ask_blockers(uri, PQbackendPID(conn));
+        watched.blockers = ask_blockers(uri, conn, name);
         asked = true;
       }
     }

@@ -2,6 +2,9 @@
 // waits: once its lock timeout fires the wait is over and pg_blocking_pids() knows nothing. So a
 // watched query runs asynchronously, and if it is still running halfway to its lock timeout a
 // second connection asks pg_blocking_pids() about its backend, and pg_stat_activity who that is.
+// The backend is found on the server by its application_name, unique to the session: behind a
+// pooler (PgBouncer) the pid libpq was given is the pooler's key, no server backend's, while
+// the pooler gives whichever server session runs the query the client's application_name.
 #pragma once
 
 #include <libpq-fe.h>
@@ -29,9 +32,10 @@ struct Watched {
 };
 
 // Runs `sql` on `conn`, asking about blockers through a connection to `uri` once `ask_after`
-// has passed.
+// has passed. `name` is the application_name that only `conn`'s session carries while `sql`
+// runs; "" to find it by the pid libpq was given (the server's own on a direct connection).
 Watched exec_watching_blockers(PGconn* conn, const std::string& sql, const std::string& uri,
-                               std::chrono::milliseconds ask_after);
+                               std::string_view name, std::chrono::milliseconds ask_after);
 
 // The columns of pg_stat_activity `a` that read_session() reads, in its order.
 std::string session_columns_sql();

@@ -627,10 +627,10 @@ class PostgresStore final : public Store {
   // a transaction (the `applying` mark).
   void write_records(std::span<const RecordWrite> writes,
                      const LockToken* fence = nullptr) override {
-    const bool naming = !session_name_.empty() && !session_named_;
-    const Result result = send("BEGIN;\n" + (naming ? name_session_sql() : "") +
-                               std::string(kOwnSession) + commit_script(writes, fence, nullptr));
-    session_named_ = session_named_ || (naming && succeeded(result.get()));
+    const std::string naming = naming_sql();
+    const Result result = send("BEGIN;\n" + naming + std::string(kOwnSession) +
+                               commit_script(writes, fence, nullptr));
+    note_named(naming, result.get());
     if (fence != nullptr) return check_migration(result);
     check(writes.size() == 1 ? "write the changelog record " + writes.front().name
                              : fmt::format("write {} changelog records", writes.size()),
@@ -798,13 +798,15 @@ class PostgresStore final : public Store {
 
   // Like send(), noting who blocks the query when it still runs halfway to `lock_timeout`, so
   // a lock timeout can name its blocker (blockers_), and how many of its statements completed
-  // (`completed`). Without a lock timeout nobody is asked.
+  // (`completed`). Without a lock timeout nobody is asked. The session is found by the run's
+  // name for it, which it carries by then (`sql` names it if need be; a pooler re-applies it).
   Result send_watched(const std::string& sql, std::chrono::milliseconds lock_timeout,
                       std::size_t* completed) {
     blockers_ = nlohmann::json::array();
     const std::chrono::milliseconds ask_after =
         lock_timeout.count() > 0 ? lock_timeout / 2 : std::chrono::hours(24 * 365);
-    Watched watched = exec_watching_blockers(conn_, sql, uri_for_blockers_, ask_after);
+    Watched watched =
+        exec_watching_blockers(conn_, sql, uri_for_blockers_, session_name_, ask_after);
     Result result(watched.result);
     blockers_ = std::move(watched.blockers);
     *completed = watched.completed;
@@ -854,6 +856,17 @@ class PostgresStore final : public Store {
   std::string name_session_sql() const {
     SqlValues literal(conn_);
     return "SET application_name TO " + literal.add(session_name_) + ";\n";
+  }
+
+  // name_session_sql() while the session is not named yet, else "": it travels in the next of
+  // migronaut's transactions (an `applying` mark, a migration), costing no round trip of its own.
+  std::string naming_sql() const {
+    return session_name_.empty() || session_named_ ? "" : name_session_sql();
+  }
+  // The session is named once a transaction that carried `naming` committed (`result`); a
+  // rolled-back one took the name back with it.
+  void note_named(std::string_view naming, const PGresult* result) {
+    session_named_ = session_named_ || (!naming.empty() && succeeded(result));
   }
 
   void rollback_if_open() {
@@ -1081,12 +1094,16 @@ class PostgresStore final : public Store {
       probe = statements->probe();
       prepares = statements->prepares();
     }
-    // The script comes right after BEGIN, where pg_stat_activity's cut-off text still shows it.
-    const std::string head = begin_sql(execution) + ";\n" + probe;
+    // The script comes right after BEGIN (and the session's naming, once a run), where
+    // pg_stat_activity's cut-off text still shows it. The naming comes before it: the blocker
+    // query finds the session by its name.
+    const std::string naming = naming_sql();
+    const std::string head = begin_sql(execution) + ";\n" + naming + probe;
     const std::string after = "\n;\n" + std::string(kOwnSession) + prepares + tail;
     std::size_t completed = 0;
     const Result result =
         send_watched(head + script.text + after, execution.lock_timeout, &completed);
+    note_named(naming, result.get());
     if (statements != nullptr) {
       statements->settle(succeeded(result.get()));
       const char* primary = PQresultErrorField(result.get(), PG_DIAG_MESSAGE_PRIMARY);

@@ -37,8 +37,9 @@ enum class MigrationState {
 // "half-reverted", "reverting": how JSON and the CLI spell a state.
 std::string_view migration_state_name(MigrationState state);
 void to_json(nlohmann::json& out, MigrationState state);
-// Whether `up` still runs a migration in `state` (all but applied and missing): what `status`
-// counts as pending, what `wait` waits for and what pending_migrations lists.
+// Whether a migration in `state` is still to do (all but applied and missing): what `status`
+// counts as pending, what `wait` waits for and what pending_migrations lists. `up` runs it, but
+// for kHalfReverted, which it refuses (half_reverted_error).
 bool needs_run(MigrationState state);
 
 // One row of `status`: a migration on disk or in code, or a record whose file is gone.
@@ -217,8 +218,6 @@ class Migrator {
   ImportResult import_history(const ImportOptions& options);
 
   std::optional<LockInfo> lock_info();
-  // lock_info() while its holder's lease lives: a dead run's row, past its TTL, is none.
-  std::optional<LockInfo> live_lock();
   std::optional<LockInfo> force_unlock();
   // The database's clock in ms since the epoch: what a holder's lockedAt is judged against.
   std::int64_t database_now_ms();

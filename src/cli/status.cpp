@@ -41,7 +41,9 @@ void write_notes(std::string& notes, const StatusRow& row) {
     notes += "changed: re-applies; ";
   if (row.invalid_name) notes += "invalid name; ";
   if (row.up_empty && needs_run(row.state)) notes += "empty — fill it in; ";
-  if (row.record && !row.record->error.empty() && row.state == MigrationState::kFailed) {
+  const bool failed =
+      row.state == MigrationState::kFailed || row.state == MigrationState::kHalfReverted;
+  if (row.record && !row.record->error.empty() && failed) {
     // On one line, as each migration is one line of the table (`list | wc -l` counts them).
     std::string error = row.record->error;
     std::replace_if(
@@ -74,9 +76,11 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
   const auto state_cell = [&](MigrationState state) -> const std::string& {
     auto [cell, made] = states.try_emplace(state);
     if (made) {
-      const Color color = state == MigrationState::kApplied  ? Color::kGreen
-                          : state == MigrationState::kFailed ? Color::kRed
-                                                             : Color::kYellow;
+      const bool broken =
+          state == MigrationState::kFailed || state == MigrationState::kHalfReverted;
+      const Color color = state == MigrationState::kApplied ? Color::kGreen
+                          : broken                          ? Color::kRed
+                                                            : Color::kYellow;
       cell->second = out.paint_report(color, padded(migration_state_name(state), state_width));
     }
     return cell->second;
@@ -109,10 +113,11 @@ Command add_status(CLI::App& app) {
   auto check = std::make_shared<bool>(false);
   sub->add_flag("--check", *check,
                 "Exit 2 when anything is pending, 24 when `up` refuses over another tool's "
-                "unimported history");
+                "unimported history or a half-reverted migration");
   document(sub, "migronaut status | grep pending",
            "0 shown, 2 something is pending (--check), 5 connection failed, 24 another tool's "
-           "history is not imported, which `up` refuses (--check)");
+           "history is not imported or a migration is half-reverted, which `up` refuses "
+           "(--check)");
   return {
       sub, [check](Context& context) {
         Migrator migrator(context.config(), context.migrator_options());
@@ -125,6 +130,11 @@ Command add_status(CLI::App& app) {
         // Those pending rows are the other tool's applied ones: `up` refuses them, and
         // --check says so rather than "pending".
         if (report.unimported) out.warn(unimported_history_error(*report.unimported).what());
+        std::vector<std::string> half_reverted;
+        for (const StatusRow& row : rows) {
+          if (row.state == MigrationState::kHalfReverted) half_reverted.push_back(row.name);
+        }
+        if (!half_reverted.empty()) out.warn(half_reverted_error(half_reverted).what());
         if (out.json_mode()) {
           out.document({{"migrations", rows},
                         {"pending", pending},
@@ -132,7 +142,9 @@ Command add_status(CLI::App& app) {
                                                                 : nlohmann::json(nullptr)}});
         }
         if (!*check) return 0;
-        if (report.unimported) return exit_status(ErrorCode::kMigrationBlocked);
+        if (report.unimported || !half_reverted.empty()) {
+          return exit_status(ErrorCode::kMigrationBlocked);
+        }
         return pending > 0 ? exit_status(ErrorCode::kPendingMigrations) : 0;
       }};
 }

@@ -1,8 +1,8 @@
 // `migronaut wait [--timeout d]`: blocks until nothing is pending, taking no lock — for
 // replicas that must not migrate but must not start before the migrating peer is done. It
 // polls with jittered backoff, honours its timeout to the poll, and gives up at once when a
-// pending migration is recorded failed (or half-reverted) and no live run holds the lock to
-// retry (or finish) it. Over another tool's unimported history it waits (an import may be under
+// pending migration is recorded failed (or half-reverted) and no run holds the lock to retry
+// (or finish) it. Over another tool's unimported history it waits (an import may be under
 // way) and its timeout says why.
 #include <optional>
 
@@ -87,7 +87,14 @@ Command add_wait(CLI::App& app) {
             if (out.json_mode()) out.document(detail);
             return 0;
           }
-          if (!unreachable && !pending.failed.empty() && !migrator.live_lock()) {
+          // No `up` may apply a half-reverted migration: only a `down` mends it, which a run
+          // holding the lock may be making (its mark is not yet its own).
+          if (!unreachable && !pending.half_reverted.empty() &&
+              (waited >= budget || !migrator.lock_info())) {
+            out.clear_live();
+            throw half_reverted_error(pending.half_reverted);
+          }
+          if (!unreachable && !pending.failed.empty() && !migrator.lock_info()) {
             out.clear_live();
             nlohmann::json context_json = detail;
             context_json["failed"] = pending.failed;
@@ -95,11 +102,6 @@ Command add_wait(CLI::App& app) {
                 fmt::format("{} failed and no run is retrying it: waiting cannot succeed",
                             fmt::join(pending.failed, ", ")),
                 context_json);
-          }
-          // No run may apply a half-reverted migration: only a person's `down` mends it.
-          if (!unreachable && !pending.half_reverted.empty() && !migrator.live_lock()) {
-            out.clear_live();
-            throw half_reverted_error(pending.half_reverted);
           }
           if (waited >= budget) {
             // No run applies anything until someone imports (a Job's `import && up` may be

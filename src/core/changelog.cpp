@@ -75,6 +75,15 @@ RecordWrite reverted_record(const std::string& name, const RecordStamp& stamp) {
   write.set = {{Field::kStatus, status(RecordStatus::kReverted)},
                {Field::kRevertedAt, ServerNow{}}};
   who(write, stamp);
+  write.unset = {Field::kFailedAt, Field::kError};  // a failed try of this down, now done
+  return write;
+}
+
+RecordWrite failed_revert_record(const std::string& name, const std::string& error,
+                                 const RecordStamp& stamp) {
+  RecordWrite write = reverting_record(name, stamp);
+  write.set.emplace_back(Field::kFailedAt, ServerNow{});
+  write.set.emplace_back(Field::kError, error);
   return write;
 }
 

@@ -33,6 +33,9 @@ RecordWrite applying_record(const Migration& migration, std::int64_t batch,
 // so a later down still finds it to finish.
 RecordWrite reverting_record(const std::string& name, const RecordStamp& stamp);
 RecordWrite reverted_record(const std::string& name, const RecordStamp& stamp);
+// A down outside a transaction that failed: its mark stays, with the redacted error.
+RecordWrite failed_revert_record(const std::string& name, const std::string& error,
+                                 const RecordStamp& stamp);
 // Failed: the redacted error and the failing file's checksum. Never demotes an applied record.
 RecordWrite failed_record(const Migration& migration, std::int64_t batch, const std::string& error,
                           const RecordStamp& stamp);

@@ -152,18 +152,13 @@ struct Migrator::Impl {
   void mark_live_run(Plan& plan) {
     if (!has_interrupted(plan)) return;
     try {
-      if (const std::optional<LockInfo> holder = live_holder()) {
+      Store& store = reader();
+      const std::optional<LockInfo> holder = store.read_lock();
+      if (holder && !lease_expired(*holder, store.now_ms(), config.lock_ttl_ms())) {
         mark_in_progress(plan, holder->run_id);
       }
     } catch (const Error&) {
     }
-  }
-  // The lock's holder while its lease lives, judged in the database's clock.
-  std::optional<LockInfo> live_holder() {
-    Store& store = reader();
-    std::optional<LockInfo> holder = store.read_lock();
-    if (holder && lease_expired(*holder, store.now_ms(), config.lock_ttl_ms())) return std::nullopt;
-    return holder;
   }
   // load() into `migrations`, and read_plan() of them, side by side: another thread reads the
   // files while this one connects and reads the changelog, so the database's round trips and
@@ -561,8 +556,10 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
   SeenFailures& failures = impl_->wait_failures != nullptr ? *impl_->wait_failures : own_look;
   bool pending = false;
   impl_->before_lock([&] {
-    // The boot check: one read, and no lock when nothing is pending.
-    const Plan plan = impl_->load_and_plan(migrations);
+    // The boot check: one read, and no lock when nothing is pending. A down that a live run is
+    // making outside a transaction is waited for like any run, not refused as half-reverted.
+    Plan plan = impl_->load_and_plan(migrations);
+    impl_->mark_live_run(plan);
     const UpSelection selection = select_up(plan, options, impl_->config);
     pending = !selection.targets.empty();
     if (!pending) {
@@ -714,6 +711,7 @@ std::string script_text(const Work& work) {
 std::vector<StatusRow> Migrator::dry_run_up(const UpOptions& options) {
   std::vector<Migration> migrations = impl_->load();
   Plan plan = impl_->read_plan(migrations);
+  impl_->mark_live_run(plan);
   const std::vector<const PlanEntry*> targets = select_up(plan, options, impl_->config).targets;
   // What `up` would do: refused as `up` refuses it.
   if (!targets.empty()) impl_->refuse_unimported_history(plan, migrations);
@@ -748,6 +746,8 @@ BaselineResult baseline_of(const Plan& plan, const std::optional<std::string>& t
   const PlanEntry* last = to ? &require_migration(plan, *to, "to") : nullptr;
   for (const PlanEntry& entry : plan.entries) {
     if (entry.migration == nullptr) continue;
+    // Recorded applied, it would hide that part of its down ran, and `down` would refuse it.
+    if (entry.half_reverted()) throw half_reverted_error({std::string(entry.name)});
     if (entry.pending()) {
       mark(entry, outcome.batch);
       outcome.baselined.emplace_back(entry.name);
@@ -945,7 +945,6 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
 }
 
 std::optional<LockInfo> Migrator::lock_info() { return impl_->reader().read_lock(); }
-std::optional<LockInfo> Migrator::live_lock() { return impl_->live_holder(); }
 
 std::optional<LockInfo> Migrator::force_unlock() {
   // Nothing held: nothing to write, and a missing database stays missing.

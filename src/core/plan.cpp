@@ -215,8 +215,12 @@ Plan make_plan(const std::vector<Migration>& migrations, std::vector<ChangelogRe
   orders.reserve(entries.size());
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const PlanEntry& entry = entries[i];
-    // A record of a migration that is gone and not applied plays no part in any plan.
-    if (entry.migration == nullptr && entry.state != MigrationState::kMissing) continue;
+    // A record of a migration that is gone and not applied plays no part in any plan, but for
+    // a half-done down: what it left stays to be seen.
+    if (entry.migration == nullptr && entry.state != MigrationState::kMissing &&
+        !entry.half_reverted()) {
+      continue;
+    }
     if (renamed.contains(i)) continue;
     kept.push_back(i);
     orders.push_back(order_of(entry));
@@ -303,10 +307,12 @@ void refuse_empty(const std::vector<const PlanEntry*>& targets) {
   }
 }
 
+// Only a dead run's mark: a live run's (kReverting) is work in progress, waited for like any run,
+// and gone by the time the waiter holds the lock.
 void refuse_half_reverted(const std::vector<const PlanEntry*>& targets) {
   std::vector<std::string> half;
   for (const PlanEntry* entry : targets) {
-    if (entry->half_reverted()) half.emplace_back(entry->name);
+    if (entry->state == MigrationState::kHalfReverted) half.emplace_back(entry->name);
   }
   if (!half.empty()) throw half_reverted_error(half);
 }

@@ -536,10 +536,13 @@ void Runner::fail(const Step& step, const Error& error) {
       env_.logger.warn(fmt::format("onError hook failed: {}", redact(e.what())));
     }
   }
-  if (direction == Direction::kUp) {
+  // A transactional down rolled back whole: its record stays applied, and says nothing.
+  if (direction == Direction::kUp || !step.in_transaction) {
     try {
       // Fenced: once the lock is lost, only a record the lock still vouches for is written.
-      env_.store.write_record(failed_record(migration, batch, message, env_.stamp),
+      env_.store.write_record(direction == Direction::kUp
+                                  ? failed_record(migration, batch, message, env_.stamp)
+                                  : failed_revert_record(migration.name, message, env_.stamp),
                               env_.lease ? &env_.lease->token() : nullptr);
     } catch (const std::exception& e) {
       env_.logger.warn(

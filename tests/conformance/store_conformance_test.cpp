@@ -463,6 +463,36 @@ TEST_P(StoreConformance, StatusesAndBatchesRoundTrip) {
   EXPECT_EQ(records[4].batch, 7);
 }
 
+// A down outside a transaction marks its record `reverting` first, and a failure adds its error:
+// the record keeps what its apply wrote (batch, times, checksum), so a later down finds it to
+// finish, and the finished revert drops the error.
+TEST_P(StoreConformance, ARevertingMarkKeepsWhatTheApplyWrote) {
+  auto store = open_ready();
+  store->write_record(applied("0001-a", 3));
+  const auto before = record_now("0001-a");
+  ASSERT_TRUE(before.has_value());
+  RecordStamp stamp;
+  stamp.run_id = "run-reverting";
+  store->write_record(reverting_record("0001-a", stamp));
+  store->write_record(failed_revert_record("0001-a", "boom", stamp));
+
+  const auto marked = record_now("0001-a");
+  ASSERT_TRUE(marked.has_value());
+  EXPECT_EQ(marked->status, RecordStatus::kReverting);
+  EXPECT_EQ(marked->run_id, "run-reverting");
+  EXPECT_EQ(marked->error, "boom");
+  EXPECT_EQ(marked->batch, 3);
+  EXPECT_EQ(marked->applied_at_ms, before->applied_at_ms);
+  EXPECT_EQ(marked->checksum, before->checksum);
+
+  store->write_record(reverted_record("0001-a", stamp));
+  const auto reverted = record_now("0001-a");
+  ASSERT_TRUE(reverted.has_value());
+  EXPECT_EQ(reverted->status, RecordStatus::kReverted);
+  EXPECT_EQ(reverted->error, "");
+  EXPECT_EQ(reverted->batch, 3);
+}
+
 TEST_P(StoreConformance, EveryFieldRoundTrips) {
   auto store = open_ready();
   FieldValues set;

@@ -840,6 +840,10 @@ DROP TABLE down_log;
   ASSERT_TRUE(eventually([&] {
     return project.open().value("SELECT count(*) FROM down_log") == std::optional<std::string>("1");
   })) << down->err_so_far();
+  // A boot meanwhile waits for the run making the down (here: does not, and says the lock is
+  // held), instead of refusing a migration that run is still on.
+  const ProcessResult boot = project.run({"up", "--no-wait"}, kFastLock);
+  EXPECT_EQ(boot.exit_code, 3) << describe(boot);
   down->signal(SIGKILL);
   EXPECT_EQ(down->wait().signal, SIGKILL);
   EXPECT_EQ(project.statuses(), (Statuses{{"0001-knob.sql", "reverting"}}));
@@ -855,8 +859,11 @@ DROP TABLE down_log;
   const ProcessResult up = project.run({"--json", "up"}, kFastLock);
   EXPECT_EQ(up.exit_code, 24) << describe(up);
   EXPECT_NE(up.err.find("migronaut down 0001-knob.sql"), std::string::npos) << up.err;
-  const ProcessResult wait = project.run({"wait", "--timeout", "20s"}, kFastLock);
+  // The dead run's lock row is left (up refused before claiming it): wait gives it its time.
+  const ProcessResult wait = project.run({"wait", "--timeout", "1s"}, kFastLock);
   EXPECT_EQ(wait.exit_code, 24) << describe(wait);
+  EXPECT_EQ(project.run({"status", "--check"}).exit_code, 24);
+  EXPECT_EQ(project.run({"baseline", "--yes"}, kFastLock).exit_code, 24);
   EXPECT_EQ(project.run({"audit"}).exit_code, 22);
   // Nothing ran again: the down's first statement's row, the table the down did not reach.
   EXPECT_EQ(project.open().value("SELECT count(*) FROM down_log"), "1");
@@ -872,6 +879,14 @@ DROP TABLE down_log;
   EXPECT_EQ(project.statuses(), (Statuses{{"0001-knob.sql", "reverted"}}));
   ASSERT_EQ(project.run({"up"}, kFastLock).exit_code, 0);
   EXPECT_EQ(project.statuses(), (Statuses{{"0001-knob.sql", "applied"}}));
+
+  // A down that fails midway leaves the same mark, with its error.
+  project.open().exec("DROP TABLE down_log");
+  EXPECT_EQ(project.run({"down"}, kFastLock).exit_code, 7);
+  const ProcessResult status = project.run({"--json", "status"});
+  const nlohmann::json row = json_of(status)["migrations"].at(0);
+  EXPECT_EQ(row["state"], "half-reverted") << status.out;
+  EXPECT_NE(row["record"].value("error", "").find("down_log"), std::string::npos) << status.out;
 }
 
 // timeoutMs stops a running statement (sqlite3_interrupt) and fails the migration with its own

@@ -232,7 +232,7 @@ TEST_F(PgDeadRunTest, ADownRunAgainAfterAKilledOneEndsTheDeadRunsStatementFirst)
              "DROP TABLE dropped;\n");
   ASSERT_EQ(start_up(uri_)->wait().exit_code, 0);
   Gate gate(uri_);
-  const std::vector<std::string> down = {"down", std::string(kDropName), "--no-wait"};
+  const std::vector<std::string> down = {"down", std::string(kDropName)};
   auto killed = start(uri_, down);
   ASSERT_TRUE(eventually([&] { return !gate_waiters().empty(); })) << killed->err_so_far();
   const std::string dead = gate_waiters();

@@ -5,7 +5,8 @@
 // its peers out, while a dead holder is given up on (or reclaimed once its TTL passes).
 // A waiting run also waits out a database it cannot reach yet (a connection failure before the
 // attempt held the lock: reconnecting with the same backoff, inside the same budget, which the
-// connecting itself counts against and never outlasts by more than kLeastConnectTime) and one
+// connecting itself counts against: the store stops a connection there, kLeastConnectTime
+// later at most, where it can; PostgreSQL's cannot for a host of several addresses) and one
 // whose single write slot another connection holds (SQLite). A busy slot proves nothing: the
 // holder's migration, a stopped holder and another tool all hold it alike, so only the holder's
 // lockedAt moving, or its process seen running on this host, re-arms the budget there too.

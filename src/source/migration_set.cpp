@@ -310,6 +310,26 @@ void refuse_direction_case(const std::vector<NamedFile>& files) {
   }
 }
 
+// dbmate reads only a lower-case ".sql" and skips any other file, so "1_x.SQL" never ran there:
+// run now, it would be applied after the fact, as if new.
+void refuse_dbmate_extension_case(const std::vector<NamedFile>& files) {
+  for (const NamedFile& file : files) {
+    if (file.naming.naming != Naming::kDbmate) continue;
+    const std::string extension = file.name.substr(file.name.rfind('.'));
+    if (std::none_of(extension.begin(), extension.end(),
+                     [](unsigned char c) { return std::isupper(c) != 0; })) {
+      continue;
+    }
+    const std::string fixed = file.name.substr(0, file.name.rfind('.')) + ".sql";
+    const std::string reason = fmt::format(
+        "dbmate reads only a lower-case .sql and skips this file, so it never ran there: rename "
+        "it {} to run it, or move it out of the migrations folder",
+        fixed);
+    throw MigrationInvalidNameError(fmt::format("Invalid migration name {}: {}", file.name, reason),
+                                    {{"name", file.name}, {"reason", reason}});
+  }
+}
+
 }  // namespace
 
 std::vector<NamedFile> list_migration_files(const fs::path& dir, std::string_view extension,
@@ -332,6 +352,7 @@ std::optional<Naming> folder_naming(const std::vector<NamedFile>& files) {
   const Naming usual = std::max_element(counts.begin(), counts.end(), [](auto& a, auto& b) {
                          return a.second < b.second;
                        })->first;
+  if (usual == Naming::kDbmate) refuse_dbmate_extension_case(files);
   if (counts.size() == 1) return usual;
   if (counts.contains(Naming::kGolangMigrate)) refuse_direction_case(files);
   nlohmann::json odd = nlohmann::json::array();

@@ -327,6 +327,17 @@ TEST_F(LoadMigrationsTest, ReadsTheExtensionInAnyCase) {
   EXPECT_THROW(load_migrations(dir_.path(), ".sql"), MigrationInvalidNameError);
 }
 
+// dbmate skips "2_x.SQL": it never ran there, so it is refused, with the name to use.
+TEST_F(LoadMigrationsTest, RefusesADbmateFileWithAnUpperCaseExtension) {
+  dir_.write("20260101000001_a.sql", "-- migrate:up\nSELECT 1;\n");
+  dir_.write("20260101000002_b.SQL", "-- migrate:up\nSELECT 2;\n");
+  const auto error =
+      error_of<MigrationInvalidNameError>([&] { load_migrations(dir_.path(), ".sql"); });
+  EXPECT_EQ(error.context()["name"], "20260101000002_b.SQL");
+  EXPECT_NE(std::string(error.what()).find("rename it 20260101000002_b.sql"), std::string::npos)
+      << error.what();
+}
+
 // golang-migrate skips "5_x.UP.sql": it never ran there, so it is refused, with the name to use.
 TEST_F(LoadMigrationsTest, RefusesAGolangMigrateDirectionInAnotherCase) {
   dir_.write("1_a.up.sql", "SELECT 1;");

@@ -17,22 +17,27 @@ constexpr const char* kConnectTimeoutSeconds = "10";
 constexpr auto kPollSlice = std::chrono::milliseconds(50);
 
 // The sessions blocking the session of `conn`, asked on a connection of its own to `uri`: the
-// backend named `name`, or without a name the one of the pid libpq was given.
+// backend of the pid libpq was given (a direct connection's), or the one whose name ends with
+// the run's tag that `name` ends with (behind a pooler, whose pid that is not; the tag alone, as
+// a migration may have set a name of its own before it).
 nlohmann::json ask_blockers(const std::string& uri, const PGconn* conn, std::string_view name) {
   std::unique_ptr<PGconn, decltype(&PQfinish)> side(connect_postgres(uri), &PQfinish);
   nlohmann::json blockers = nlohmann::json::array();
   if (!side || PQstatus(side.get()) != CONNECTION_OK) return blockers;
-  const std::string key = name.empty() ? std::to_string(PQbackendPID(conn)) : std::string(name);
-  const char* params[] = {key.c_str()};
+  const std::string pid = std::to_string(PQbackendPID(conn));
+  const std::string tag(name.substr(name.rfind(' ') + 1));
+  const char* params[] = {pid.c_str(), tag.c_str()};
   // By name, only a backend that waits has blockers: the pooler's server sessions that ran the
   // session's earlier transactions keep its name while they idle.
   const std::string sql =
       "SELECT " + session_columns_sql() +
       " FROM pg_stat_activity a WHERE a.pid IN (SELECT unnest(pg_blocking_pids(w.pid))"
-      " FROM pg_stat_activity w WHERE " +
-      (name.empty() ? "w.pid = $1::int" : "w.application_name = $1") + ") ORDER BY a.pid";
+      " FROM pg_stat_activity w WHERE w.pid = $1::int" +
+      (tag.empty() ? "" : " OR right(w.application_name, length($2)) = $2") + ") ORDER BY a.pid";
   std::unique_ptr<PGresult, decltype(&PQclear)> result(
-      PQexecParams(side.get(), sql.c_str(), 1, nullptr, params, nullptr, nullptr, 0), &PQclear);
+      PQexecParams(side.get(), sql.c_str(), tag.empty() ? 1 : 2, nullptr, params, nullptr, nullptr,
+                   0),
+      &PQclear);
   if (PQresultStatus(result.get()) != PGRES_TUPLES_OK) return blockers;
   for (int row = 0; row < PQntuples(result.get()); ++row) {
     blockers.push_back(read_session(result.get(), row));

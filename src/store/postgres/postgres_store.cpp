@@ -1331,6 +1331,7 @@ void connect_until(PGconn* conn, std::chrono::steady_clock::time_point until) {
         std::min<std::chrono::milliseconds::rep>(left.count(), std::numeric_limits<int>::max());
     const int ready = poll(&socket, 1, static_cast<int>(slice));
     if (ready == 0 || (ready < 0 && errno == EINTR)) continue;
+    if (ready < 0) return;  // left unfinished: reported as not made by the deadline
     polled = PQconnectPoll(conn);
   }
 }
@@ -1381,9 +1382,21 @@ std::chrono::seconds connect_timeout(const ConnectionOptions& options) {
                   std::chrono::ceil<std::chrono::seconds>(*options.statement_bound));
 }
 
+// How many hosts libpq tries for `uri` (a comma-separated `host` or `hostaddr`).
+long host_count(const std::string& uri) {
+  long count = 1;
+  for (std::string_view keyword : {"host", "hostaddr"}) {
+    const std::string hosts = uri_parameter(uri, keyword);
+    count = std::max<long>(count, 1 + std::count(hosts.begin(), hosts.end(), ','));
+  }
+  return count;
+}
+
 // A waiter's deadline (ConnectionOptions::connect_by) when it comes before libpq's connect
-// timeout (the URI's own, when it sets one) would end the attempt: then connecting stops there.
-// Otherwise libpq connects as usual, trying each host of a multi-host URI in turn.
+// timeout (the URI's own, when it sets one) would end the attempt, which libpq counts once per
+// host: then connecting stops there. Otherwise libpq connects as usual, trying each host of a
+// multi-host URI in turn (a host that resolves to several addresses is still given the timeout
+// for each).
 std::optional<std::chrono::steady_clock::time_point> connect_deadline(
     const Config& config, const ConnectionOptions& options) {
   if (!options.connect_by) return std::nullopt;
@@ -1394,7 +1407,7 @@ std::optional<std::chrono::steady_clock::time_point> connect_deadline(
     if (*own <= 0) return options.connect_by;
     timeout = std::max(kLeastConnectTimeout, std::chrono::seconds(*own));
   }
-  if (*options.connect_by <= std::chrono::steady_clock::now() + timeout) {
+  if (*options.connect_by <= std::chrono::steady_clock::now() + timeout * host_count(config.uri)) {
     return options.connect_by;
   }
   return std::nullopt;

@@ -1,5 +1,6 @@
 #include "store/postgres/run_sessions.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "store/postgres/blockers.hpp"
@@ -21,7 +22,12 @@ std::string run_session_tag(std::string_view run_id) {
 std::string run_application_name(std::string_view base, std::string_view run_id) {
   const std::string tag = run_session_tag(run_id);
   if (base.empty() || base == kDefaultApplicationName) return tag;
-  return std::string(base.substr(0, kMaxApplicationName - 1 - tag.size())) + " " + tag;
+  std::size_t cut = std::min(base.size(), kMaxApplicationName - 1 - tag.size());
+  // Not inside a UTF-8 character, which would make the name no text (a URI may set any).
+  while (cut > 0 && cut < base.size() && (static_cast<unsigned char>(base[cut]) & 0xC0) == 0x80) {
+    --cut;
+  }
+  return std::string(base.substr(0, cut)) + " " + tag;
 }
 
 std::string run_sessions_sql() {

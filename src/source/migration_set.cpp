@@ -287,46 +287,49 @@ void reject_shared_versions(const std::vector<Migration>& sorted) {
   }
 }
 
-// golang-migrate reads only a lower-case ".up" or ".down" and skips any other file, so that
-// "5_x.UP.sql" (a dbmate name to the parser) never ran there: said so, not as mixed namings.
+std::string lower_case(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// A file the tool whose naming it follows skips for a letter's case (`part`, which `fixed` has
+// in lower case): it never ran there, so it is refused, with the name that would run it.
+[[noreturn]] void refuse_skipped(const NamedFile& file, std::string_view tool,
+                                 std::string_view part, const std::string& fixed) {
+  const std::string reason = fmt::format(
+      "{} reads only a lower-case {} and skips this file, so it never ran there: rename it {} to "
+      "run it, or move it out of the migrations folder",
+      tool, part, fixed);
+  throw MigrationInvalidNameError(fmt::format("Invalid migration name {}: {}", file.name, reason),
+                                  {{"name", file.name}, {"reason", reason}});
+}
+
+// golang-migrate reads only a lower-case ".up" or ".down", so that "5_x.UP.sql" (a dbmate name
+// to the parser) never ran there: said so, not as mixed namings.
 void refuse_direction_case(const std::vector<NamedFile>& files) {
   for (const NamedFile& file : files) {
-    std::string lower = file.name;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const std::string lower = lower_case(file.name);
     const std::optional<FileName> naming = parse_file_name(lower, ".sql");
     if (file.naming.naming == Naming::kGolangMigrate || !naming ||
         naming->naming != Naming::kGolangMigrate) {
       continue;
     }
     const std::size_t direction = file.name.rfind('.', file.name.rfind('.') - 1);
-    const std::string fixed = file.name.substr(0, direction) + lower.substr(direction);
-    const std::string reason = fmt::format(
-        "golang-migrate reads only a lower-case .up or .down and skips this file, so it never ran "
-        "there: rename it {} to run it, or move it out of the migrations folder",
-        fixed);
-    throw MigrationInvalidNameError(fmt::format("Invalid migration name {}: {}", file.name, reason),
-                                    {{"name", file.name}, {"reason", reason}});
+    refuse_skipped(file, "golang-migrate", ".up or .down",
+                   file.name.substr(0, direction) + lower.substr(direction));
   }
 }
 
-// dbmate reads only a lower-case ".sql" and skips any other file, so "1_x.SQL" never ran there:
-// run now, it would be applied after the fact, as if new.
+// dbmate reads only a lower-case ".sql", so "1_x.SQL" never ran there: run now, it would be
+// applied after the fact, as if new.
 void refuse_dbmate_extension_case(const std::vector<NamedFile>& files) {
   for (const NamedFile& file : files) {
-    if (file.naming.naming != Naming::kDbmate) continue;
-    const std::string extension = file.name.substr(file.name.rfind('.'));
-    if (std::none_of(extension.begin(), extension.end(),
-                     [](unsigned char c) { return std::isupper(c) != 0; })) {
-      continue;
-    }
-    const std::string fixed = file.name.substr(0, file.name.rfind('.')) + ".sql";
-    const std::string reason = fmt::format(
-        "dbmate reads only a lower-case .sql and skips this file, so it never ran there: rename "
-        "it {} to run it, or move it out of the migrations folder",
-        fixed);
-    throw MigrationInvalidNameError(fmt::format("Invalid migration name {}: {}", file.name, reason),
-                                    {{"name", file.name}, {"reason", reason}});
+    const std::size_t dot = file.name.rfind('.');
+    const std::string extension = file.name.substr(dot);
+    if (file.naming.naming != Naming::kDbmate || lower_case(extension) == extension) continue;
+    refuse_skipped(file, "dbmate", lower_case(extension),
+                   file.name.substr(0, dot) + lower_case(extension));
   }
 }
 

@@ -33,10 +33,20 @@ std::string percent_encoded(std::string_view text) {
   return out;
 }
 
+// Where the URI's parameters start: its first '?' after the user and password, which libpq reads
+// up to an '@' before any '/', and which may hold a '?' of their own.
+std::size_t query_start(const std::string& uri) {
+  const std::size_t scheme = uri.find("://");
+  std::size_t host = scheme == std::string::npos ? 0 : scheme + 3;
+  const std::size_t end = uri.find_first_of("@/", host);
+  if (end != std::string::npos && uri[end] == '@') host = end + 1;
+  return uri.find('?', host);
+}
+
 }  // namespace
 
 std::string with_search_path_in_options(const std::string& uri) {
-  const std::size_t query = uri.find('?');
+  const std::size_t query = query_start(uri);
   if (query == std::string::npos) return uri;
   std::string kept;     // the other parameters, as written
   std::string options;  // decoded: the URI's own, then each search_path's

@@ -24,6 +24,14 @@ TEST(SearchPathUriTest, EscapesWhatOptionsWouldSplit) {
             "postgres://h/db?options=-c%20search_path%3Dmy%5C%20schema");
 }
 
+// libpq reads a password up to its '@': a '?' in it starts no parameters.
+TEST(SearchPathUriTest, AQuestionMarkInThePasswordIsNoQuery) {
+  EXPECT_EQ(with_search_path_in_options("postgres://u:pa?ss@h/db?search_path=s"),
+            "postgres://u:pa?ss@h/db?options=-c%20search_path%3Ds");
+  EXPECT_EQ(with_search_path_in_options("postgres://u:a?search_path=b@h/db"),
+            "postgres://u:a?search_path=b@h/db");
+}
+
 TEST(SearchPathUriTest, LeavesOtherUrisAlone) {
   for (const char* uri : {"postgres://h/db", "postgres://h/db?sslmode=require",
                           "postgres://h/db?options=-csearch_path%3Ds"}) {

@@ -308,11 +308,19 @@ void refuse_empty(const std::vector<const PlanEntry*>& targets) {
 }
 
 // Only a dead run's mark: a live run's (kReverting) is work in progress, waited for like any run,
-// and gone by the time the waiter holds the lock.
-void refuse_half_reverted(const std::vector<const PlanEntry*>& targets) {
+// and gone by the time the waiter holds the lock. A target that is such a migration renamed (at
+// the version of a half-reverted record whose file is gone) is that migration too.
+void refuse_half_reverted(const Plan& plan, const std::vector<const PlanEntry*>& targets) {
   std::vector<std::string> half;
   for (const PlanEntry* entry : targets) {
     if (entry->state == MigrationState::kHalfReverted) half.emplace_back(entry->name);
+  }
+  for (const PlanEntry& former : plan.entries) {
+    if (former.migration != nullptr || former.state != MigrationState::kHalfReverted) continue;
+    if (std::any_of(targets.begin(), targets.end(),
+                    [&](const PlanEntry* entry) { return same_migration(former, *entry); })) {
+      half.emplace_back(former.name);
+    }
   }
   if (!half.empty()) throw half_reverted_error(half);
 }
@@ -358,7 +366,7 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
   if (options.file) {
     const PlanEntry& entry = require_migration(plan, *options.file, "file");
     if (entry.pending()) selection.targets.push_back(&entry);
-    refuse_half_reverted(selection.targets);
+    refuse_half_reverted(plan, selection.targets);
     refuse_empty(selection.targets);
     return selection;  // a single-file up is exempt from the ordering policy
   }
@@ -373,7 +381,7 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
     }
     if (&entry == last) break;
   }
-  refuse_half_reverted(selection.targets);
+  refuse_half_reverted(plan, selection.targets);
   if (!selection.out_of_order.empty() && config.on_out_of_order == OnOutOfOrder::kError) {
     throw MigrationOutOfOrderError(
         "Pending migrations sort before the newest applied one (merged late?): " +

@@ -179,6 +179,14 @@ TEST_F(PlanTest, AHalfRevertedMigrationIsTheDownsToFinishNotUps) {
   DownOptions by_name;
   by_name.file = "0002-b.sql";
   EXPECT_EQ(names(select_down(plan, by_name)), (std::vector<std::string>{"0002-b.sql"}));
+
+  // Renamed, its file at the same version is the same half-reverted migration.
+  std::vector<Migration> renamed = migrations;
+  renamed[1] = migration("0002-b-renamed.sql");
+  const Plan after_rename =
+      make_plan(renamed, {record("0001-a.sql", RecordStatus::kApplied, 1, 10),
+                          record("0002-b.sql", RecordStatus::kReverting, 2, 20)});
+  EXPECT_THROW(select_up(after_rename, {}, config), MigrationBlockedError);
 }
 
 TEST(MigrationStateTest, SpellsEachStateAndKnowsWhichStillNeedToRun) {

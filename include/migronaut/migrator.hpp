@@ -65,12 +65,14 @@ struct StatusRow {
 void to_json(nlohmann::json& out, const StatusRow& row);
 
 // Another tool's history on a database with no migronaut changelog, covering `covered`
-// migrations of the folder: `up` would run them again, so it refuses (as do `dry-run up` and
-// `wait`) until `import --from <tool>` records them.
+// migrations of the folder; or, on one whose changelog that tool's history was imported into,
+// migrations of the folder the tool applied since (`since_import`). `up` would run them again, so
+// it refuses (as do `dry-run up` and `wait`) until `import --from <tool>` records them.
 struct UnimportedHistory {
   std::string tool;   // as `import --from` spells it
   std::string table;  // where the tool keeps it (a MongoDB collection for migrate-mongo)
   std::size_t covered = 0;
+  std::vector<std::string> since_import;  // their names, in the order the tool applied them
 };
 void to_json(nlohmann::json& out, const UnimportedHistory& history);
 // What `up` refuses `history` with (MIGRATION_BLOCKED), naming the import that lifts it.

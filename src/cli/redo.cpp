@@ -12,7 +12,9 @@ Command add_redo(CLI::App& app) {
            "0 done (a first signal during the redo lets it finish, revert and re-apply), 3 lock "
            "held, 4 its file changed (strict), 5 connection failed, 7 a migration failed, 8 an "
            "unknown file, 9 nothing applied, 10 lock lost, 11 stopped by a signal before the "
-           "redo began, 13 irreversible, 14 a migration timed out, 46 lock timeout (PostgreSQL)");
+           "redo began, 13 irreversible, 14 a migration timed out, 20 a script refused (its up "
+           "section holds no statement, say), 24 a dead run's statement still runs (PostgreSQL), "
+           "46 lock timeout (PostgreSQL)");
   return {sub,
           [file](Context& context) {
             StoppableMigrator migrator(context, context.config(), StopsAfter::kRedo);

@@ -118,22 +118,26 @@ std::string as_flyway_checksum(std::string_view crc) {
   return crc.empty() ? "" : "flyway:" + std::string(crc);
 }
 
-// One successful Flyway row: an undo takes its version back out, as a delete (`flyway repair`
-// marking a migration whose file is gone) takes its version or repeatable back out; a
-// repeatable's later run replaces its earlier one.
-void add_flyway_row(const ForeignRecord& row, std::vector<Applied>& applied, ImportResult& result) {
+// What Flyway's history took back: each migration an undo or a delete (`flyway repair` marking a
+// migration whose file is gone) removed, and why, until a later row applies it again.
+using TakenBack = std::vector<std::pair<Applied, std::string_view>>;
+
+// One successful Flyway row: an undo or a delete takes its version (a delete: or repeatable) back
+// out; a repeatable's later run replaces its earlier one.
+void add_flyway_row(const ForeignRecord& row, std::vector<Applied>& applied,
+                    TakenBack& taken_back) {
   const auto same_migration = [&](const Applied& a) {
     return row.version.empty() ? a.version.empty() && a.name == row.name
                                : at_version(a, row.version);
   };
-  if (row.type.starts_with("UNDO")) {
+  std::erase_if(taken_back, [&](const auto& taken) { return same_migration(taken.first); });
+  const bool undo = row.type.starts_with("UNDO");
+  if (undo || row.type == "DELETE") {
+    const auto it = std::find_if(applied.begin(), applied.end(), same_migration);
+    taken_back.emplace_back(
+        it != applied.end() ? *it : Applied{row.version, row.name, std::nullopt, "", "", ""},
+        undo ? "undone by `flyway undo`" : "marked deleted by `flyway repair`");
     std::erase_if(applied, same_migration);
-    return;
-  }
-  if (row.type == "DELETE") {
-    std::erase_if(applied, same_migration);
-    result.not_imported.emplace_back(row.name.empty() ? row.version : row.name,
-                                     "marked deleted by `flyway repair`");
     return;
   }
   std::erase_if(applied,
@@ -158,6 +162,7 @@ void add_flyway_row(const ForeignRecord& row, std::vector<Applied>& applied, Imp
 std::vector<Applied> flyway(const std::vector<ForeignRecord>& history,
                             const std::vector<Migration>& migrations, ImportResult& result) {
   std::vector<Applied> applied;
+  TakenBack taken_back;
   const ForeignRecord* baseline = nullptr;
   for (const ForeignRecord& row : history) {
     if (row.type == "SCHEMA") continue;
@@ -165,8 +170,12 @@ std::vector<Applied> flyway(const std::vector<ForeignRecord>& history,
     if (row.type == "BASELINE") {
       baseline = &row;
     } else {
-      add_flyway_row(row, applied, result);
+      add_flyway_row(row, applied, taken_back);
     }
+  }
+  for (const auto& [migration, why] : taken_back) {
+    result.not_imported.emplace_back(migration.name.empty() ? migration.version : migration.name,
+                                     why);
   }
   if (baseline != nullptr) add_baselined(*baseline, migrations, applied, result);
   return applied;

@@ -99,21 +99,29 @@ ForeignRecord flyway_baseline(std::string version, std::int64_t at) {
   return flyway_row(std::move(version), "<< Flyway Baseline >>", "BASELINE", true, at);
 }
 
+// An undone version is not imported, and says so; one applied again after its undo is.
 TEST(PlanImportTest, FlywaySkipsUndoneVersions) {
   const std::vector<Migration> disk = {file("V1__init.sql", "1"), file("V1.1__b.sql", "1.1"),
-                                       file("V2__c.sql", "2"), file("R__views.sql", "")};
+                                       file("V1.2__c.sql", "1.2"), file("V2__d.sql", "2"),
+                                       file("R__views.sql", "")};
   const ImportResult result =
       plan_import(ForeignTool::kFlyway,
                   {flyway_baseline("0", 5), flyway_row("1", "V1__init.sql", "SQL", true),
                    flyway_row("1.1", "V1.1__b.sql", "SQL", true),
                    flyway_row("1.1", "U1.1__b.sql", "UNDO_SQL", true),
+                   flyway_row("1.2", "V1.2__c.sql", "SQL", true),
+                   flyway_row("1.2", "U1.2__c.sql", "UNDO_SQL", true),
+                   flyway_row("1.2", "V1.2__c_fixed.sql", "SQL", true),
                    flyway_row("", "R__views.sql", "SQL", true)},
                   disk, {}, false);
-  EXPECT_EQ(names(result), (std::vector<std::string>{"V1__init.sql", "R__views.sql"}));
+  EXPECT_EQ(names(result),
+            (std::vector<std::string>{"V1__init.sql", "V1.2__c.sql", "R__views.sql"}));
   EXPECT_EQ(result.imported[0].applied_at_ms, 1767225600000);
   EXPECT_EQ(result.imported[0].baseline, "");
-  ASSERT_EQ(result.not_imported.size(), 1u);
-  EXPECT_EQ(result.not_imported[0].first, "0");  // a baseline below every file covers none
+  ASSERT_EQ(result.not_imported.size(), 2u);
+  EXPECT_EQ(result.not_imported[0].first, "V1.1__b.sql");
+  EXPECT_NE(result.not_imported[0].second.find("undo"), std::string::npos);
+  EXPECT_EQ(result.not_imported[1].first, "0");  // a baseline below every file covers none
 }
 
 // A failed row may be a half-applied migration: refused, as golang-migrate's dirty version is.

@@ -4,6 +4,7 @@
 #include <exception>
 #include <future>
 #include <mutex>
+#include <set>
 
 #include "core/audit.hpp"
 #include "core/changelog.hpp"
@@ -225,10 +226,20 @@ struct Migrator::Impl {
   // what that tool applied. Found when the tool's history covers files of this folder, as
   // `import` would record them; a history of other files (a Rails app's schema_migrations)
   // stands aside. A changelog with records ends the search before any read.
+  // On a database without a changelog, any tool's history; on one with, that of the tools its
+  // records were imported from (one read each, when something is pending), for what they applied
+  // since: migrations of the folder their import did not record.
   std::optional<UnimportedHistory> unimported_history(const Plan& plan,
                                                       const std::vector<Migration>& migrations) {
-    if (!plan.records.empty()) return std::nullopt;
+    const bool adopted = !plan.records.empty();
+    std::set<std::string_view> imported_from;
+    for (const ChangelogRecord& record : plan.records) imported_from.insert(record.origin);
+    const auto has_file = [&](const std::string& name) {
+      return std::any_of(migrations.begin(), migrations.end(),
+                         [&](const Migration& migration) { return migration.name == name; });
+    };
     for (const ForeignTool tool : foreign_tools()) {
+      if (adopted && !imported_from.contains(foreign_tool_name(tool))) continue;
       std::optional<std::vector<ForeignRecord>> history;
       try {
         history = reader_or_waiters().read_foreign_history(tool);
@@ -236,14 +247,23 @@ struct Migrator::Impl {
         continue;  // not this backend's tool, or its table is another tool's
       }
       if (!history || history->empty()) continue;
+      std::vector<ImportedMigration> left;
       try {
-        const std::size_t covered =
-            plan_import(tool, *history, migrations, {}, false).imported.size();
-        return UnimportedHistory{std::string(foreign_tool_name(tool)),
-                                 std::string(foreign_tool_table(tool)), covered};
+        left = plan_import(tool, *history, migrations, plan.records, false).imported;
       } catch (const MigrationFileNotFoundError&) {
         continue;  // none of its versions is a file here
       }
+      UnimportedHistory found{std::string(foreign_tool_name(tool)),
+                              std::string(foreign_tool_table(tool)),
+                              left.size(),
+                              {}};
+      if (!adopted) return found;
+      // One under the tool's own name (no file here) is nothing `up` would run.
+      for (ImportedMigration& migration : left) {
+        if (has_file(migration.name)) found.since_import.push_back(std::move(migration.name));
+      }
+      found.covered = found.since_import.size();
+      if (found.covered > 0) return found;
     }
     return std::nullopt;
   }
@@ -607,35 +627,47 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
       });
 }
 
+namespace {
+
+// The migration redo reverts and re-applies, as `options` select it from `plan`; its up half is
+// checked too, since a refusal after the down half would leave it reverted.
+const PlanEntry& redo_target(const Plan& plan, const DownOptions& options, const Config& config) {
+  const std::vector<const PlanEntry*> targets = select_down(plan, options);
+  if (targets.empty()) throw NotAppliedError("Nothing is applied: nothing to redo");
+  refuse_redo_up(plan, *targets.front(), config);
+  return *targets.front();
+}
+
+}  // namespace
+
 std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   const std::vector<Migration> migrations = impl_->load();
   DownOptions down_options;
   down_options.file = file;
   if (!file) down_options.steps = 1;
   const Plan boot_plan = impl_->read_plan(migrations);
-  const std::vector<const PlanEntry*> boot_targets = select_down(boot_plan, down_options);
-  if (boot_targets.empty()) throw NotAppliedError("Nothing is applied: nothing to redo");
-  impl_->check_drift(boot_targets);
-  UpOptions again_options;
-  again_options.file = std::string(boot_targets.front()->name);
-  // The up half's drift check (strict refuses any drift), made before the down half runs.
-  select_up(boot_plan, again_options, impl_->config);
+  const std::vector<const PlanEntry*> boot_target = {
+      &redo_target(boot_plan, down_options, impl_->config)};
+  impl_->check_drift(boot_target);
   ScriptChecks checks;
-  checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
-  checks.check(impl_->reader(), impl_->config, Direction::kUp, boot_targets);
-  // Both directions under one lock, the target resolved inside it. A stop that comes once the
-  // run holds the lock waits for the re-apply: a redo stopped halfway would leave the migration
-  // reverted, which nobody asked for.
+  checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_target);
+  checks.check(impl_->reader(), impl_->config, Direction::kUp, boot_target);
+  // Both directions under one lock, the target resolved inside it (a peer may have changed which
+  // is newest meanwhile). A stop that comes once the run holds the lock waits for the re-apply:
+  // a redo stopped halfway would leave the migration reverted, which nobody asked for.
   return impl_->locked_run(
       "redo", Direction::kDown, false,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
         const Impl::WholeOperation whole(*impl_);
         Runner runner = impl_->runner(stop, lease, impl_->stamp(run_id), std::move(checks));
         const Plan before = impl_->locked_plan(migrations, run_id);
-        const std::vector<const PlanEntry*> targets = select_down(before, down_options);
-        runner.run(Direction::kDown, targets, 0, results);
+        const std::vector<const PlanEntry*> target = {
+            &redo_target(before, down_options, impl_->config)};
+        runner.check(Direction::kUp, target);
+        runner.run(Direction::kDown, target, 0, results);
         const Plan after = impl_->read_plan(migrations);
-        again_options.file = std::string(targets.front()->name);
+        UpOptions again_options;
+        again_options.file = std::string(target.front()->name);
         const UpSelection again = select_up(after, again_options, impl_->config);
         runner.run(Direction::kUp, again.targets, after.next_batch(), results);
       });
@@ -643,9 +675,19 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
 
 void to_json(nlohmann::json& out, const UnimportedHistory& history) {
   out = {{"tool", history.tool}, {"table", history.table}, {"covered", history.covered}};
+  if (!history.since_import.empty()) out["sinceImport"] = history.since_import;
 }
 
 MigrationBlockedError unimported_history_error(const UnimportedHistory& history) {
+  if (!history.since_import.empty()) {
+    return MigrationBlockedError(
+        fmt::format("{}'s history ({}) shows {} migration(s) of this folder applied since it was "
+                    "imported, which migronaut's changelog does not record ({}): `up` would run "
+                    "them again. Import them too: `migronaut import --from {} --force`",
+                    history.tool, history.table, history.covered,
+                    fmt::join(history.since_import, ", "), history.tool),
+        history);
+  }
   return MigrationBlockedError(
       fmt::format("This database has no migronaut changelog but {}'s history ({}), which applied "
                   "{} migration(s) of this folder: `up` would run them again. Import it first: "

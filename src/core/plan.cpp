@@ -350,6 +350,18 @@ void refuse_drift(const std::vector<const PlanEntry*>& entries, const Config& co
       {{"names", names_of(refused)}});
 }
 
+namespace {
+
+std::vector<const PlanEntry*> drifted_of(const Plan& plan) {
+  std::vector<const PlanEntry*> drifted;
+  for (const PlanEntry& entry : plan.entries) {
+    if (entry.drifted) drifted.push_back(&entry);
+  }
+  return drifted;
+}
+
+}  // namespace
+
 UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& config) {
   if (options.file && (options.to || options.steps)) {
     throw ConfigInvalidError("up takes a file, or --to and --steps, not both");
@@ -358,9 +370,7 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
     throw ConfigInvalidError("--steps must be a positive integer", {{"steps", *options.steps}});
   }
   UpSelection selection;
-  for (const PlanEntry& entry : plan.entries) {
-    if (entry.drifted) selection.drifted.push_back(&entry);
-  }
+  selection.drifted = drifted_of(plan);
   refuse_drift(selection.drifted, config);
 
   if (options.file) {
@@ -392,12 +402,20 @@ UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& 
   return selection;
 }
 
+void refuse_redo_up(const Plan& plan, const PlanEntry& target, const Config& config) {
+  refuse_drift(drifted_of(plan), config);
+  refuse_empty({&target});
+}
+
 namespace {
 
 // A repeatable migration without a down section: a down that names no file leaves it applied
-// (it is applied again whenever its file changes), as Flyway's undo leaves its R__ files.
+// (it is applied again whenever its file changes), as Flyway's undo leaves its R__ files. Not a
+// half-reverted one, whose down section was removed since: it is not applied, and only its down
+// may finish it, so the down is refused (irreversible) rather than leave it out without a word.
 bool repeatable_without_down(const PlanEntry* entry) {
-  return entry->migration != nullptr && entry->migration->repeatable && !entry->migration->down;
+  return entry->migration != nullptr && entry->migration->repeatable && !entry->migration->down &&
+         !entry->half_reverted();
 }
 
 }  // namespace
@@ -516,7 +534,8 @@ void mark_in_progress(Plan& plan, std::string_view holder_run_id) {
 void note_failures(const std::vector<const PlanEntry*>& targets, SeenFailures& seen) {
   for (const PlanEntry* entry : targets) {
     const bool failed = entry->state == MigrationState::kFailed;
-    seen.try_emplace(std::string(entry->name), failed ? entry->record->run_id : std::string());
+    seen.try_emplace(std::string(entry->name),
+                     failed ? std::optional(entry->record->run_id) : std::nullopt);
   }
 }
 
@@ -527,9 +546,11 @@ void refuse_new_failures(const std::vector<const PlanEntry*>& targets, const See
     const auto looked = seen.find(entry->name);
     if (looked != seen.end() && looked->second == record.run_id) continue;
     throw MigrationExecutionFailedError(
-        fmt::format("{} failed in run {} while this run waited for the lock: {}\nFix it, then run "
+        fmt::format("{} failed in {} while this run waited for the lock: {}\nFix it, then run "
                     "up again",
-                    entry->name, record.run_id.substr(0, 8), record.error),
+                    entry->name,
+                    record.run_id.empty() ? "another run" : "run " + record.run_id.substr(0, 8),
+                    record.error),
         {{"migration", std::string(entry->name)},
          {"runId", record.run_id},
          {"error", record.error}});

@@ -99,16 +99,22 @@ void refuse_drift(const std::vector<const PlanEntry*>& entries, const Config& co
 // onOutOfOrder: error; a single-file up is exempt), ConfigInvalidError (file and `to` together).
 UpSelection select_up(const Plan& plan, const UpOptions& options, const Config& config);
 
+// Throws what would refuse redo's up half of `target` once its down half has run, which a refusal
+// then would leave reverted: drift (ChecksumMismatchError, as select_up()) and an up section
+// without a statement. A half-reverted target is not refused: the down half finishes it.
+void refuse_redo_up(const Plan& plan, const PlanEntry& target, const Config& config);
+
 // Newest first. Checks every target before anything runs: NotAppliedError (a file not applied,
 // a --batch with nothing applied in it), MigrationIrreversibleError (no down section, or a
 // baseline record), MigrationFileNotFoundError (the migration is gone),
 // MigrationInvalidNameError (a tampered record name), ConfigInvalidError (conflicting options).
 std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options);
 
-// The runs that had failed each of `targets` when a run first looked (by name; a run id, empty
-// for a target no run had failed), for refuse_new_failures() under its lock. Targets `seen`
-// holds already keep their first look: a waiter looks again at each attempt.
-using SeenFailures = std::map<std::string, std::string, std::less<>>;
+// The runs that had failed each of `targets` when a run first looked (by name; a run id, none
+// for a target no run had failed, empty for a failure recorded without one), for
+// refuse_new_failures() under its lock. Targets `seen` holds already keep their first look: a
+// waiter looks again at each attempt.
+using SeenFailures = std::map<std::string, std::optional<std::string>, std::less<>>;
 void note_failures(const std::vector<const PlanEntry*>& targets, SeenFailures& seen);
 // Throws MigrationExecutionFailedError, naming the run and its error, for a target that another
 // run failed since `seen` was taken (while this one waited for the lock): retried by every waiter

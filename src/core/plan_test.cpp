@@ -74,6 +74,23 @@ TEST_F(PlanTest, AFailureRecordedWhileTheRunWaitedIsRefusedOneSeenBeforeIsRetrie
   const Plan again = make_plan(migrations, {failed_again});
   EXPECT_THROW(refuse_new_failures(select_up(again, {}, config).targets, seen),
                MigrationExecutionFailedError);
+
+  // A failure recorded without a run id (by a peer that keeps none) is new all the same; one on
+  // record when the run looked is retried.
+  ChangelogRecord anonymous = new_failure;
+  anonymous.name = "0003-c.sql";
+  anonymous.run_id.clear();
+  const Plan unnamed = make_plan(migrations, {old_failure, anonymous});
+  try {
+    refuse_new_failures(select_up(unnamed, {}, config).targets, seen);
+    ADD_FAILURE() << "a failure recorded without a run id while the run waited was retried";
+  } catch (const MigrationExecutionFailedError& error) {
+    EXPECT_EQ(error.context()["migration"], "0003-c.sql");
+    EXPECT_NE(std::string(error.what()).find("in another run"), std::string::npos);
+  }
+  SeenFailures looked_after;
+  note_failures(select_up(unnamed, {}, config).targets, looked_after);
+  EXPECT_NO_THROW(refuse_new_failures(select_up(unnamed, {}, config).targets, looked_after));
 }
 
 TEST_F(PlanTest, OnlyAppliedCountsAsDone) {
@@ -187,6 +204,24 @@ TEST_F(PlanTest, AHalfRevertedMigrationIsTheDownsToFinishNotUps) {
       make_plan(renamed, {record("0001-a.sql", RecordStatus::kApplied, 1, 10),
                           record("0002-b.sql", RecordStatus::kReverting, 2, 20)});
   EXPECT_THROW(select_up(after_rename, {}, config), MigrationBlockedError);
+}
+
+// redo's up half is checked before its down half runs: a half-reverted target is the down half's
+// to finish, not refused; an up section emptied since, or drift under strict, is refused first.
+TEST_F(PlanTest, RedoChecksItsUpHalfBeforeTheDownButLetsTheDownFinishAHalfRevert) {
+  migrations[2].checksum = "edited";
+  const Plan plan = make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied, 1, 10),
+                                           record("0002-b.sql", RecordStatus::kReverting, 2, 20),
+                                           record("0003-c.sql", RecordStatus::kApplied, 2, 30)});
+  ASSERT_EQ(plan.entries[1].state, MigrationState::kHalfReverted);
+  ASSERT_TRUE(plan.entries[2].drifted);
+  EXPECT_NO_THROW(refuse_redo_up(plan, plan.entries[1], config));
+  EXPECT_NO_THROW(refuse_redo_up(plan, plan.entries[0], config));
+  Config strict;
+  strict.strict = true;
+  EXPECT_THROW(refuse_redo_up(plan, plan.entries[0], strict), ChecksumMismatchError);
+  migrations[0].up_empty = true;
+  EXPECT_THROW(refuse_redo_up(plan, plan.entries[0], config), MigrationInvalidFormatError);
 }
 
 TEST(MigrationStateTest, SpellsEachStateAndKnowsWhichStillNeedToRun) {
@@ -529,6 +564,14 @@ TEST_F(PlanTest, ADownLeavesRepeatablesWithoutADownApplied) {
     ADD_FAILURE() << "a batch of repeatables without a down reverted nothing, silently";
   } catch (const MigrationIrreversibleError& error) {
     EXPECT_NE(std::string(error.what()).find("R-views.sql"), std::string::npos) << error.what();
+  }
+
+  // Half-reverted, and its down section removed since: no down may leave it out without a word.
+  const Plan half = make_plan(set, {record("0001-a.sql", RecordStatus::kApplied, 1, 10),
+                                    record("0002-b.sql", RecordStatus::kApplied, 2, 20),
+                                    record("R-views.sql", RecordStatus::kReverting, 2, 30)});
+  for (const DownOptions& options : {DownOptions{}, one, to_first}) {
+    EXPECT_THROW(select_down(half, options), MigrationIrreversibleError);
   }
 }
 

@@ -226,7 +226,7 @@ void ScriptChecks::check(const Store& store, const Config& config, Direction dir
 
 void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targets,
                  std::int64_t batch, std::vector<RunResult>& results) {
-  env_.checks.check(env_.store, env_.config, direction, targets);
+  check(direction, targets);
   env_.store.tag_sessions(env_.stamp.run_id);
   bool all_fenced = true;  // every migration so far committed in a transaction fenced on the lock
   announced_after_renewals_.reset();

@@ -79,6 +79,11 @@ class Runner {
   // `results` as each completes so a caller still has them when a later one fails.
   void run(Direction direction, const std::vector<const PlanEntry*>& targets, std::int64_t batch,
            std::vector<RunResult>& results);
+  // Checks the scripts `targets` run in `direction` now, ahead of a run() of them (which checks
+  // them itself): for a later run() that must not be refused once an earlier one has run.
+  void check(Direction direction, const std::vector<const PlanEntry*>& targets) {
+    env_.checks.check(env_.store, env_.config, direction, targets);
+  }
 
  private:
   // One migration of the run, as its steps share it.

@@ -1,17 +1,27 @@
-// A flag raised for as long as a scope lives, and lowered however the scope is left.
+// A value set for as long as a scope lives, and put back however the scope is left.
 #pragma once
+
+#include <utility>
 
 namespace migronaut {
 
-class ScopedFlag {
+template <class T>
+class ScopedValue {
  public:
-  explicit ScopedFlag(bool& flag) : flag_(flag) { flag_ = true; }
-  ~ScopedFlag() { flag_ = false; }
-  ScopedFlag(const ScopedFlag&) = delete;
-  ScopedFlag& operator=(const ScopedFlag&) = delete;
+  ScopedValue(T& slot, T value) : slot_(slot), before_(std::exchange(slot, std::move(value))) {}
+  ~ScopedValue() { slot_ = std::move(before_); }
+  ScopedValue(const ScopedValue&) = delete;
+  ScopedValue& operator=(const ScopedValue&) = delete;
 
  private:
-  bool& flag_;
+  T& slot_;
+  T before_;
+};
+
+// A flag raised for as long as a scope lives.
+class ScopedFlag : public ScopedValue<bool> {
+ public:
+  explicit ScopedFlag(bool& flag) : ScopedValue(flag, true) {}
 };
 
 }  // namespace migronaut

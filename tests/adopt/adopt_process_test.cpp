@@ -635,6 +635,35 @@ TEST_F(UnimportedHistoryTest, StatusWarnsAndCheckExitsAsUpWould) {
   EXPECT_TRUE(json_of(expect({"--json", "status", "--check"}, 2))["unimportedHistory"].is_null());
 }
 
+// After the import golang-migrate applied 4 as well (a host still running it): `up` would run it
+// again, so it refuses, naming it, as `status --check` and `audit` do, until that is imported
+// too. What migronaut applies itself after the import is no such history.
+TEST_F(UnimportedHistoryTest, WhatTheToolAppliesAfterTheImportIsRefusedUntilImportedToo) {
+  expect({"import", "--from", "golang-migrate"}, 0);
+  project.open().exec("UPDATE schema_migrations SET version = 4; CREATE TABLE d (id INTEGER);");
+  const std::string applied_by_it = project.dump();
+  const ProcessResult up = expect({"--json", "up"}, 24);
+  const nlohmann::json context = json_of(up)["error"]["context"];
+  EXPECT_EQ(context["sinceImport"], nlohmann::json::array({"4_d.up.sql"})) << context;
+  EXPECT_EQ(context["covered"], 1) << context;
+  EXPECT_NE(up.err.find("applied since it was imported"), std::string::npos) << up.err;
+  EXPECT_NE(up.err.find("`migronaut import --from golang-migrate --force`"), std::string::npos)
+      << up.err;
+  EXPECT_EQ(
+      json_of(expect({"--json", "status", "--check"}, 24))["unimportedHistory"]["sinceImport"],
+      nlohmann::json::array({"4_d.up.sql"}));
+  expect({"audit"}, 22);
+  EXPECT_EQ(project.dump(), applied_by_it);
+
+  expect({"import", "--from", "golang-migrate", "--force"}, 0);
+  expect({"up"}, 0);
+  EXPECT_EQ(project.statuses()["4_d.up.sql"], "applied");
+  project.write_migration("5_e.up.sql", "CREATE TABLE e (id INTEGER);\n");
+  expect({"up"}, 0);
+  EXPECT_TRUE(has_table("e"));
+  expect({"audit"}, 0);
+}
+
 // An import writes all its records or none: one cut short would leave the rest pending, for
 // `up` to run again. Here the database refuses the third record.
 TEST_F(AdoptTest, AnImportThatFailsMidwayWritesNoRecord) {

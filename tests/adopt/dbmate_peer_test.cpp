@@ -95,5 +95,42 @@ TEST(DbmatePeerTest, ADatabaseDbmateAppliedIsAdoptedAndCarriedOn) {
   EXPECT_EQ(project.statuses()["20260103120000_create_invoices.sql"], "applied");
 }
 
+// A host still running dbmate after the import applies the next migration: migronaut's `up`
+// refuses to run it again (exit 24, naming it) and leaves the database as dbmate left it, until
+// `import --force` records it; then `up` has nothing to do.
+TEST(DbmatePeerTest, WhatDbmateAppliesAfterTheImportIsNotAppliedAgain) {
+  std::string why_not;
+  const std::filesystem::path dbmate = dbmate_binary(why_not);
+  if (dbmate.empty()) GTEST_SKIP() << "dbmate unavailable: " << why_not;
+
+  SqliteProject project;
+  const auto dbmate_up = [&] {
+    return Process({dbmate.string(), "--migrations-dir", project.migrations().string(),
+                    "--no-dump-schema", "up"},
+                   {{"DATABASE_URL", "sqlite:" + project.db_path().string()}}, project.cwd())
+        .wait();
+  };
+  project.write_migration("20260101120000_create_users.sql", kUsers);
+  ASSERT_EQ(dbmate_up().exit_code, 0);
+  ASSERT_EQ(project.run({"import", "--from", "dbmate"}).exit_code, 0);
+  project.write_migration("20260102120000_create_orders.sql", kOrders);
+  const ProcessResult applied = dbmate_up();
+  ASSERT_EQ(applied.exit_code, 0) << describe(applied);
+  ASSERT_TRUE(project.open().has_table("orders"));
+
+  const std::string as_dbmate_left_it = dump_database(project.db_path());
+  const ProcessResult refused = project.run({"up"});
+  EXPECT_EQ(refused.exit_code, 24) << describe(refused);
+  EXPECT_NE(refused.err.find("20260102120000_create_orders.sql"), std::string::npos) << refused.err;
+  EXPECT_EQ(dump_database(project.db_path()), as_dbmate_left_it);
+
+  ASSERT_EQ(project.run({"import", "--from", "dbmate", "--force"}).exit_code, 0);
+  const std::string imported = dump_database(project.db_path());
+  const ProcessResult nothing = project.run({"up"});
+  EXPECT_EQ(nothing.exit_code, 0) << describe(nothing);
+  EXPECT_EQ(dump_database(project.db_path()), imported);
+  EXPECT_EQ(project.statuses()["20260102120000_create_orders.sql"], "applied");
+}
+
 }  // namespace
 }  // namespace migronaut::testing

@@ -1,6 +1,7 @@
 // Migrations that change their session's search_path or role, through the real binary against a
 // throwaway server: migronaut's bookkeeping after them still reaches its own tables, as the
-// connection's own role, and the next migration starts as the connection opened.
+// connection's own role, and the next migration starts as the connection opened; and what the
+// server tells a migration's session (its notices) reaches that migration's log.
 #include <cctype>
 #include <string>
 #include <vector>
@@ -150,6 +151,46 @@ TEST_F(PgSessionTest, DbmateSearchPathParameter) {
             schema_ + "," + app_ + " 5MB");
   EXPECT_EQ(records(), std::string(kFirst) + ":applied");
   EXPECT_EQ(value("SELECT count(*) FROM " + schema_ + "._migronaut_locks"), "0");
+}
+
+// A migration's notices reach the log, like psql's, named by their migration, in a
+// transaction and out of one: RAISE NOTICE with its detail, a WARNING as a warning with its hint,
+// what the server sends made safe for a terminal. migronaut's own statements' notices do not: a
+// run that recreates its dropped index sends CREATE TABLE IF NOT EXISTS for tables that exist.
+TEST_F(PgSessionTest, AMigrationsNoticesReachItsLog) {
+  dir_.write(kFirst,
+             "-- migrate:up\nDO $$ BEGIN RAISE NOTICE 'backfilled % rows', 42 USING DETAIL = "
+             "'in batches'; RAISE WARNING 'took the slow path' USING HINT = 'add an index'; END "
+             "$$;\n");
+  dir_.write(kSecond,
+             "-- migrate:up transaction:false\nDO $$ BEGIN RAISE NOTICE E'outside \\x1b[31mred';"
+             " END $$;\nCREATE TABLE IF NOT EXISTS orders (id bigint);\n"
+             "CREATE TABLE IF NOT EXISTS orders (id bigint);\n");
+  const ProcessResult result =
+      run_migronaut({"--no-env", "--no-color", "--uri", uri_, "--dir", dir_.path().string(), "up"});
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  const auto shows = [&](const std::string& line) {
+    return result.err.find(line) != std::string::npos;
+  };
+  const std::string first = std::string("[") + kFirst + "] ";
+  const std::string second = std::string("[") + kSecond + "] ";
+  EXPECT_TRUE(shows(first + "NOTICE: backfilled 42 rows (in batches)\n")) << result.err;
+  EXPECT_TRUE(shows("⚠ " + first + "WARNING: took the slow path Hint: add an index\n"))
+      << result.err;
+  EXPECT_TRUE(shows(second + "NOTICE: outside red\n")) << result.err;
+  EXPECT_TRUE(shows(second + "NOTICE: relation \"orders\" already exists, skipping\n"))
+      << result.err;
+  EXPECT_EQ(records(), std::string(kFirst) + ":applied," + kSecond + ":applied");
+
+  value("DROP INDEX " + schema_ + "._migronaut_migrations_status_batch");
+  dir_.write("20260101000003-third.sql", "-- migrate:up\nCREATE TABLE third (id bigint);\n");
+  const ProcessResult again = up();
+  ASSERT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_EQ(value("SELECT to_regclass('" + schema_ +
+                  "._migronaut_migrations_status_batch') IS "
+                  "NOT NULL"),
+            "t");
+  EXPECT_EQ(again.err.find("NOTICE"), std::string::npos) << again.err;
 }
 
 }  // namespace

@@ -819,7 +819,7 @@ INSERT INTO applied_log VALUES ('m1');
 
 // A transaction:false down killed midway leaves a `reverting` mark: the migration shows
 // half-reverted, `up`, `wait` and `audit` refuse to call it applied or pending work of theirs,
-// and a down runs it again to the end.
+// and a down (or a redo) runs it again to the end.
 TEST_F(SqliteProcessTest, AKilledNonTransactionalDownLeavesItHalfRevertedForADownToFinish) {
   // The down's loop runs as many rounds as the knob says: endless until the test turns it down.
   project.write_migration("0001-knob.sql", R"(-- migrate:up
@@ -887,6 +887,14 @@ DROP TABLE down_log;
   const nlohmann::json row = json_of(status)["migrations"].at(0);
   EXPECT_EQ(row["state"], "half-reverted") << status.out;
   EXPECT_NE(row["record"].value("error", "").find("down_log"), std::string::npos) << status.out;
+
+  // redo finishes it as well: the down from the top, then the up.
+  project.open().exec("CREATE TABLE down_log (step TEXT NOT NULL); UPDATE knob SET rounds = 1");
+  const ProcessResult redo = project.run({"redo"}, kFastLock);
+  ASSERT_EQ(redo.exit_code, 0) << describe(redo);
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-knob.sql", "applied"}}));
+  EXPECT_EQ(project.open().value("SELECT rounds FROM knob"), "4000000000");
+  EXPECT_EQ(project.open().value("SELECT count(*) FROM down_log"), "0");
 }
 
 // timeoutMs stops a running statement (sqlite3_interrupt) and fails the migration with its own

@@ -394,9 +394,7 @@ class PostgresStore final : public Store {
         uri_for_blockers_(config.uri) {
     const char* name = PQparameterStatus(conn_, "application_name");
     opened_as_ = name ? name : "";
-    // Server notices (e.g. "relation already exists, skipping") are not ours to print.
-    PQsetNoticeProcessor(
-        conn_, [](void*, const char*) {}, nullptr);
+    PQsetNoticeReceiver(conn_, &PostgresStore::forward_notice, this);
   }
 
   ~PostgresStore() override {
@@ -699,6 +697,8 @@ class PostgresStore final : public Store {
     // (search_path, role, advisory locks), or record work the old session never committed.
     reconnect_if_broken();
     const ScopedFlag in_migration(in_migration_);
+    const ScopedValue<Logger*> notices(
+        notices_to_, execution.context != nullptr ? &execution.context->logger : nullptr);
     const auto* script = std::get_if<Script>(execution.work);
     if (!execution.transactional) {
       try {
@@ -760,6 +760,35 @@ class PostgresStore final : public Store {
   // What run() makes of a missing table: an error, or (for the lock) an empty result, since
   // no lock table means no lock.
   enum class MissingTable { kFails, kIsEmpty };
+
+  // A migration's notices (RAISE NOTICE, "… already exists, skipping") go to its log, like
+  // psql's; those of migronaut's tables and lock are not the user's to read. libpq calls this
+  // amid reading a message, so nothing may unwind into it: a logger that throws loses the line.
+  static void forward_notice(void* store, const PGresult* notice) noexcept {
+    Logger* logger = static_cast<PostgresStore*>(store)->notices_to_;
+    if (logger == nullptr) return;
+    const auto field = [&](int code) -> std::string_view {
+      const char* value = PQresultErrorField(notice, code);
+      return value != nullptr ? value : "";
+    };
+    const std::string_view severity = field(PG_DIAG_SEVERITY_NONLOCALIZED);
+    const Logger::Level level = severity == "WARNING" ? Logger::Level::kWarn
+                                : severity.starts_with("DEBUG") || severity == "LOG"
+                                    ? Logger::Level::kDebug
+                                    : Logger::Level::kInfo;
+    try {
+      std::string line =
+          fmt::format("{}: {}", field(PG_DIAG_SEVERITY), field(PG_DIAG_MESSAGE_PRIMARY));
+      if (const std::string_view detail = field(PG_DIAG_MESSAGE_DETAIL); !detail.empty()) {
+        line += fmt::format(" ({})", detail);
+      }
+      if (const std::string_view hint = field(PG_DIAG_MESSAGE_HINT); !hint.empty()) {
+        line += fmt::format(" Hint: {}", hint);
+      }
+      logger->log(level, line);
+    } catch (...) {
+    }
+  }
 
   void ensure_schema_now() {
     schema_known_ = false;
@@ -1223,7 +1252,8 @@ class PostgresStore final : public Store {
   std::string session_name_;  // the run's, once tag_sessions() named one
   bool session_named_ = false;
   mutable std::optional<bool> through_pooler_;  // see through_pooler()
-  bool in_migration_ = false;  // execute() is under way: a broken connection stays broken
+  bool in_migration_ = false;     // execute() is under way: a broken connection stays broken
+  Logger* notices_to_ = nullptr;  // the running migration's log, while execute() is under way
 };
 
 // Parameters whose values libpq checks only once it connects, failing as an unreachable server

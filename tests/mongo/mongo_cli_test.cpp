@@ -18,6 +18,7 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr const char* kUsersMigration = R"({
   "description": "users: unique email",
@@ -159,6 +160,40 @@ TEST_F(MongoCliTest, AFailingStepExitsSevenRecordsTheFailureAndReleasesTheLock) 
   ASSERT_NE(failed, records.end()) << "no failed record was written: " << result.err;
   // A failure never demotes an applied record.
   EXPECT_EQ(failed->doc["updates"][0]["q"]["status"], json({{"$ne", "applied"}}));
+  EXPECT_EQ(sent.back().name, "delete");
+}
+
+// A down runs outside a transaction on MongoDB unless useTransaction is set: it first marks the
+// record `reverting`, and a step that fails leaves that mark with the server's error (never
+// `reverted`), for `status` to show half-reverted.
+TEST_F(MongoCliTest, AFailingDownLeavesItsRevertingMarkWithTheError) {
+  dir.write("migrations/20260101000000-boom-down.json",
+            R"({"up": [{"create": "things"}], "down": [{"boom": 1}]})");
+  MockMongo server("down-step-fails");
+  const ProcessResult result =
+      run_migronaut({"--no-env", "--json", "--uri", server.uri("app"), "--dir",
+                     (dir.path() / "migrations").string(), "down"},
+                    {{"MIGRONAUT_USER", "ci"}}, dir.path());
+  EXPECT_EQ(result.exit_code, 7) << result.err;
+
+  const auto sent = server.operations();
+  const auto boom = std::find_if(sent.begin(), sent.end(),
+                                 [](const ReceivedCommand& c) { return c.name == "boom"; });
+  ASSERT_NE(boom, sent.end()) << result.err;
+  std::vector<json> marks_before;
+  std::vector<json> writes_after;
+  for (auto command = sent.begin(); command != sent.end(); ++command) {
+    const json& target = command->doc.value(command->name, json());
+    if (command->name != "update" || target != "_migronaut_migrations") continue;
+    (command < boom ? marks_before : writes_after).push_back(command->doc["updates"][0]);
+  }
+  ASSERT_EQ(marks_before.size(), 1u) << result.err;
+  EXPECT_EQ(marks_before[0]["q"]["name"], "20260101000000-boom-down.json");
+  EXPECT_THAT(marks_before[0].dump(), HasSubstr("\"reverting\""));
+  ASSERT_EQ(writes_after.size(), 1u) << result.err;
+  EXPECT_THAT(writes_after[0].dump(), HasSubstr("\"reverting\""));
+  EXPECT_THAT(writes_after[0].dump(), HasSubstr("no such thing as boom"));
+  EXPECT_THAT(writes_after[0].dump(), Not(HasSubstr("\"reverted\"")));
   EXPECT_EQ(sent.back().name, "delete");
 }
 

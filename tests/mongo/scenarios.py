@@ -80,6 +80,13 @@ CHANGELOG_RECORDS = [
      "failedAt": NOW, "error": "boom", "failedChecksum": "c2", "runId": "run-b"},
 ]
 
+# A migration applied by an earlier run, whose down then fails (see "down-step-fails").
+APPLIED_BOOM_DOWN = [
+    {"name": "20260101000000-boom-down.json", "batch": 1, "status": "applied",
+     "appliedAt": NOW, "firstAppliedAt": NOW, "duration": 3.0, "checksum": "c1",
+     "runId": "run-a"},
+]
+
 # migrate-mongo's own changelog, as it writes it: fileName, appliedAt, fileHash.
 MIGRATE_MONGO_CHANGELOG = [
     {"fileName": "20260101000000-users.js", "appliedAt": NOW - datetime.timedelta(days=2),
@@ -118,6 +125,10 @@ SCENARIOS = {
     "run-step-fails": (PRIMARY, {"findAndModify:" + LOCKS: [ACQUIRE_UPSERTED],
                                  "boom": [command_error(2, "BadValue", "no such thing as boom")]}),
     "step-fails": (PRIMARY, {"boom": [command_error(2, "BadValue", "no such thing as boom")]}),
+    "down-step-fails": (PRIMARY, {"findAndModify:" + LOCKS: [ACQUIRE_UPSERTED],
+                                  "find:" + CHANGELOG: [APPLIED_BOOM_DOWN],
+                                  "boom": [command_error(2, "BadValue",
+                                                         "no such thing as boom")]}),
     "step-transient": (PRIMARY, {"create": [
         dict(command_error(112, "WriteConflict", "write conflict"),
              errorLabels=["TransientTransactionError"]), ok()]}),

@@ -313,4 +313,39 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
   return result;
 }
 
+std::vector<std::string> applied_since_import(ForeignTool tool,
+                                              const std::vector<ForeignRecord>& history,
+                                              const std::vector<Migration>& migrations,
+                                              const std::vector<ChangelogRecord>& existing) {
+  // golang-migrate applies only above its current version: a file at or below the highest
+  // version imported from it was added since, out of order, and it never ran that file.
+  std::string imported_up_to;
+  if (tool == ForeignTool::kGolangMigrate) {
+    for (const ChangelogRecord& record : existing) {
+      if (record.origin != foreign_tool_name(tool)) continue;
+      const std::string version = record_order(record.name).version;
+      if (imported_up_to.empty() || compare_versions(version, imported_up_to) > 0) {
+        imported_up_to = version;
+      }
+    }
+  }
+  const auto unrun = [&](const ImportedMigration& migration) {
+    const bool file = std::any_of(migrations.begin(), migrations.end(),
+                                  [&](const Migration& m) { return m.name == migration.name; });
+    const RunOrder order = record_order(migration.name);
+    const bool recorded_version = std::any_of(
+        existing.begin(), existing.end(),
+        [&](const ChangelogRecord& record) { return records_version(record.name, order.version); });
+    const bool below_import =
+        !imported_up_to.empty() && compare_versions(order.version, imported_up_to) <= 0;
+    return file && migration.baseline.empty() && !recorded_version && !below_import;
+  };
+  std::vector<std::string> names;
+  for (ImportedMigration& migration :
+       plan_import(tool, history, migrations, existing, false).imported) {
+    if (unrun(migration)) names.push_back(std::move(migration.name));
+  }
+  return names;
+}
+
 }  // namespace migronaut

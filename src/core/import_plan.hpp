@@ -32,4 +32,15 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
                          const std::vector<ChangelogRecord>& existing, bool trust_hash,
                          const FileTexts& texts = {});
 
+// On a database `existing` records were imported into from `tool` (records with its name as
+// their origin): the files of the folder its `history` shows applied since, which migronaut's
+// changelog does not record and `up` would run again, in the order the tool applied them. Not
+// what the tool cannot have run since: a Flyway baseline's cover, a golang-migrate version at or
+// below the highest imported (it only goes up), a version migronaut records in any status (its
+// own down since, the file renamed after). Throws as plan_import() does.
+std::vector<std::string> applied_since_import(ForeignTool tool,
+                                              const std::vector<ForeignRecord>& history,
+                                              const std::vector<Migration>& migrations,
+                                              const std::vector<ChangelogRecord>& existing);
+
 }  // namespace migronaut

@@ -282,5 +282,56 @@ TEST(PlanImportTest, AFileRenamedSinceTheFirstImportIsNotImportedAgain) {
   EXPECT_EQ(names(after_failure), std::vector<std::string>{"20240101000000_create_posts.sql"});
 }
 
+ChangelogRecord imported(const std::string& name, const std::string& origin,
+                         RecordStatus status = RecordStatus::kApplied) {
+  ChangelogRecord record;
+  record.name = name;
+  record.status = status;
+  record.origin = origin;
+  return record;
+}
+
+// golang-migrate only goes up: what lies between its imported version and its version now it
+// applied since (but for what migronaut applied itself); a file added since below the imported
+// version (merged late) it never ran.
+TEST(AppliedSinceImportTest, GolangMigrateAboveTheImportedVersionOnly) {
+  const std::vector<Migration> disk = {file("10_a.up.sql", "10"), file("15_late.up.sql", "15"),
+                                       file("20_b.up.sql", "20"), file("30_c.up.sql", "30"),
+                                       file("40_d.up.sql", "40"), file("50_e.up.sql", "50")};
+  const std::vector<ChangelogRecord> existing = {
+      imported("10_a.up.sql", "golang-migrate"), imported("20_b.up.sql", "golang-migrate"),
+      imported("30_c.up.sql", ""), imported("50_e.up.sql", "")};
+  EXPECT_EQ(applied_since_import(ForeignTool::kGolangMigrate, {versioned("20")}, disk, existing),
+            std::vector<std::string>{});
+  EXPECT_EQ(applied_since_import(ForeignTool::kGolangMigrate, {versioned("40")}, disk, existing),
+            std::vector<std::string>{"40_d.up.sql"});
+}
+
+// What a Flyway baseline covers is no migration run since: a file below it added later neither.
+TEST(AppliedSinceImportTest, FlywaysBaselineCoversNothingRunSince) {
+  const std::vector<Migration> disk = {file("V0.5__late.sql", "0.5"), file("V1__a.sql", "1"),
+                                       file("V2__b.sql", "2"), file("V3__c.sql", "3")};
+  const std::vector<ChangelogRecord> existing = {imported("V1__a.sql", "baseline"),
+                                                 imported("V2__b.sql", "flyway")};
+  const std::vector<ForeignRecord> history = {flyway_baseline("1", 5),
+                                              flyway_row("2", "V2__b.sql", "SQL", true),
+                                              flyway_row("3", "V3__c.sql", "SQL", true)};
+  EXPECT_EQ(applied_since_import(ForeignTool::kFlyway, history, disk, existing),
+            std::vector<std::string>{"V3__c.sql"});
+}
+
+// migronaut's own down of an imported migration stands, even once its file is renamed: the
+// tool's row for that version is stale, not a run since.
+TEST(AppliedSinceImportTest, AVersionMigronautRevertedIsNoRunSinceWhateverItsFileIsCalled) {
+  const std::vector<Migration> disk = {file("1_a.sql", "1"), file("2_b_fixed.sql", "2"),
+                                       file("3_c.sql", "3")};
+  const std::vector<ChangelogRecord> existing = {
+      imported("1_a.sql", "dbmate"), imported("2_b.sql", "dbmate", RecordStatus::kReverted)};
+  EXPECT_EQ(applied_since_import(ForeignTool::kDbmate,
+                                 {versioned("1"), versioned("2"), versioned("3"), versioned("9")},
+                                 disk, existing),
+            std::vector<std::string>{"3_c.sql"});
+}
+
 }  // namespace
 }  // namespace migronaut

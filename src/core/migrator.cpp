@@ -222,55 +222,87 @@ struct Migrator::Impl {
     }
   }
 
-  // A first run (no changelog yet) on a database another tool migrated: `up` would run again
-  // what that tool applied. Found when the tool's history covers files of this folder, as
-  // `import` would record them; a history of other files (a Rails app's schema_migrations)
-  // stands aside. A changelog with records ends the search before any read.
-  // On a database without a changelog, any tool's history; on one with, that of the tools its
-  // records were imported from (one read each, when something is pending), for what they applied
-  // since: migrations of the folder their import did not record.
-  std::optional<UnimportedHistory> unimported_history(const Plan& plan,
-                                                      const std::vector<Migration>& migrations) {
-    const bool adopted = !plan.records.empty();
-    std::set<std::string_view> imported_from;
-    for (const ChangelogRecord& record : plan.records) imported_from.insert(record.origin);
-    const auto has_file = [&](const std::string& name) {
-      return std::any_of(migrations.begin(), migrations.end(),
-                         [&](const Migration& migration) { return migration.name == name; });
-    };
-    for (const ForeignTool tool : foreign_tools()) {
-      if (adopted && !imported_from.contains(foreign_tool_name(tool))) continue;
-      std::optional<std::vector<ForeignRecord>> history;
-      try {
-        history = reader_or_waiters().read_foreign_history(tool);
-      } catch (const Error&) {
-        continue;  // not this backend's tool, or its table is another tool's
-      }
-      if (!history || history->empty()) continue;
-      std::vector<ImportedMigration> left;
-      try {
-        left = plan_import(tool, *history, migrations, plan.records, false).imported;
-      } catch (const MigrationFileNotFoundError&) {
-        continue;  // none of its versions is a file here
-      }
-      UnimportedHistory found{std::string(foreign_tool_name(tool)),
-                              std::string(foreign_tool_table(tool)),
-                              left.size(),
-                              {}};
-      if (!adopted) return found;
-      // One under the tool's own name (no file here) is nothing `up` would run.
-      for (ImportedMigration& migration : left) {
-        if (has_file(migration.name)) found.since_import.push_back(std::move(migration.name));
-      }
-      found.covered = found.since_import.size();
-      if (found.covered > 0) return found;
+  // `tool`'s history, if this backend keeps a table of it that is the tool's and not empty.
+  std::optional<std::vector<ForeignRecord>> foreign_history(ForeignTool tool) {
+    try {
+      std::optional<std::vector<ForeignRecord>> history =
+          reader_or_waiters().read_foreign_history(tool);
+      if (history && !history->empty()) return history;
+    } catch (const Error&) {
+      // not this backend's tool, or its table is another tool's
     }
     return std::nullopt;
   }
-  void refuse_unimported_history(const Plan& plan, const std::vector<Migration>& migrations) {
-    if (const auto found = unimported_history(plan, migrations)) {
-      throw unimported_history_error(*found);
+
+  // A first run (no changelog yet) on a database another tool migrated: `up` would run again
+  // what that tool applied. Found when the tool's history covers files of this folder, as
+  // `import` would record them; a history of other files (a Rails app's schema_migrations)
+  // stands aside. On a database with a changelog, what a tool it was imported from applied since.
+  std::optional<UnimportedHistory> unimported_history(const Plan& plan,
+                                                      const std::vector<Migration>& migrations,
+                                                      bool refusing = false) {
+    if (!plan.records.empty()) return history_since_import(plan, migrations, refusing);
+    for (const ForeignTool tool : foreign_tools()) {
+      const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool);
+      if (!history) continue;
+      try {
+        return UnimportedHistory{std::string(foreign_tool_name(tool)),
+                                 std::string(foreign_tool_table(tool)),
+                                 plan_import(tool, *history, migrations, {}, false).imported.size(),
+                                 {}};
+      } catch (const MigrationFileNotFoundError&) {
+        continue;  // none of its versions is a file here
+      }
     }
+    return std::nullopt;
+  }
+
+  // One read for each tool the changelog's records were imported from (none for a database never
+  // imported). A history that import could not take now (a dirty golang-migrate version, a failed
+  // Flyway row: the tool at work, or failed) is refused by a command `refusing` on it (`up`), and
+  // only warned of by the others: `status` and `wait` go on.
+  std::optional<UnimportedHistory> history_since_import(const Plan& plan,
+                                                        const std::vector<Migration>& migrations,
+                                                        bool refusing) {
+    std::set<std::string_view> imported_from;
+    for (const ChangelogRecord& record : plan.records) imported_from.insert(record.origin);
+    for (const ForeignTool tool : foreign_tools()) {
+      if (!imported_from.contains(foreign_tool_name(tool))) continue;
+      const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool);
+      if (!history) continue;
+      try {
+        std::vector<std::string> since =
+            applied_since_import(tool, *history, migrations, plan.records);
+        if (since.empty()) continue;
+        return UnimportedHistory{std::string(foreign_tool_name(tool)),
+                                 std::string(foreign_tool_table(tool)), since.size(),
+                                 std::move(since)};
+      } catch (const Error& error) {
+        if (refusing) throw;
+        logger->warn(
+            fmt::format("{}'s history ({}) was not read for migrations applied since its "
+                        "import: {}",
+                        foreign_tool_name(tool), foreign_tool_table(tool), error.what()));
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Over what a tool applied since its import, only `targets` are refused: an `up --to` short of
+  // such a migration runs nothing twice.
+  void refuse_unimported_history(const Plan& plan, const std::vector<Migration>& migrations,
+                                 const std::vector<const PlanEntry*>& targets) {
+    std::optional<UnimportedHistory> found = unimported_history(plan, migrations, true);
+    if (!found) return;
+    if (!found->since_import.empty()) {
+      std::erase_if(found->since_import, [&](const std::string& name) {
+        return std::none_of(targets.begin(), targets.end(),
+                            [&](const PlanEntry* entry) { return entry->name == name; });
+      });
+      found->covered = found->since_import.size();
+      if (found->covered == 0) return;
+    }
+    throw unimported_history_error(*found);
   }
 
   void warn_about(const UpSelection& selection) {
@@ -586,7 +618,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
       impl_->warn_about(selection);
       return;
     }
-    impl_->refuse_unimported_history(plan, migrations);
+    impl_->refuse_unimported_history(plan, migrations, selection.targets);
     note_failures(selection.targets, failures);
     checks.check(impl_->reader_or_waiters(), impl_->config, Direction::kUp, selection.targets);
     plan.next_batch();  // an exhausted batch counter is refused before the lock is taken
@@ -756,7 +788,7 @@ std::vector<StatusRow> Migrator::dry_run_up(const UpOptions& options) {
   impl_->mark_live_run(plan);
   const std::vector<const PlanEntry*> targets = select_up(plan, options, impl_->config).targets;
   // What `up` would do: refused as `up` refuses it.
-  if (!targets.empty()) impl_->refuse_unimported_history(plan, migrations);
+  if (!targets.empty()) impl_->refuse_unimported_history(plan, migrations, targets);
   std::vector<StatusRow> rows;
   for (const PlanEntry* entry : targets) {
     rows.push_back(status_row(*entry, migrations, plan));

@@ -507,8 +507,13 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
                                        context);
     }
     if (!entry->migration->down) {
-      throw MigrationIrreversibleError(fmt::format("'{}' has no down section", entry->name),
-                                       context);
+      throw MigrationIrreversibleError(
+          entry->half_reverted()
+              ? fmt::format("'{}' is half-reverted (its down stopped midway) and its file has no "
+                            "down section any more: put the down section back to finish the revert",
+                            entry->name)
+              : fmt::format("'{}' has no down section", entry->name),
+          context);
     }
   }
   return targets;

@@ -571,7 +571,13 @@ TEST_F(PlanTest, ADownLeavesRepeatablesWithoutADownApplied) {
                                     record("0002-b.sql", RecordStatus::kApplied, 2, 20),
                                     record("R-views.sql", RecordStatus::kReverting, 2, 30)});
   for (const DownOptions& options : {DownOptions{}, one, to_first}) {
-    EXPECT_THROW(select_down(half, options), MigrationIrreversibleError);
+    try {
+      select_down(half, options);
+      ADD_FAILURE() << "a down left out a half-reverted repeatable";
+    } catch (const MigrationIrreversibleError& error) {
+      EXPECT_NE(std::string(error.what()).find("'R-views.sql' is half-reverted"), std::string::npos)
+          << error.what();
+    }
   }
 }
 

@@ -637,7 +637,9 @@ TEST_F(UnimportedHistoryTest, StatusWarnsAndCheckExitsAsUpWould) {
 
 // After the import golang-migrate applied 4 as well (a host still running it): `up` would run it
 // again, so it refuses, naming it, as `status --check` and `audit` do, until that is imported
-// too. What migronaut applies itself after the import is no such history.
+// too; an `up` of another file runs. What migronaut applies itself after the import is no such
+// history. A dirty version (golang-migrate failed midway) is refused by `up`, as `import` refuses
+// it, and only warned of by `status`.
 TEST_F(UnimportedHistoryTest, WhatTheToolAppliesAfterTheImportIsRefusedUntilImportedToo) {
   expect({"import", "--from", "golang-migrate"}, 0);
   project.open().exec("UPDATE schema_migrations SET version = 4; CREATE TABLE d (id INTEGER);");
@@ -655,13 +657,26 @@ TEST_F(UnimportedHistoryTest, WhatTheToolAppliesAfterTheImportIsRefusedUntilImpo
   expect({"audit"}, 22);
   EXPECT_EQ(project.dump(), applied_by_it);
 
-  expect({"import", "--from", "golang-migrate", "--force"}, 0);
-  expect({"up"}, 0);
-  EXPECT_EQ(project.statuses()["4_d.up.sql"], "applied");
   project.write_migration("5_e.up.sql", "CREATE TABLE e (id INTEGER);\n");
-  expect({"up"}, 0);
+  expect({"up", "5_e.up.sql"}, 0);
   EXPECT_TRUE(has_table("e"));
+  expect({"up"}, 24);
+  expect({"import", "--from", "golang-migrate", "--force"}, 0);
+  const std::string imported = project.dump();
+  expect({"up"}, 0);
+  EXPECT_EQ(project.dump(), imported);  // nothing ran: d was golang-migrate's
+  EXPECT_EQ(project.statuses()["4_d.up.sql"], "applied");
   expect({"audit"}, 0);
+
+  project.write_migration("6_f.up.sql", "CREATE TABLE f (id INTEGER);\n");
+  project.open().exec("UPDATE schema_migrations SET version = 6, dirty = 1");
+  const ProcessResult status = expect({"status"}, 0);
+  EXPECT_NE(status.err.find("golang-migrate's history (schema_migrations) was not read"),
+            std::string::npos)
+      << status.err;
+  const ProcessResult dirty = expect({"up"}, 24);
+  EXPECT_NE(dirty.err.find("dirty"), std::string::npos) << dirty.err;
+  EXPECT_FALSE(has_table("f"));
 }
 
 // An import writes all its records or none: one cut short would leave the rest pending, for

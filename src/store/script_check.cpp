@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "migronaut/errors.hpp"
+#include "util/redact.hpp"
 #include "util/text.hpp"
 
 namespace migronaut {
@@ -38,7 +39,8 @@ std::string place_in_file(const Script& script, std::size_t offset, std::string_
   context["column"] = at.column;
   std::string where = fmt::format("line {}, column {}", at.line, at.column);
   if (statement.empty()) return where;
-  const std::string shown = shown_statement(statement);
+  // Masked here, not only where it is shown: the message reaches a library's caller as it is.
+  const std::string shown = shown_statement(redact(statement));
   context["statement"] = shown;
   return where + " in `" + shown + "`";
 }

@@ -115,6 +115,36 @@ std::string mask_secret_values(std::string_view text) {
   return out;
 }
 
+// Masks the literal of SQL's `PASSWORD 'secret'` (CREATE or ALTER ROLE … [ENCRYPTED] PASSWORD, a
+// foreign server's or user mapping's OPTIONS (password '…')): a failing migration's statement is
+// quoted in its error, its log and its changelog record. The literal runs to its closing quote
+// ('' is a quote inside it), or to the end of a statement cut short.
+std::string mask_sql_passwords(std::string_view text) {
+  if (text.find('\'') == std::string_view::npos) return std::string(text);
+  constexpr std::string_view kKeyword = "password";
+  std::string out;
+  std::size_t copied = 0;
+  for (std::size_t i = 0; i + kKeyword.size() < text.size(); ++i) {
+    // The keyword as SQL writes it: after a space, '(' or ',', not inside a word or a literal.
+    const bool word_start =
+        i == 0 || is_space(text[i - 1]) || text[i - 1] == '(' || text[i - 1] == ',';
+    if (!word_start || !iequals(text.substr(i, kKeyword.size()), kKeyword)) continue;
+    std::size_t quote = i + kKeyword.size();
+    while (quote < text.size() && is_space(text[quote])) ++quote;
+    if (quote >= text.size() || text[quote] != '\'') continue;
+    std::size_t end = quote + 1;
+    while (end < text.size() && (text[end] != '\'' || text.substr(end, 2) == "''")) {
+      end += text[end] == '\'' ? 2 : 1;
+    }
+    out += text.substr(copied, quote + 1 - copied);
+    out += kMask;
+    copied = std::min(end, text.size());
+    i = copied;
+  }
+  out += text.substr(copied);
+  return out;
+}
+
 bool ends_uri(char c) {
   return is_space(c) || c == '"' || c == '\'' || c == '<' || c == '>' || c == '`';
 }
@@ -278,7 +308,7 @@ std::optional<std::string> userinfo_encoding_problem(std::string_view uri) {
 std::string redact_uri(std::string_view uri) { return mask_secret_values(mask_userinfo(uri)); }
 
 std::string redact(std::string_view text) {
-  return mask_remembered(mask_secret_values(mask_userinfo_in_text(text)));
+  return mask_remembered(mask_sql_passwords(mask_secret_values(mask_userinfo_in_text(text))));
 }
 
 std::string single_line(std::string_view field) {

@@ -22,8 +22,8 @@ std::optional<std::string> userinfo_encoding_problem(std::string_view uri);
 
 // Any text (an error message, a driver's diagnostic) with every "scheme://user:pass@", every
 // libpq-style "password=…" / "sslpassword=…" value, MongoDB's "tlsCertificateKeyFilePassword=…"
-// (and its legacy ssl spelling) and "authMechanismProperties=…", and every remembered secret
-// masked.
+// (and its legacy ssl spelling) and "authMechanismProperties=…", SQL's `PASSWORD '…'` literal, and
+// every remembered secret masked.
 std::string redact(std::string_view text);
 
 // Remembers the secrets `uri` holds — the password of its userinfo and the values of the secret

@@ -91,6 +91,20 @@ TEST(RedactTest, IgnoresKeysInsideOtherWords) {
   EXPECT_EQ(redact("mypassword=visible"), "mypassword=visible");
 }
 
+// A failing statement is quoted in errors, logs and the changelog: a role's password in it is not.
+TEST(RedactTest, MasksSqlPasswordLiterals) {
+  EXPECT_EQ(redact("at line 2 in `ALTER ROLE app WITH PASSWORD 'topsecret42'`: role missing"),
+            "at line 2 in `ALTER ROLE app WITH PASSWORD '***'`: role missing");
+  EXPECT_EQ(redact("CREATE ROLE a LOGIN ENCRYPTED password\n  'it''s secret' VALID UNTIL 'x'"),
+            "CREATE ROLE a LOGIN ENCRYPTED password\n  '***' VALID UNTIL 'x'");
+  EXPECT_EQ(redact("CREATE USER MAPPING FOR app SERVER s OPTIONS (user 'app', password 'pw1')"),
+            "CREATE USER MAPPING FOR app SERVER s OPTIONS (user 'app', password '***')");
+  EXPECT_EQ(redact("ALTER ROLE a PASSWORD 'cut short…"), "ALTER ROLE a PASSWORD '***");
+  EXPECT_EQ(redact("ALTER ROLE a PASSWORD NULL; SELECT 'password'"),
+            "ALTER ROLE a PASSWORD NULL; SELECT 'password'");
+  EXPECT_EQ(redact("UPDATE t SET old_password = 'kept'"), "UPDATE t SET old_password = 'kept'");
+}
+
 TEST(RedactTest, LeavesPlainTextAlone) {
   EXPECT_EQ(redact("syntax error at or near \"SELEC\""), "syntax error at or near \"SELEC\"");
 }

@@ -193,5 +193,25 @@ TEST_F(PgSessionTest, AMigrationsNoticesReachItsLog) {
   EXPECT_EQ(again.err.find("NOTICE"), std::string::npos) << again.err;
 }
 
+// A failing statement is quoted in the error, the log and the changelog record: a role's password
+// in it is masked in each (and in --verbose's log of what is sent), the statement still named.
+TEST_F(PgSessionTest, APasswordInAFailingStatementIsMaskedEverywhere) {
+  dir_.write(kFirst, "-- migrate:up\nSELECT 1;\nALTER ROLE nobody_here PASSWORD 'topsecret42';\n");
+  const auto run = [&](const std::string& command) {
+    return run_migronaut(
+        {"--no-env", "--json", "--verbose", "--uri", uri_, "--dir", dir_.path().string(), command});
+  };
+  const ProcessResult result = run("up");
+  EXPECT_EQ(result.exit_code, 7) << result.out << result.err;
+  EXPECT_NE(result.out.find("PASSWORD '***'"), std::string::npos) << result.out;
+  const ProcessResult status = run("status");
+  const std::string stored =
+      value("SELECT error FROM " + schema_ + "._migronaut_migrations WHERE status = 'failed'");
+  EXPECT_NE(stored.find("PASSWORD '***'"), std::string::npos) << stored;
+  for (const std::string& text : {result.out, result.err, status.out, status.err, stored}) {
+    EXPECT_EQ(text.find("topsecret42"), std::string::npos) << text;
+  }
+}
+
 }  // namespace
 }  // namespace migronaut::testing

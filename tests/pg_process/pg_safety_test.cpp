@@ -286,18 +286,32 @@ TEST_F(PgSafetyTest, AConfiguredTableNameThatAnotherTableHoldsIsRefusedNamingIt)
 
 // A search_path naming no schema that exists leaves nowhere to create the tables: refused as
 // CONFIG_INVALID naming the search_path (it was exit 1, the server's "no schema has been selected
-// to create in").
+// to create in"). Nor can the tables be read there: the read-only commands refuse it alike, where
+// they had read "no table" as a new database (all pending, audit green, wait until its timeout).
 TEST_F(PgSafetyTest, ASearchPathOfNoExistingSchemaIsRefusedNamingIt) {
   dir_.write("20260101000001-first.sql", "-- migrate:up\nCREATE TABLE first (id bigint);\n");
   uri_ = PgCluster::run_wide().uri("postgres") + "?options=-csearch_path%3Dmigronaut_absent";
-  const ProcessResult refused = migronaut({"up"});
-  EXPECT_EQ(refused.exit_code, 6) << refused.out << refused.err;
-  const nlohmann::json error = nlohmann::json::parse(refused.out).at("error");
-  EXPECT_EQ(error["code"], "CONFIG_INVALID");
-  EXPECT_NE(error["message"].get<std::string>().find(
-                "no schema of the search_path (migronaut_absent) exists"),
+  for (const std::vector<std::string>& command :
+       std::vector<std::vector<std::string>>{{"up"},
+                                             {"status"},
+                                             {"status", "--check"},
+                                             {"wait", "--timeout", "5s"},
+                                             {"dry-run", "up"},
+                                             {"down"}}) {
+    const ProcessResult refused = migronaut(command);
+    EXPECT_EQ(refused.exit_code, 6) << command[0] << ": " << refused.out << refused.err;
+    const nlohmann::json error = nlohmann::json::parse(refused.out).at("error");
+    EXPECT_EQ(error["code"], "CONFIG_INVALID");
+    EXPECT_NE(error["message"].get<std::string>().find(
+                  "no schema of the search_path (migronaut_absent) exists"),
+              std::string::npos)
+        << error["message"];
+  }
+  const ProcessResult audit = migronaut({"audit"});
+  EXPECT_EQ(audit.exit_code, 22) << audit.out << audit.err;
+  EXPECT_NE(audit.out.find("no schema of the search_path (migronaut_absent) exists"),
             std::string::npos)
-      << error["message"];
+      << audit.out;
   EXPECT_EQ(value("SELECT count(*) FROM pg_namespace WHERE nspname = 'migronaut_absent'"), "0");
 }
 

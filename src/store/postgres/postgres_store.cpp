@@ -606,7 +606,10 @@ class PostgresStore final : public Store {
     const Result result = send_repeatable(
         "SELECT " + changelog_columns() + " FROM " + changelog_table_, {}, Format::kBinary);
     // An absent table reads as empty; catching it keeps the boot check to one query.
-    if (sqlstate_of(result.get()) == kUndefinedTable) return {};
+    if (sqlstate_of(result.get()) == kUndefinedTable) {
+      require_a_schema("read the changelog");
+      return {};
+    }
     check("read the changelog", result.get());
 
     std::vector<ChangelogRecord> records;
@@ -919,6 +922,7 @@ class PostgresStore final : public Store {
 
   Result checked(const std::string& what, Result result, MissingTable missing_table) {
     if (missing_table == MissingTable::kIsEmpty && sqlstate_of(result.get()) == kUndefinedTable) {
+      require_a_schema(what);
       return Result(PQmakeEmptyPGresult(conn_, PGRES_COMMAND_OK));
     }
     check(what, result.get());
@@ -952,7 +956,7 @@ class PostgresStore final : public Store {
       throw foreign_relations_error(PQresultErrorField(result, PG_DIAG_MESSAGE_PRIMARY));
     }
     if (sqlstate_of(result) == kUndefinedColumn) refuse_misshapen_tables();
-    if (sqlstate_of(result) == kInvalidSchemaName) throw no_schema_error(what, result);
+    if (sqlstate_of(result) == kInvalidSchemaName) throw no_schema_error(what, sqlstate_of(result));
     if (sqlstate_of(result) == kInsufficientPrivilege) {
       throw PermissionDeniedError(
           "postgres: cannot " + what + ": " + server_message(result) + " (user " + PQuser(conn_) +
@@ -974,16 +978,27 @@ class PostgresStore final : public Store {
     }
   }
 
+  // A table that is not there reads as empty (a new database), unless no schema of the search_path
+  // exists: then no table is there, and an empty read would pass a mistyped schema for a new
+  // database (`status` all pending, `audit` green). One query, on that path only.
+  void require_a_schema(const std::string& what) const {
+    const Result schema(PQexec(conn_, "SELECT current_schema() IS NULL"));
+    if (succeeded(schema.get()) && text_at(schema.get(), 0, 0) == "t") {
+      throw no_schema_error(what, kInvalidSchemaName);
+    }
+  }
+
   // No schema of the search_path exists (the URI's options, the role's or the database's
   // default): there is nowhere to create the tables.
-  ConfigInvalidError no_schema_error(const std::string& what, const PGresult* result) const {
+  ConfigInvalidError no_schema_error(const std::string& what, std::string_view sqlstate) const {
     const Result shown(PQexec(conn_, "SHOW search_path"));
     const std::string path = succeeded(shown.get()) ? text_at(shown.get(), 0, 0) : "";
     return ConfigInvalidError(
         "postgres: cannot " + what + ": no schema of the search_path (" + path +
-            ") exists, so there is nowhere to create them; create the schema, or name one that "
-            "exists in the URI's options (options=-csearch_path%3D<schema>)",
-        {{"sqlstate", sqlstate_of(result)}, {"searchPath", path}});
+            ") exists, so migronaut's tables are in none and can be created in none; create the "
+            "schema, or name one that exists in the URI's options "
+            "(options=-csearch_path%3D<schema>)",
+        {{"sqlstate", sqlstate}, {"searchPath", path}});
   }
 
   // Like check(), for the statements of a migration; `piece` places a failure in its file.

@@ -102,6 +102,25 @@ TEST_F(PgSessionTest, SetLocalRoleWithoutRightsOnMigronautsTables) {
             "f");
 }
 
+// SET SESSION AUTHORIZATION (a superuser's, pg_dump's) changes the session's user, not only its
+// role: the bookkeeping still runs as the connection's own, in a transaction and out of one, and
+// the next migration starts as the connection opened.
+TEST_F(PgSessionTest, SessionAuthorizationEndsWithItsMigration) {
+  dir_.write(kFirst, "-- migrate:up\nSET SESSION AUTHORIZATION " + lowly_ +
+                         ";\nCREATE TABLE users (id bigint);\n");
+  dir_.write(kSecond, "-- migrate:up transaction:false\nSET SESSION AUTHORIZATION " + lowly_ +
+                          ";\nCREATE TABLE orders (id bigint);\n");
+  dir_.write("20260101000003-third.sql", "-- migrate:up\nCREATE TABLE items (id bigint);\n");
+  const ProcessResult result = up();
+  ASSERT_EQ(result.exit_code, 0) << result.out << result.err;
+  EXPECT_EQ(records(), std::string(kFirst) + ":applied," + kSecond +
+                           ":applied,20260101000003-third.sql:applied");
+  EXPECT_EQ(owner_of(schema_ + ".users"), lowly_);
+  EXPECT_EQ(owner_of(schema_ + ".orders"), lowly_);
+  EXPECT_EQ(owner_of(schema_ + ".items"), value("SELECT current_user"));
+  EXPECT_EQ(value("SELECT count(*) FROM " + schema_ + "._migronaut_locks"), "0");
+}
+
 // Outside a transaction the settings last until the record right after the work, which is still
 // written (no migration is left `interrupted`) and puts the session back as it opened: the next
 // migration runs without them, as with Flyway.

@@ -4,7 +4,7 @@
 // the lock record), COMMIT — so applying it costs one round trip and its record commits only
 // with its body and only while the lock is ours. The upsert and the fence are statements the
 // session prepared (session_statements.hpp), where the session keeps them. The script may change
-// its session's role, search_path or timeouts (SET LOCAL, set_config, a plain SET that would
+// its session's user, role, search_path or timeouts (SET LOCAL, set_config, a plain SET that would
 // outlive it): the bookkeeping after it first puts them back as the connection opened them, for
 // the rest of the session (kOwnSession).
 #include "store/postgres/postgres_store.hpp"
@@ -85,8 +85,8 @@ constexpr std::size_t kMaxIdentifierLength = 63;
 // migrations after it; a rollback undoes it with the migration's own settings. Behind a
 // transaction pooler, DEFAULT is the server session's own state, harmless to its other clients.
 constexpr std::string_view kOwnSession =
-    "SET role TO DEFAULT;\nSET search_path TO DEFAULT;\nRESET statement_timeout;\n"
-    "RESET lock_timeout;\n";
+    "SET SESSION AUTHORIZATION DEFAULT;\nSET role TO DEFAULT;\nSET search_path TO DEFAULT;\n"
+    "RESET statement_timeout;\nRESET lock_timeout;\n";
 // What stands for migronaut's own SQL cut out of a server's message.
 constexpr std::string_view kOwnSqlCut = "…";
 

@@ -40,8 +40,8 @@ constexpr ExitCode kExitCodes[] = {
      "applied one whose file is gone, with other content (`repair` takes it as renamed)"},
     {5, "the database cannot be reached, or the connection dropped"},
     {6,
-     "a bad flag, config file or MIGRONAUT_* value; an unknown command; a search_path of no "
-     "schema"},
+     "a bad flag, config file or MIGRONAUT_* value; an unknown command; --json without --yes; "
+     "`init --uri` with a password; a PostgreSQL search_path of no schema that exists"},
     {7, "a migration failed (recorded as failed, rolled back where transactional)"},
     {8, "an unknown file or --to target, or the file of an applied migration is gone"},
     {9, "reverting something that is not applied"},
@@ -54,14 +54,18 @@ constexpr ExitCode kExitCodes[] = {
     {16, "`init` without --force over an existing config file"},
     {17, "`import` into a changelog that has records, without --force"},
     {18, "`create` would overwrite a file"},
-    {19, "a migration name that follows no naming, or a repeated version; a mixed folder"},
+    {19,
+     "a migration name that follows no naming, or a repeated version; a changelog record name "
+     "that escapes its folder; a mixed folder"},
     {20, "a malformed migration, or `up` of one whose up section is empty"},
     {21, "everything applied, but the lock could not be released"},
     {22, "`audit` found a failing check"},
     {23, "late arrivals with onOutOfOrder: error"},
     {24,
-     "`import` of a dirty golang-migrate version or a failed Flyway row; a first `up` over "
-     "another tool's history never imported; a killed run's statement still running"},
+     "`import` of a dirty golang-migrate version or a failed Flyway row; `up` over another "
+     "tool's history never imported, or over what it applied since its import; a killed run's "
+     "statement still running; `up`, `baseline`, `wait` or `status --check` over a half-reverted "
+     "migration"},
     {35, "the migrations folder is missing, not a folder, or unreadable"},
     {36, "an entry named like a migration cannot be read (directory, bad symlink, FIFO)"},
     {37, "a changelog record migronaut cannot read (unknown status, a number out of range)"},

@@ -112,12 +112,12 @@ Command add_status(CLI::App& app) {
   auto* sub = app.add_subcommand("status", "Show applied and pending migrations");
   auto check = std::make_shared<bool>(false);
   sub->add_flag("--check", *check,
-                "Exit 2 when anything is pending, 24 when `up` refuses over another tool's "
-                "unimported history or a half-reverted migration");
+                "Exit 2 when anything is pending; 4 or 24 when `up` refuses: an applied file "
+                "changed (strict), another tool's unimported history, a half-reverted migration");
   document(sub, "migronaut status | grep pending",
-           "0 shown, 2 something is pending (--check), 5 connection failed, 24 another tool's "
-           "history is not imported or a migration is half-reverted, which `up` refuses "
-           "(--check)");
+           "0 shown, 2 something is pending (--check), 4 an applied file changed, which `up` "
+           "refuses (strict; --check), 5 connection failed, 24 another tool's history is not "
+           "imported or a migration is half-reverted, which `up` refuses (--check)");
   return {
       sub, [check](Context& context) {
         Migrator migrator(context.config(), context.migrator_options());
@@ -142,6 +142,15 @@ Command add_status(CLI::App& app) {
                                                                 : nlohmann::json(nullptr)}});
         }
         if (!*check) return 0;
+        // As `up` refuses, in its order: drift first (any, with strict; strict or not, a file
+        // at the version of an applied one whose file is gone, with other content).
+        const bool strict = context.config().strict;
+        if (std::any_of(rows.begin(), rows.end(), [&](const StatusRow& row) {
+              return row.state == MigrationState::kApplied && row.checksum_ok == false &&
+                     (strict || !row.renamed_from.empty());
+            })) {
+          return exit_status(ErrorCode::kChecksumMismatch);
+        }
         if (report.unimported || !half_reverted.empty()) {
           return exit_status(ErrorCode::kMigrationBlocked);
         }

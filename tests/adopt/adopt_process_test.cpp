@@ -353,6 +353,9 @@ TEST_F(AdoptTest, DownAndRedoOfAChangedFileAreRefusedWhenStrictAndSaidOtherwise)
                           "-- migrate:up\nCREATE TABLE b (id INTEGER);\n"
                           "-- migrate:down\nDROP TABLE b;\nCREATE TABLE oops (id INTEGER);\n");
   const Env strict = {{"MIGRONAUT_STRICT", "true"}};
+  expect({"up"}, 4, strict);
+  expect({"status", "--check"}, 4, strict);  // as `up` says, not "nothing pending"
+  expect({"status", "--check"}, 0);
   const std::string error = expect({"down"}, 4, strict).err;
   EXPECT_NE(error.find("2-b.sql"), std::string::npos) << error;
   expect({"redo"}, 4, strict);

@@ -113,11 +113,13 @@ Command add_status(CLI::App& app) {
   auto check = std::make_shared<bool>(false);
   sub->add_flag("--check", *check,
                 "Exit 2 when anything is pending; 4 or 24 when `up` refuses: an applied file "
-                "changed (strict), another tool's unimported history, a half-reverted migration");
+                "changed (strict) or renamed and edited, another tool's unimported history, a "
+                "half-reverted migration");
   document(sub, "migronaut status | grep pending",
-           "0 shown, 2 something is pending (--check), 4 an applied file changed, which `up` "
-           "refuses (strict; --check), 5 connection failed, 24 another tool's history is not "
-           "imported or a migration is half-reverted, which `up` refuses (--check)");
+           "0 shown, 2 something is pending (--check), 4 an applied file changed (strict) or "
+           "renamed and edited, which `up` refuses (--check), 5 connection failed, 24 another "
+           "tool's history is not imported or a migration is half-reverted, which `up` refuses "
+           "(--check)");
   return {
       sub, [check](Context& context) {
         Migrator migrator(context.config(), context.migrator_options());

@@ -14,8 +14,11 @@ constexpr std::size_t kShownStatementLength = 80;
 }  // namespace
 
 std::string shown_statement(std::string_view statement) {
+  // Masked before the cut, which could split a secret from its keyword, and here, not only where
+  // it is printed: the message reaches a library's caller as it is.
+  const std::string masked = redact(statement);
   std::string flat;
-  for (char c : trim(statement)) {
+  for (char c : trim(masked)) {
     const bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
     if (space && (flat.empty() || flat.back() == ' ')) continue;
     flat += space ? ' ' : c;
@@ -39,8 +42,7 @@ std::string place_in_file(const Script& script, std::size_t offset, std::string_
   context["column"] = at.column;
   std::string where = fmt::format("line {}, column {}", at.line, at.column);
   if (statement.empty()) return where;
-  // Masked here, not only where it is shown: the message reaches a library's caller as it is.
-  const std::string shown = shown_statement(redact(statement));
+  const std::string shown = shown_statement(statement);
   context["statement"] = shown;
   return where + " in `" + shown + "`";
 }

@@ -19,7 +19,7 @@ namespace migronaut {
                                    std::string_view statement, const std::string& rule,
                                    const std::string& reason);
 
-// `statement` on one line, shortened to what a message can carry.
+// `statement` on one line, its secrets masked (redact()), shortened to what a message can carry.
 std::string shown_statement(std::string_view statement);
 
 // Where byte `offset` of `script.text` lies in the script's file.

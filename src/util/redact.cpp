@@ -117,24 +117,33 @@ std::string mask_secret_values(std::string_view text) {
 
 // Masks the literal of SQL's `PASSWORD 'secret'` (CREATE or ALTER ROLE … [ENCRYPTED] PASSWORD, a
 // foreign server's or user mapping's OPTIONS (password '…')): a failing migration's statement is
-// quoted in its error, its log and its changelog record. The literal runs to its closing quote
-// ('' is a quote inside it), or to the end of a statement cut short.
+// quoted in its error, its log and its changelog record. The keyword stands as SQL writes it
+// (after a space, '(' or ',') and a space or more apart from the literal, so that a literal
+// ending in the word ('Reset password') is not taken for one. The literal (E'…' too) runs to its
+// closing quote ('' is a quote inside it), or, cut short, to the end of its line or of the
+// quoted statement (a backtick); one masked already ('***) stays as it is.
 std::string mask_sql_passwords(std::string_view text) {
   if (text.find('\'') == std::string_view::npos) return std::string(text);
   constexpr std::string_view kKeyword = "password";
   std::string out;
   std::size_t copied = 0;
   for (std::size_t i = 0; i + kKeyword.size() < text.size(); ++i) {
-    // The keyword as SQL writes it: after a space, '(' or ',', not inside a word or a literal.
     const bool word_start =
         i == 0 || is_space(text[i - 1]) || text[i - 1] == '(' || text[i - 1] == ',';
     if (!word_start || !iequals(text.substr(i, kKeyword.size()), kKeyword)) continue;
     std::size_t quote = i + kKeyword.size();
     while (quote < text.size() && is_space(text[quote])) ++quote;
-    if (quote >= text.size() || text[quote] != '\'') continue;
+    if (quote == i + kKeyword.size() || quote >= text.size()) continue;
+    if ((text[quote] == 'E' || text[quote] == 'e') && text.substr(quote + 1, 1) == "'") ++quote;
+    if (text[quote] != '\'') continue;
     std::size_t end = quote + 1;
-    while (end < text.size() && (text[end] != '\'' || text.substr(end, 2) == "''")) {
-      end += text[end] == '\'' ? 2 : 1;
+    if (text.substr(end).starts_with(kMask)) {
+      end += kMask.size();
+    } else {
+      while (end < text.size() && text[end] != '\n' && text[end] != '`' &&
+             (text[end] != '\'' || text.substr(end, 2) == "''")) {
+        end += text[end] == '\'' ? 2 : 1;
+      }
     }
     out += text.substr(copied, quote + 1 - copied);
     out += kMask;

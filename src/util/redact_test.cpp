@@ -99,7 +99,17 @@ TEST(RedactTest, MasksSqlPasswordLiterals) {
             "CREATE ROLE a LOGIN ENCRYPTED password\n  '***' VALID UNTIL 'x'");
   EXPECT_EQ(redact("CREATE USER MAPPING FOR app SERVER s OPTIONS (user 'app', password 'pw1')"),
             "CREATE USER MAPPING FOR app SERVER s OPTIONS (user 'app', password '***')");
-  EXPECT_EQ(redact("ALTER ROLE a PASSWORD 'cut short…"), "ALTER ROLE a PASSWORD '***");
+  EXPECT_EQ(redact("in `ALTER ROLE a PASSWORD 'cut short…`: role \"a\" does not exist"),
+            "in `ALTER ROLE a PASSWORD '***`: role \"a\" does not exist");
+  EXPECT_EQ(redact("ALTER ROLE a PASSWORD E'it\\'s'"), "ALTER ROLE a PASSWORD E'***'s'");
+  // Masked twice, or cut inside its mask: the mask stays, and so does what follows.
+  EXPECT_EQ(redact(redact("PASSWORD 'x'; then 'y'")), "PASSWORD '***'; then 'y'");
+  EXPECT_EQ(redact("in `ALTER ROLE a PASSWORD '**…`: duplicate key"),
+            "in `ALTER ROLE a PASSWORD '***`: duplicate key");
+  // Literals that end in the word, and the word in prose: nothing to mask, nothing lost.
+  EXPECT_EQ(redact("INSERT INTO t VALUES ('Reset password'), ('x'): duplicate key"),
+            "INSERT INTO t VALUES ('Reset password'), ('x'): duplicate key");
+  EXPECT_EQ(redact("the user's password's strength"), "the user's password's strength");
   EXPECT_EQ(redact("ALTER ROLE a PASSWORD NULL; SELECT 'password'"),
             "ALTER ROLE a PASSWORD NULL; SELECT 'password'");
   EXPECT_EQ(redact("UPDATE t SET old_password = 'kept'"), "UPDATE t SET old_password = 'kept'");

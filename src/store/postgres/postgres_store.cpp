@@ -995,9 +995,9 @@ class PostgresStore final : public Store {
     const std::string path = succeeded(shown.get()) ? text_at(shown.get(), 0, 0) : "";
     return ConfigInvalidError(
         "postgres: cannot " + what + ": no schema of the search_path (" + path +
-            ") exists, so migronaut's tables are in none and can be created in none; create the "
-            "schema, or name one that exists in the URI's options "
-            "(options=-csearch_path%3D<schema>)",
+            ") exists (or none this user may use: USAGE), so migronaut's tables are in none and "
+            "can be created in none; create the schema (or grant USAGE on it), or name one that "
+            "exists in the URI's options (options=-csearch_path%3D<schema>)",
         {{"sqlstate", sqlstate}, {"searchPath", path}});
   }
 

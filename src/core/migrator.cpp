@@ -979,13 +979,15 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
   const std::vector<Migration> migrations = impl_->load();
   const FileTexts texts = texts_to_check(*tool, impl_->config.migrations_dir, migrations);
   const auto plan_now = [&] {
+    // The changelog first: a database its store cannot read at all (PostgreSQL: no schema of the
+    // search_path exists) is refused as that, not as one without the tool's history.
+    const std::vector<ChangelogRecord> existing = impl_->reader().read_changelog();
     const std::optional<std::vector<ForeignRecord>> history =
         impl_->reader().read_foreign_history(*tool);
     if (!history) {
       throw ConfigInvalidError(fmt::format("No {} history in this database", options.from),
                                {{"key", "from"}, {"tool", options.from}});
     }
-    const std::vector<ChangelogRecord> existing = impl_->reader().read_changelog();
     if (!existing.empty() && !options.force) {
       throw ImportTargetNotEmptyError(
           fmt::format("The changelog already holds {} record(s): import with --force to add to "

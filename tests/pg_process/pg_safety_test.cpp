@@ -297,7 +297,8 @@ TEST_F(PgSafetyTest, ASearchPathOfNoExistingSchemaIsRefusedNamingIt) {
                                              {"status", "--check"},
                                              {"wait", "--timeout", "5s"},
                                              {"dry-run", "up"},
-                                             {"down"}}) {
+                                             {"down"},
+                                             {"import", "--from", "dbmate"}}) {
     const ProcessResult refused = migronaut(command);
     EXPECT_EQ(refused.exit_code, 6) << command[0] << ": " << refused.out << refused.err;
     const nlohmann::json error = nlohmann::json::parse(refused.out).at("error");

@@ -98,8 +98,9 @@ PgCluster& PgCluster::shared() {
 
 PgCluster& PgCluster::run_wide() {
   static const std::unique_ptr<PgCluster> fixture = []() -> std::unique_ptr<PgCluster> {
-    if (!fs::exists(MIGRONAUT_PG_SHARED_STATE)) return nullptr;
-    auto cluster = std::make_unique<PgCluster>(fs::path(MIGRONAUT_PG_SHARED_STATE));
+    const fs::path record = run_wide_record(getppid());
+    if (!fs::exists(record)) return nullptr;
+    auto cluster = std::make_unique<PgCluster>(record);
     try {
       pg_query_value(cluster->uri("postgres"), "SELECT 1");
     } catch (const std::runtime_error&) {
@@ -108,6 +109,10 @@ PgCluster& PgCluster::run_wide() {
     return cluster;
   }();
   return fixture ? *fixture : shared();
+}
+
+fs::path PgCluster::run_wide_record(pid_t ctest) {
+  return fs::path(MIGRONAUT_PG_SHARED_STATE) / std::to_string(ctest);
 }
 
 PgCluster::PgCluster(const fs::path& state) : bin_dir_(find_bin_dir()), owned_(false) {

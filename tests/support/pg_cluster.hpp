@@ -5,6 +5,7 @@
 #pragma once
 
 #include <libpq-fe.h>
+#include <sys/types.h>
 
 #include <filesystem>
 #include <memory>
@@ -21,6 +22,10 @@ class PgCluster {
   // keep to a schema of their own and never stop or restart the server: one start per run
   // instead of one per test process. Outside ctest (the fixture's server not running), shared().
   static PgCluster& run_wide();
+  // Where the ctest run of process `ctest` records its run-wide cluster. One record per run,
+  // so two runs in one build directory never stop each other's server; the tests, which ctest
+  // starts itself, find it by their parent's pid.
+  static std::filesystem::path run_wide_record(pid_t ctest);
 
   // Starts a cluster of its own (initdb + start); throws std::runtime_error on failure.
   PgCluster();

@@ -81,10 +81,15 @@ MigrationBlockedError unimported_history_error(const UnimportedHistory& history)
 // `names` named: only a `down` of it may run it again.
 MigrationBlockedError half_reverted_error(const std::vector<std::string>& names);
 
-// `status`: the rows, and the other tool's history `up` refuses over, if any.
+// `status`: the rows, the other tool's history `up` refuses over, if any, and whether `up`
+// would refuse to run now.
 struct StatusReport {
   std::vector<StatusRow> rows;
   std::optional<UnimportedHistory> unimported;
+  // The error `up` (no target) would stop with before its lock, as it would say it: drift it
+  // refuses, a half-reverted migration, another tool's history, an invalid script... Its code()
+  // is `up`'s exit status. None when `up` would run, or find nothing to do.
+  std::optional<Error> up_refusal;
 };
 
 struct UpOptions {
@@ -200,8 +205,8 @@ class Migrator {
   std::vector<RunResult> redo(const std::optional<std::string>& file = std::nullopt);
 
   std::vector<StatusRow> status();
-  // status(), and whether `up` would refuse over another tool's unimported history: looked for
-  // only when the changelog is empty, so a migronaut database pays nothing for it.
+  // status(), and whether `up` would refuse: another tool's history is read only when something
+  // is pending, so a boot check's database with nothing to do pays nothing for it.
   StatusReport status_report();
   // The rows `up` or `down` would run, without taking the lock or writing anything.
   std::vector<StatusRow> dry_run_up(const UpOptions& options = {});

@@ -112,14 +112,15 @@ Command add_status(CLI::App& app) {
   auto* sub = app.add_subcommand("status", "Show applied and pending migrations");
   auto check = std::make_shared<bool>(false);
   sub->add_flag("--check", *check,
-                "Exit 2 when anything is pending; 4 or 24 when `up` refuses: an applied file "
-                "changed (strict) or renamed and edited, another tool's unimported history, a "
-                "half-reverted migration");
+                "Exit 2 when anything is pending; when `up` would refuse to run, the status it "
+                "would exit with (4 an applied file changed (strict) or renamed and edited, 20 an "
+                "invalid script, 23 out of order, 24 another tool's unimported history or a "
+                "half-reverted migration)");
   document(sub, "migronaut status | grep pending",
-           "0 shown, 2 something is pending (--check), 4 an applied file changed (strict) or "
-           "renamed and edited, which `up` refuses (--check), 5 connection failed, 24 another "
-           "tool's history is not imported or a migration is half-reverted, which `up` refuses "
-           "(--check)");
+           "0 shown, 2 something is pending (--check), 5 connection failed; with --check, what "
+           "`up` would refuse with: 4 an applied file changed (strict) or renamed and edited, "
+           "20 an invalid script, 23 out of order (on_out_of_order error), 24 another tool's "
+           "history is not imported or a migration is half-reverted");
   return {
       sub, [check](Context& context) {
         Migrator migrator(context.config(), context.migrator_options());
@@ -137,25 +138,20 @@ Command add_status(CLI::App& app) {
           if (row.state == MigrationState::kHalfReverted) half_reverted.push_back(row.name);
         }
         if (!half_reverted.empty()) out.warn(half_reverted_error(half_reverted).what());
+        // Those two were said above.
+        if (report.up_refusal && report.up_refusal->code() != ErrorCode::kMigrationBlocked) {
+          out.warn("`up` would refuse: " + std::string(report.up_refusal->what()));
+        }
         if (out.json_mode()) {
           out.document({{"migrations", rows},
                         {"pending", pending},
                         {"unimportedHistory", report.unimported ? nlohmann::json(*report.unimported)
-                                                                : nlohmann::json(nullptr)}});
+                                                                : nlohmann::json(nullptr)},
+                        {"upRefusal", report.up_refusal ? report.up_refusal->to_json()
+                                                        : nlohmann::json(nullptr)}});
         }
         if (!*check) return 0;
-        // As `up` refuses, in its order: drift first (any, with strict; strict or not, a file
-        // at the version of an applied one whose file is gone, with other content).
-        const bool strict = context.config().strict;
-        if (std::any_of(rows.begin(), rows.end(), [&](const StatusRow& row) {
-              return row.state == MigrationState::kApplied && row.checksum_ok == false &&
-                     (strict || !row.renamed_from.empty());
-            })) {
-          return exit_status(ErrorCode::kChecksumMismatch);
-        }
-        if (report.unimported || !half_reverted.empty()) {
-          return exit_status(ErrorCode::kMigrationBlocked);
-        }
+        if (report.up_refusal) return exit_status(report.up_refusal->code());
         return pending > 0 ? exit_status(ErrorCode::kPendingMigrations) : 0;
       }};
 }

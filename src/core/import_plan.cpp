@@ -262,13 +262,22 @@ std::optional<ImportedMigration> match(const Applied& applied,
   return imported;
 }
 
-// Whether migronaut's changelog already records `name`: by that name, or applied by its version
-// under another name (the file renamed since an earlier import), which must not be imported
-// twice. Another name's failed or reverted record says nothing of this one.
+// A record of migronaut's own attempt that failed and was never applied: it says migronaut did
+// not apply the migration, so the tool's history showing it applied is news (the tool ran it
+// after migronaut's failure), to import over the failure rather than to retry.
+bool failed_first_run(const ChangelogRecord& record) {
+  return record.status == RecordStatus::kFailed && !record.first_applied_at_ms &&
+         (record.origin.empty() || record.origin == "migronaut");
+}
+
+// Whether migronaut's changelog already records `name`: by that name (but for a failed first
+// run), or applied by its version under another name (the file renamed since an earlier
+// import), which must not be imported twice. Another name's failed or reverted record says
+// nothing of this one.
 bool recorded(const std::string& name, const std::vector<ChangelogRecord>& existing) {
   const RunOrder order = record_order(name);
   return std::any_of(existing.begin(), existing.end(), [&](const ChangelogRecord& record) {
-    if (record.name == name) return true;
+    if (record.name == name) return !failed_first_run(record);
     return !order.repeatable && record.status == RecordStatus::kApplied &&
            records_version(record.name, order.version);
   });
@@ -333,9 +342,10 @@ std::vector<std::string> applied_since_import(ForeignTool tool,
     const bool file = std::any_of(migrations.begin(), migrations.end(),
                                   [&](const Migration& m) { return m.name == migration.name; });
     const RunOrder order = record_order(migration.name);
-    const bool recorded_version = std::any_of(
-        existing.begin(), existing.end(),
-        [&](const ChangelogRecord& record) { return records_version(record.name, order.version); });
+    const bool recorded_version =
+        std::any_of(existing.begin(), existing.end(), [&](const ChangelogRecord& record) {
+          return records_version(record.name, order.version) && !failed_first_run(record);
+        });
     const bool below_import =
         !imported_up_to.empty() && compare_versions(order.version, imported_up_to) <= 0;
     return file && migration.baseline.empty() && !recorded_version && !below_import;

@@ -333,5 +333,24 @@ TEST(AppliedSinceImportTest, AVersionMigronautRevertedIsNoRunSinceWhateverItsFil
             std::vector<std::string>{"3_c.sql"});
 }
 
+// A migration whose first run by migronaut failed, which the tool then applied, is a run since:
+// refused by `up` rather than retried, and taken over by `import --force`. A failure after the
+// migration had been applied once (a re-run after migronaut's own down) stays migronaut's.
+TEST(AppliedSinceImportTest, WhatTheToolRanAfterMigronautsFailedFirstRunIsARunSince) {
+  const std::vector<Migration> disk = {file("1_a.sql", "1"), file("2_b.sql", "2"),
+                                       file("3_c.sql", "3")};
+  ChangelogRecord failed_again = imported("3_c.sql", "dbmate", RecordStatus::kFailed);
+  failed_again.first_applied_at_ms = 1;
+  const std::vector<ChangelogRecord> existing = {
+      imported("1_a.sql", "dbmate"), imported("2_b.sql", "", RecordStatus::kFailed), failed_again};
+  const std::vector<ForeignRecord> history = {versioned("1"), versioned("2"), versioned("3")};
+  EXPECT_EQ(applied_since_import(ForeignTool::kDbmate, history, disk, existing),
+            std::vector<std::string>{"2_b.sql"});
+  const ImportResult forced = plan_import(ForeignTool::kDbmate, history, disk, existing, false);
+  ASSERT_EQ(forced.imported.size(), 1u);
+  EXPECT_EQ(forced.imported[0].name, "2_b.sql");
+  EXPECT_EQ(forced.skipped, (std::vector<std::string>{"1_a.sql", "3_c.sql"}));
+}
+
 }  // namespace
 }  // namespace migronaut

@@ -234,38 +234,45 @@ struct Migrator::Impl {
     return std::nullopt;
   }
 
+  // What the histories of other tools show `up` would run again, and a history that could not be
+  // read for it: one `import` would refuse (a dirty golang-migrate version, a failed Flyway row:
+  // the tool at work, or failed). `up` refuses over either; the read-only commands warn of the
+  // second and go on.
+  struct HistoryLook {
+    std::optional<UnimportedHistory> unimported;
+    std::exception_ptr unreadable;
+    ForeignTool unreadable_tool{};
+  };
+
   // A first run (no changelog yet) on a database another tool migrated: `up` would run again
   // what that tool applied. Found when the tool's history covers files of this folder, as
   // `import` would record them; a history of other files (a Rails app's schema_migrations)
   // stands aside. On a database with a changelog, what a tool it was imported from applied since.
-  std::optional<UnimportedHistory> unimported_history(const Plan& plan,
-                                                      const std::vector<Migration>& migrations,
-                                                      bool refusing = false) {
-    if (!plan.records.empty()) return history_since_import(plan, migrations, refusing);
+  HistoryLook unimported_history(const Plan& plan, const std::vector<Migration>& migrations) {
+    if (!plan.records.empty()) return history_since_import(plan, migrations);
     for (const ForeignTool tool : foreign_tools()) {
       const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool);
       if (!history) continue;
       try {
-        return UnimportedHistory{std::string(foreign_tool_name(tool)),
-                                 std::string(foreign_tool_table(tool)),
-                                 plan_import(tool, *history, migrations, {}, false).imported.size(),
-                                 {}};
+        return {
+            UnimportedHistory{std::string(foreign_tool_name(tool)),
+                              std::string(foreign_tool_table(tool)),
+                              plan_import(tool, *history, migrations, {}, false).imported.size(),
+                              {}},
+            nullptr};
       } catch (const MigrationFileNotFoundError&) {
         continue;  // none of its versions is a file here
       }
     }
-    return std::nullopt;
+    return {};
   }
 
   // One read for each tool the changelog's records were imported from (none for a database never
-  // imported). A history that import could not take now (a dirty golang-migrate version, a failed
-  // Flyway row: the tool at work, or failed) is refused by a command `refusing` on it (`up`), and
-  // only warned of by the others: `status` and `wait` go on.
-  std::optional<UnimportedHistory> history_since_import(const Plan& plan,
-                                                        const std::vector<Migration>& migrations,
-                                                        bool refusing) {
+  // imported).
+  HistoryLook history_since_import(const Plan& plan, const std::vector<Migration>& migrations) {
     std::set<std::string_view> imported_from;
     for (const ChangelogRecord& record : plan.records) imported_from.insert(record.origin);
+    HistoryLook look;
     for (const ForeignTool tool : foreign_tools()) {
       if (!imported_from.contains(foreign_tool_name(tool))) continue;
       const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool);
@@ -274,35 +281,70 @@ struct Migrator::Impl {
         std::vector<std::string> since =
             applied_since_import(tool, *history, migrations, plan.records);
         if (since.empty()) continue;
-        return UnimportedHistory{std::string(foreign_tool_name(tool)),
-                                 std::string(foreign_tool_table(tool)), since.size(),
-                                 std::move(since)};
-      } catch (const Error& error) {
-        if (refusing) throw;
-        logger->warn(
-            fmt::format("{}'s history ({}) was not read for migrations applied since its "
-                        "import: {}",
-                        foreign_tool_name(tool), foreign_tool_table(tool), error.what()));
+        look.unimported = UnimportedHistory{std::string(foreign_tool_name(tool)),
+                                            std::string(foreign_tool_table(tool)), since.size(),
+                                            std::move(since)};
+        return look;
+      } catch (const Error&) {
+        if (look.unreadable) continue;
+        look.unreadable = std::current_exception();
+        look.unreadable_tool = tool;
       }
     }
-    return std::nullopt;
+    return look;
+  }
+
+  // As `status` and `audit` look: only when something is pending (a boot check with nothing to
+  // do reads no other tool's table), an unreadable history warned of.
+  HistoryLook history_if_pending(const Plan& plan, const std::vector<Migration>& migrations) {
+    if (std::none_of(plan.entries.begin(), plan.entries.end(),
+                     [](const PlanEntry& entry) { return entry.pending(); })) {
+      return {};
+    }
+    HistoryLook look = unimported_history(plan, migrations);
+    if (look.unreadable) {
+      try {
+        std::rethrow_exception(look.unreadable);
+      } catch (const Error& error) {
+        logger->warn(fmt::format(
+            "{}'s history ({}) was not read for migrations applied since its import: {}",
+            foreign_tool_name(look.unreadable_tool), foreign_tool_table(look.unreadable_tool),
+            error.what()));
+      }
+    }
+    return look;
   }
 
   // Over what a tool applied since its import, only `targets` are refused: an `up --to` short of
   // such a migration runs nothing twice.
-  void refuse_unimported_history(const Plan& plan, const std::vector<Migration>& migrations,
-                                 const std::vector<const PlanEntry*>& targets) {
-    std::optional<UnimportedHistory> found = unimported_history(plan, migrations, true);
-    if (!found) return;
-    if (!found->since_import.empty()) {
-      std::erase_if(found->since_import, [&](const std::string& name) {
+  static void refuse_unimported(HistoryLook look, const std::vector<const PlanEntry*>& targets) {
+    if (look.unreadable) std::rethrow_exception(look.unreadable);
+    if (!look.unimported) return;
+    UnimportedHistory& found = *look.unimported;
+    if (!found.since_import.empty()) {
+      std::erase_if(found.since_import, [&](const std::string& name) {
         return std::none_of(targets.begin(), targets.end(),
                             [&](const PlanEntry* entry) { return entry->name == name; });
       });
-      found->covered = found->since_import.size();
-      if (found->covered == 0) return;
+      found.covered = found.since_import.size();
+      if (found.covered == 0) return;
     }
-    throw unimported_history_error(*found);
+    throw unimported_history_error(found);
+  }
+
+  // What `up` checks before its lock, in its order: the selection's rules, other tools'
+  // histories (read only now that something is to run, unless `known`), the scripts, the batch
+  // counter. One place, so that `status --check` and `dry-run up` refuse what `up` refuses.
+  UpSelection checked_up(const Plan& plan, const UpOptions& options,
+                         const std::vector<Migration>& migrations, ScriptChecks& checks,
+                         const HistoryLook* known = nullptr) {
+    UpSelection selection = select_up(plan, options, config);
+    if (selection.targets.empty()) return selection;
+    refuse_unimported(known != nullptr ? *known : unimported_history(plan, migrations),
+                      selection.targets);
+    checks.check(reader_or_waiters(), config, Direction::kUp, selection.targets);
+    plan.next_batch();  // an exhausted batch counter is refused before the lock is taken
+    return selection;
   }
 
   void warn_about(const UpSelection& selection) {
@@ -612,16 +654,13 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
     // making outside a transaction is waited for like any run, not refused as half-reverted.
     Plan plan = impl_->load_and_plan(migrations);
     impl_->mark_live_run(plan);
-    const UpSelection selection = select_up(plan, options, impl_->config);
+    const UpSelection selection = impl_->checked_up(plan, options, migrations, checks);
     pending = !selection.targets.empty();
     if (!pending) {
       impl_->warn_about(selection);
       return;
     }
-    impl_->refuse_unimported_history(plan, migrations, selection.targets);
     note_failures(selection.targets, failures);
-    checks.check(impl_->reader_or_waiters(), impl_->config, Direction::kUp, selection.targets);
-    plan.next_batch();  // an exhausted batch counter is refused before the lock is taken
   });
   if (!pending) return {};
   return impl_->locked_run(
@@ -764,10 +803,14 @@ StatusReport Migrator::status_report() {
   Plan plan = impl_->load_and_plan(migrations);
   impl_->mark_live_run(plan);
   StatusReport report;
-  // As `up`, looked for only when something is pending; before the rows spend the plan.
-  if (std::any_of(plan.entries.begin(), plan.entries.end(),
-                  [](const PlanEntry& entry) { return entry.pending(); })) {
-    report.unimported = impl_->unimported_history(plan, migrations);
+  // Before the rows spend the plan.
+  const Impl::HistoryLook look = impl_->history_if_pending(plan, migrations);
+  report.unimported = look.unimported;
+  try {
+    ScriptChecks checks;
+    impl_->checked_up(plan, {}, migrations, checks, &look);
+  } catch (const Error& error) {
+    report.up_refusal = error;
   }
   report.rows = rows_of(plan, migrations);
   return report;
@@ -786,9 +829,10 @@ std::vector<StatusRow> Migrator::dry_run_up(const UpOptions& options) {
   std::vector<Migration> migrations = impl_->load();
   Plan plan = impl_->read_plan(migrations);
   impl_->mark_live_run(plan);
-  const std::vector<const PlanEntry*> targets = select_up(plan, options, impl_->config).targets;
   // What `up` would do: refused as `up` refuses it.
-  if (!targets.empty()) impl_->refuse_unimported_history(plan, migrations, targets);
+  ScriptChecks checks;
+  const std::vector<const PlanEntry*> targets =
+      impl_->checked_up(plan, options, migrations, checks).targets;
   std::vector<StatusRow> rows;
   for (const PlanEntry* entry : targets) {
     rows.push_back(status_row(*entry, migrations, plan));
@@ -874,7 +918,8 @@ AuditReport Migrator::audit() {
     const std::vector<Migration> migrations = impl_->load();
     Plan plan = impl_->read_plan(migrations);
     impl_->mark_live_run(plan);
-    const std::optional<UnimportedHistory> unimported = impl_->unimported_history(plan, migrations);
+    const std::optional<UnimportedHistory> unimported =
+        impl_->history_if_pending(plan, migrations).unimported;
     for (AuditCheck& check : audit_database(impl_->reader(), impl_->config, plan, unimported)) {
       checks.push_back(std::move(check));
     }

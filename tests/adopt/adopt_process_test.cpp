@@ -682,6 +682,33 @@ TEST_F(UnimportedHistoryTest, WhatTheToolAppliesAfterTheImportIsRefusedUntilImpo
   EXPECT_FALSE(has_table("f"));
 }
 
+// migronaut's first run of a migration failed; a host still running golang-migrate then applied
+// it. `up` refuses it (exit 24) rather than retry it over the tool's work, and `import --force`
+// records it applied over the failure.
+TEST_F(UnimportedHistoryTest, WhatTheToolAppliesAfterMigronautFailedItIsNotRunAgain) {
+  expect({"import", "--from", "golang-migrate"}, 0);
+  project.open().exec("CREATE TABLE d (id INTEGER);");  // in the way of migronaut's run
+  expect({"up"}, 7);
+  EXPECT_EQ(project.statuses()["4_d.up.sql"], "failed");
+  project.open().exec(
+      "DROP TABLE d; CREATE TABLE d (id INTEGER);"
+      "UPDATE schema_migrations SET version = 4;");
+  project.open().exec("INSERT INTO d VALUES (1);");  // the tool's d, in use
+  const std::string applied_by_it = project.dump();
+
+  const ProcessResult up = expect({"--json", "up"}, 24);
+  EXPECT_EQ(json_of(up)["error"]["context"]["sinceImport"], nlohmann::json::array({"4_d.up.sql"}))
+      << up.out;
+  expect({"status", "--check"}, 24);
+  EXPECT_EQ(project.dump(), applied_by_it);
+
+  expect({"import", "--from", "golang-migrate", "--force"}, 0);
+  EXPECT_EQ(project.statuses()["4_d.up.sql"], "applied");
+  expect({"up"}, 0);
+  EXPECT_EQ(project.open().value("SELECT count(*) FROM d"), "1");
+  expect({"audit"}, 0);
+}
+
 // An import writes all its records or none: one cut short would leave the rest pending, for
 // `up` to run again. Here the database refuses the third record.
 TEST_F(AdoptTest, AnImportThatFailsMidwayWritesNoRecord) {

@@ -528,6 +528,34 @@ TEST_F(SqliteProcessTest, ARenamedAndEditedMigrationIsNeverRunAgain) {
   EXPECT_EQ(project.open().value("SELECT bal FROM acct"), "200");
 }
 
+// `status --check` exits as `up` would, for every refusal `up` makes before its lock: a late
+// arrival with onOutOfOrder error, then an up section with no statement. `status` says why, its
+// JSON carries the error, and nothing is written.
+TEST_F(SqliteProcessTest, StatusCheckExitsWithWhatUpWouldRefuse) {
+  const Env strict_order = {{"MIGRONAUT_ON_OUT_OF_ORDER", "error"}};
+  project.write_migration("0002-later.sql", "-- migrate:up\nCREATE TABLE later (id INTEGER);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  project.write_migration("0001-late.sql", "-- migrate:up\nCREATE TABLE late (id INTEGER);\n");
+  const std::string before = project.dump();
+
+  EXPECT_EQ(project.run({"up"}, strict_order).exit_code, 23);
+  const ProcessResult late = project.run({"--json", "status", "--check"}, strict_order);
+  EXPECT_EQ(late.exit_code, 23) << describe(late);
+  EXPECT_EQ(json_of(late)["upRefusal"]["code"], "MIGRATION_OUT_OF_ORDER");
+  EXPECT_NE(late.err.find("`up` would refuse: Pending migrations sort before"), std::string::npos)
+      << late.err;
+  EXPECT_EQ(project.run({"status", "--check"}).exit_code, 2);  // warned of, not refused
+  EXPECT_EQ(json_of(project.run({"--json", "status"}))["upRefusal"], nullptr);
+
+  project.write_migration("0003-todo.sql", "-- migrate:up\n-- to be written\n");
+  EXPECT_EQ(project.run({"up"}).exit_code, 20);
+  const ProcessResult empty = project.run({"--json", "status", "--check"});
+  EXPECT_EQ(empty.exit_code, 20) << describe(empty);
+  EXPECT_EQ(json_of(empty)["upRefusal"]["context"]["file"], "0003-todo.sql");
+  EXPECT_EQ(project.run({"dry-run", "up"}).exit_code, 20);
+  EXPECT_EQ(project.dump(), before);
+}
+
 TEST_F(SqliteProcessTest, FailingMigrationIsRecordedAndRolledBackAfterItsPeersApplied) {
   project.write_migration("0001-a.sql", "-- migrate:up\nCREATE TABLE a (id INTEGER);\n");
   project.write_migration("0002-b.sql", "-- migrate:up\nCREATE TABLE b (id INTEGER);\n");

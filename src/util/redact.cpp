@@ -4,8 +4,10 @@
 #include <array>
 #include <cctype>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "util/sqlite_uri.hpp"
@@ -115,15 +117,53 @@ std::string mask_secret_values(std::string_view text) {
   return out;
 }
 
+// Where a cut-short literal ends: at the end of its line or of the quoted statement (a backtick).
+bool cuts_literal(char c) { return c == '\n' || c == '`'; }
+
+// The secret's text in the literal at `at`, [begin, end): a quoted string's ('' is a quote in it;
+// in E'…' a backslash escapes the next character) or a dollar-quoted one's ($$…$$, $tag$…$tag$).
+// Cut short, it runs to the end of its line or statement. None when no literal starts there.
+std::optional<std::pair<std::size_t, std::size_t>> literal_text(std::string_view text,
+                                                                std::size_t at) {
+  if (at < text.size() && text[at] == '$') {
+    std::size_t tag_end = at + 1;
+    while (tag_end < text.size() &&
+           (std::isalnum(static_cast<unsigned char>(text[tag_end])) != 0 || text[tag_end] == '_')) {
+      ++tag_end;
+    }
+    if (tag_end >= text.size() || text[tag_end] != '$') return std::nullopt;
+    const std::string_view tag = text.substr(at, tag_end + 1 - at);
+    std::size_t end = tag_end + 1;
+    while (end < text.size() && !cuts_literal(text[end]) && !text.substr(end).starts_with(tag)) {
+      ++end;
+    }
+    return std::pair{tag_end + 1, end};
+  }
+  const bool escapes = at < text.size() && (text[at] == 'E' || text[at] == 'e');
+  if (escapes) ++at;
+  if (at >= text.size() || text[at] != '\'') return std::nullopt;
+  std::size_t end = at + 1;
+  while (end < text.size() && !cuts_literal(text[end])) {
+    if (escapes && text[end] == '\\') {
+      end += 2;
+    } else if (text[end] == '\'') {
+      if (text.substr(end, 2) != "''") break;
+      end += 2;
+    } else {
+      ++end;
+    }
+  }
+  return std::pair{at + 1, std::min(end, text.size())};
+}
+
 // Masks the literal of SQL's `PASSWORD 'secret'` (CREATE or ALTER ROLE … [ENCRYPTED] PASSWORD, a
 // foreign server's or user mapping's OPTIONS (password '…')): a failing migration's statement is
 // quoted in its error, its log and its changelog record. The keyword stands as SQL writes it
 // (after a space, '(' or ',') and a space or more apart from the literal, so that a literal
-// ending in the word ('Reset password') is not taken for one. The literal (E'…' too) runs to its
-// closing quote ('' is a quote inside it), or, cut short, to the end of its line or of the
-// quoted statement (a backtick); one masked already ('***) stays as it is.
+// ending in the word ('Reset password') is not taken for one. One masked already ('***) stays
+// as it is.
 std::string mask_sql_passwords(std::string_view text) {
-  if (text.find('\'') == std::string_view::npos) return std::string(text);
+  if (text.find_first_of("'$") == std::string_view::npos) return std::string(text);
   constexpr std::string_view kKeyword = "password";
   std::string out;
   std::size_t copied = 0;
@@ -131,23 +171,15 @@ std::string mask_sql_passwords(std::string_view text) {
     const bool word_start =
         i == 0 || is_space(text[i - 1]) || text[i - 1] == '(' || text[i - 1] == ',';
     if (!word_start || !iequals(text.substr(i, kKeyword.size()), kKeyword)) continue;
-    std::size_t quote = i + kKeyword.size();
-    while (quote < text.size() && is_space(text[quote])) ++quote;
-    if (quote == i + kKeyword.size() || quote >= text.size()) continue;
-    if ((text[quote] == 'E' || text[quote] == 'e') && text.substr(quote + 1, 1) == "'") ++quote;
-    if (text[quote] != '\'') continue;
-    std::size_t end = quote + 1;
-    if (text.substr(end).starts_with(kMask)) {
-      end += kMask.size();
-    } else {
-      while (end < text.size() && text[end] != '\n' && text[end] != '`' &&
-             (text[end] != '\'' || text.substr(end, 2) == "''")) {
-        end += text[end] == '\'' ? 2 : 1;
-      }
-    }
-    out += text.substr(copied, quote + 1 - copied);
+    std::size_t at = i + kKeyword.size();
+    while (at < text.size() && is_space(text[at])) ++at;
+    if (at == i + kKeyword.size()) continue;
+    const auto secret = literal_text(text, at);
+    if (!secret) continue;
+    const auto [begin, end] = *secret;
+    out += text.substr(copied, begin - copied);
     out += kMask;
-    copied = std::min(end, text.size());
+    copied = text.substr(begin).starts_with(kMask) ? begin + kMask.size() : end;
     i = copied;
   }
   out += text.substr(copied);

@@ -101,7 +101,14 @@ TEST(RedactTest, MasksSqlPasswordLiterals) {
             "CREATE USER MAPPING FOR app SERVER s OPTIONS (user 'app', password '***')");
   EXPECT_EQ(redact("in `ALTER ROLE a PASSWORD 'cut short…`: role \"a\" does not exist"),
             "in `ALTER ROLE a PASSWORD '***`: role \"a\" does not exist");
-  EXPECT_EQ(redact("ALTER ROLE a PASSWORD E'it\\'s'"), "ALTER ROLE a PASSWORD E'***'s'");
+  EXPECT_EQ(redact("ALTER ROLE a PASSWORD E'it\\'s\\\\' LOGIN"),
+            "ALTER ROLE a PASSWORD E'***' LOGIN");
+  EXPECT_EQ(redact("ALTER ROLE a PASSWORD $$it's$$ LOGIN"), "ALTER ROLE a PASSWORD $$***$$ LOGIN");
+  EXPECT_EQ(redact("ALTER ROLE a PASSWORD $pw$x$y$pw$;"), "ALTER ROLE a PASSWORD $pw$***$pw$;");
+  EXPECT_EQ(redact("in `ALTER ROLE a PASSWORD $q$cut…`: x"),
+            "in `ALTER ROLE a PASSWORD $q$***`: x");
+  EXPECT_EQ(redact("PREPARE p AS ALTER ROLE a PASSWORD $1"),
+            "PREPARE p AS ALTER ROLE a PASSWORD $1");
   // Masked twice, or cut inside its mask: the mask stays, and so does what follows.
   EXPECT_EQ(redact(redact("PASSWORD 'x'; then 'y'")), "PASSWORD '***'; then 'y'");
   EXPECT_EQ(redact("in `ALTER ROLE a PASSWORD '**…`: duplicate key"),

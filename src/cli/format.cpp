@@ -6,8 +6,10 @@
 #include <ctime>
 #include <iterator>
 
+#include "core/lease.hpp"
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
+#include "util/process_identity.hpp"
 #include "util/redact.hpp"
 
 namespace migronaut::cli {
@@ -66,6 +68,26 @@ std::string describe_holder(const LockInfo& holder, std::int64_t now_ms) {
     text += fmt::format(", renewed {} s ago", renewal_age_ms(holder, now_ms) / 1000);
   }
   return text;
+}
+
+std::vector<std::string> holder_warnings(const LockInfo& holder, std::int64_t now_ms,
+                                         std::int64_t ttl_ms) {
+  // What `up` refuses (exit 40) and `unlock` clears without --force.
+  const std::string unusable = lock_row_unusable(holder, now_ms, ttl_ms);
+  if (!unusable.empty()) return {"The lock row cannot be trusted: " + unusable};
+  if (lease_expired(holder, now_ms, ttl_ms)) {
+    return {"Stale: not renewed within its TTL (a crashed holder?); the next run takes it"};
+  }
+  if (holder.host == host_name() &&
+      !process_running_here(holder.pid, holder.host, holder.locked_at_ms)) {
+    return {fmt::format(
+        "pid {} is not running on this host (killed, or stopped): the next run takes the lock "
+        "over once its TTL runs out ({} s); if it was killed, `migronaut unlock --force` "
+        "releases it now",
+        holder.pid,
+        std::max<std::int64_t>(0, holder.ttl_ms - renewal_age_ms(holder, now_ms)) / 1000)};
+  }
+  return {};
 }
 
 namespace {

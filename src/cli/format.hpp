@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "migronaut/lock.hpp"
 
@@ -22,6 +23,11 @@ std::string format_time(std::int64_t ms_since_epoch);
 // "host pid 123 (run 1a2b3c4d, user alice), on 0003-x.sql (2/5), renewed 3 s ago", the age
 // judged against `now_ms` (the database's clock where known).
 std::string describe_holder(const LockInfo& holder, std::int64_t now_ms);
+// What a reader of the lock should be told beyond who holds it, one warning each: a row that
+// cannot be trusted, a lease not renewed within its TTL, or a holder of this host whose process
+// is not running (killed: its lease stands until its TTL runs out).
+std::vector<std::string> holder_warnings(const LockInfo& holder, std::int64_t now_ms,
+                                         std::int64_t ttl_ms);
 // How long ago the holder last renewed, in ms (never negative).
 std::int64_t renewal_age_ms(const LockInfo& holder, std::int64_t now_ms);
 // This machine's clock, ms since the epoch.

@@ -21,13 +21,9 @@ Command add_lock(CLI::App& app) {
               const std::int64_t ttl_ms = context.config().lock_ttl_ms();
               out.report("Lock held by " + describe_holder(*holder, now));
               stale = lease_expired(*holder, now, ttl_ms);
-              if (stale)
-                out.warn(
-                    "Stale: not renewed within its TTL (a crashed holder?); the "
-                    "next run takes it");
-              // What `up` refuses (exit 40) and `unlock` clears without --force.
-              const std::string unusable = lock_row_unusable(*holder, now, ttl_ms);
-              if (!unusable.empty()) out.warn("The lock row cannot be trusted: " + unusable);
+              for (const std::string& warning : holder_warnings(*holder, now, ttl_ms)) {
+                out.warn(warning);
+              }
             }
             if (out.json_mode()) {
               out.document({{"held", holder.has_value()},

@@ -106,6 +106,18 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
   out.report(table);
 }
 
+// Pending migrations a run may be applying, or a killed run's lease holds back until its TTL
+// runs out: one read of the lock says which.
+void say_who_holds_the_lock(Context& context, Migrator& migrator) {
+  const std::optional<LockInfo> holder = migrator.lock_info();
+  if (!holder) return;
+  const std::int64_t now = migrator.database_now_ms();
+  context.out().info("Lock held by " + describe_holder(*holder, now));
+  for (const std::string& warning : holder_warnings(*holder, now, context.config().lock_ttl_ms())) {
+    context.out().warn(warning);
+  }
+}
+
 }  // namespace
 
 Command add_status(CLI::App& app) {
@@ -115,7 +127,7 @@ Command add_status(CLI::App& app) {
                 "Exit 2 when anything is pending; when `up` would refuse to run, the status it "
                 "would exit with (4 an applied file changed (strict) or renamed and edited, 20 an "
                 "invalid script, 23 out of order, 24 another tool's unimported history or a "
-                "half-reverted migration)");
+                "half-reverted migration, or any other of `up`'s refusals)");
   document(sub, "migronaut status | grep pending",
            "0 shown, 2 something is pending (--check), 5 connection failed; with --check, what "
            "`up` would refuse with: 4 an applied file changed (strict) or renamed and edited, "
@@ -130,6 +142,7 @@ Command add_status(CLI::App& app) {
         Output& out = context.out();
         print_table(out, rows);
         out.report(fmt::format("{} applied, {} pending", rows.size() - pending, pending));
+        if (pending > 0) say_who_holds_the_lock(context, migrator);
         // Those pending rows are the other tool's applied ones: `up` refuses them, and
         // --check says so rather than "pending".
         if (report.unimported) out.warn(unimported_history_error(*report.unimported).what());

@@ -26,14 +26,17 @@ Command add_unlock(CLI::App& app) {
               const std::int64_t now = migrator.database_now_ms();
               const std::int64_t age = renewal_age_ms(*current, now);
               out.info("Lock held by " + describe_holder(*current, now));
-              const std::string unusable =
-                  lock_row_unusable(*current, now, context.config().lock_ttl_ms());
-              if (!unusable.empty()) out.warn("The lock row cannot be trusted: " + unusable);
-              if (unusable.empty() && age < current->ttl_ms && !*force) {
+              const std::int64_t ttl_ms = context.config().lock_ttl_ms();
+              for (const std::string& warning : holder_warnings(*current, now, ttl_ms)) {
+                out.warn(warning);
+              }
+              if (lock_row_unusable(*current, now, ttl_ms).empty() && age < current->ttl_ms &&
+                  !*force) {
                 throw LockAlreadyHeldError(
                     fmt::format("Refusing to unlock: {} renewed the lock {} s ago, within its "
-                                "TTL of {} s — it looks alive. Wait for it (`migronaut up` "
-                                "waits), or pass --force if you know it is gone",
+                                "TTL of {} s. Wait for it (`migronaut up` waits, and takes a "
+                                "dead holder's lock over once its TTL runs out), or pass --force "
+                                "if you know it is gone",
                                 current->host + " pid " + std::to_string(current->pid), age / 1000,
                                 current->ttl_ms / 1000),
                     {{"holder", *current}, {"renewedAgoMs", age}, {"option", "--force"}});

@@ -1,9 +1,10 @@
 // `migronaut wait [--timeout d]`: blocks until nothing is pending, taking no lock — for
 // replicas that must not migrate but must not start before the migrating peer is done. It
 // polls with jittered backoff, honours its timeout to the poll, and gives up at once when a
-// pending migration is recorded failed (or half-reverted) and no run holds the lock to retry
-// (or finish) it. Over another tool's unimported history it waits (an import may be under
-// way) and its timeout says why.
+// pending migration is recorded failed and no run holds the lock to retry it, or when `up`
+// would refuse to run (a half-reverted migration, a late arrival, an invalid script) and no run
+// holds the lock to change that. Over another tool's unimported history it waits (an import
+// may be under way) and its timeout says why.
 #include <optional>
 
 #include "cli/cli.hpp"
@@ -24,12 +25,14 @@ struct Pending {
   std::vector<std::string> failed;
   std::vector<std::string> half_reverted;
   std::optional<UnimportedHistory> unimported;
+  std::optional<Error> refusal;  // what `up` would refuse with
 };
 
 Pending pending_of(Migrator& migrator) {
   StatusReport report = migrator.status_report();
   Pending pending;
   pending.unimported = std::move(report.unimported);
+  pending.refusal = std::move(report.up_refusal);
   for (const StatusRow& row : report.rows) {
     if (!needs_run(row.state)) continue;
     pending.names.push_back(row.name);
@@ -49,8 +52,10 @@ Command add_wait(CLI::App& app) {
       sub, "migronaut wait --timeout 10m",
       "0 nothing pending, 2 still pending when the timeout ran out, 7 a pending migration "
       "failed and no run is retrying it, 11 stopped by a signal, 24 the timeout ran out with "
-      "another tool's history not imported (`up` refuses until `import`) or at once a migration "
-      "half-reverted (`up` refuses until a `down` finishes it)");
+      "another tool's history not imported (`up` refuses until `import`); at once, with no run "
+      "holding the lock, what `up` would refuse with: 24 a migration half-reverted (until a "
+      "`down` finishes it), 23 a late arrival (onOutOfOrder error), 20 an invalid script, 4 drift "
+      "it refuses");
   return {
       sub,
       [timeout](Context& context) {
@@ -87,12 +92,15 @@ Command add_wait(CLI::App& app) {
             if (out.json_mode()) out.document(detail);
             return 0;
           }
-          // No `up` may apply a half-reverted migration: only a `down` mends it, which a run
-          // holding the lock may be making (its mark is not yet its own).
-          if (!unreachable && !pending.half_reverted.empty() &&
+          // What `up` refuses no run applies (a half-reverted migration, which only a `down`
+          // mends; a late arrival with onOutOfOrder error; a script it refuses), unless a run
+          // holding the lock changes it (a `down` mending it, its mark not yet its own). Over
+          // another tool's history alone, an import may be under way: that is waited for.
+          if (!unreachable && pending.refusal &&
+              (!pending.unimported || !pending.half_reverted.empty()) &&
               (waited >= budget || !migrator.lock_info())) {
             out.clear_live();
-            throw half_reverted_error(pending.half_reverted);
+            throw *pending.refusal;
           }
           if (!unreachable && !pending.failed.empty() && !migrator.lock_info()) {
             out.clear_live();

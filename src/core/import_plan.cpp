@@ -270,14 +270,37 @@ bool failed_first_run(const ChangelogRecord& record) {
          (record.origin.empty() || record.origin == "migronaut");
 }
 
+// The highest version imported from golang-migrate, which only goes up: a file at or below it
+// that it shows applied now was added since, out of order, and it never ran that file. Empty
+// for another tool, or none imported.
+std::string imported_up_to(ForeignTool tool, const std::vector<ChangelogRecord>& existing) {
+  std::string up_to;
+  if (tool != ForeignTool::kGolangMigrate) return up_to;
+  for (const ChangelogRecord& record : existing) {
+    if (record.origin != foreign_tool_name(tool)) continue;
+    const std::string version = record_order(record.name).version;
+    if (up_to.empty() || compare_versions(version, up_to) > 0) up_to = version;
+  }
+  return up_to;
+}
+
+// Whether the tool may have run `migration` since its records were imported (`up_to` as
+// imported_up_to() says): not what a Flyway baseline covers, nor a golang-migrate version at or
+// below the one imported, which its history shows applied without its having run them.
+bool may_have_run_since(const ImportedMigration& migration, const std::string& up_to) {
+  return migration.baseline.empty() &&
+         (up_to.empty() || compare_versions(record_order(migration.name).version, up_to) > 0);
+}
+
 // Whether migronaut's changelog already records `name`: by that name (but for a failed first
-// run), or applied by its version under another name (the file renamed since an earlier
-// import), which must not be imported twice. Another name's failed or reverted record says
-// nothing of this one.
-bool recorded(const std::string& name, const std::vector<ChangelogRecord>& existing) {
+// run, where the tool `ran_since` then), or applied by its version under another name (the file
+// renamed since an earlier import), which must not be imported twice. Another name's failed or
+// reverted record says nothing of this one.
+bool recorded(const std::string& name, const std::vector<ChangelogRecord>& existing,
+              bool ran_since) {
   const RunOrder order = record_order(name);
   return std::any_of(existing.begin(), existing.end(), [&](const ChangelogRecord& record) {
-    if (record.name == name) return !failed_first_run(record);
+    if (record.name == name) return !(ran_since && failed_first_run(record));
     return !order.repeatable && record.status == RecordStatus::kApplied &&
            records_version(record.name, order.version);
   });
@@ -307,12 +330,13 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
   const FileChecksums checksums = tool_checksums(tool, texts);
   result.from = foreign_tool_name(tool);
   // Whatever migronaut recorded itself stands: a migration it reverted stays reverted.
+  const std::string up_to = imported_up_to(tool, existing);
   std::set<std::string> taken;
   for (const Applied& applied : applied_in(tool, history, migrations, result)) {
     std::optional<ImportedMigration> imported =
         match(applied, migrations, checksums, trust_hash, result);
     if (!imported || !taken.insert(imported->name).second) continue;
-    if (recorded(imported->name, existing)) {
+    if (recorded(imported->name, existing, may_have_run_since(*imported, up_to))) {
       result.skipped.push_back(imported->name);
     } else {
       result.imported.push_back(std::move(*imported));
@@ -326,18 +350,7 @@ std::vector<std::string> applied_since_import(ForeignTool tool,
                                               const std::vector<ForeignRecord>& history,
                                               const std::vector<Migration>& migrations,
                                               const std::vector<ChangelogRecord>& existing) {
-  // golang-migrate applies only above its current version: a file at or below the highest
-  // version imported from it was added since, out of order, and it never ran that file.
-  std::string imported_up_to;
-  if (tool == ForeignTool::kGolangMigrate) {
-    for (const ChangelogRecord& record : existing) {
-      if (record.origin != foreign_tool_name(tool)) continue;
-      const std::string version = record_order(record.name).version;
-      if (imported_up_to.empty() || compare_versions(version, imported_up_to) > 0) {
-        imported_up_to = version;
-      }
-    }
-  }
+  const std::string up_to = imported_up_to(tool, existing);
   const auto unrun = [&](const ImportedMigration& migration) {
     const bool file = std::any_of(migrations.begin(), migrations.end(),
                                   [&](const Migration& m) { return m.name == migration.name; });
@@ -346,9 +359,7 @@ std::vector<std::string> applied_since_import(ForeignTool tool,
         std::any_of(existing.begin(), existing.end(), [&](const ChangelogRecord& record) {
           return records_version(record.name, order.version) && !failed_first_run(record);
         });
-    const bool below_import =
-        !imported_up_to.empty() && compare_versions(order.version, imported_up_to) <= 0;
-    return file && migration.baseline.empty() && !recorded_version && !below_import;
+    return file && !recorded_version && may_have_run_since(migration, up_to);
   };
   std::vector<std::string> names;
   for (ImportedMigration& migration :

@@ -352,5 +352,23 @@ TEST(AppliedSinceImportTest, WhatTheToolRanAfterMigronautsFailedFirstRunIsARunSi
   EXPECT_EQ(forced.skipped, (std::vector<std::string>{"1_a.sql", "3_c.sql"}));
 }
 
+// golang-migrate's version says every file at or below it is applied, but a file below the
+// version imported it never ran: migronaut's failure there stays, for `up` to retry, while one
+// above it, the tool may well have run since.
+TEST(AppliedSinceImportTest, AFailureBelowGolangMigratesImportedVersionStaysMigronauts) {
+  const std::vector<Migration> disk = {file("1_a.up.sql", "1"), file("3_late.up.sql", "3"),
+                                       file("5_e.up.sql", "5"), file("6_f.up.sql", "6")};
+  const std::vector<ChangelogRecord> existing = {
+      imported("1_a.up.sql", "golang-migrate"), imported("5_e.up.sql", "golang-migrate"),
+      imported("3_late.up.sql", "", RecordStatus::kFailed),
+      imported("6_f.up.sql", "", RecordStatus::kFailed)};
+  EXPECT_EQ(applied_since_import(ForeignTool::kGolangMigrate, {versioned("6")}, disk, existing),
+            std::vector<std::string>{"6_f.up.sql"});
+  const ImportResult forced =
+      plan_import(ForeignTool::kGolangMigrate, {versioned("6")}, disk, existing, false);
+  ASSERT_EQ(forced.imported.size(), 1u);
+  EXPECT_EQ(forced.imported[0].name, "6_f.up.sql");
+}
+
 }  // namespace
 }  // namespace migronaut

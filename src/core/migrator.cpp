@@ -239,9 +239,12 @@ struct Migrator::Impl {
   // the tool at work, or failed). `up` refuses over either; the read-only commands warn of the
   // second and go on.
   struct HistoryLook {
+    struct Unreadable {
+      ForeignTool tool;
+      std::exception_ptr error;
+    };
     std::optional<UnimportedHistory> unimported;
-    std::exception_ptr unreadable;
-    ForeignTool unreadable_tool{};
+    std::optional<Unreadable> unreadable;
   };
 
   // A first run (no changelog yet) on a database another tool migrated: `up` would run again
@@ -250,21 +253,24 @@ struct Migrator::Impl {
   // stands aside. On a database with a changelog, what a tool it was imported from applied since.
   HistoryLook unimported_history(const Plan& plan, const std::vector<Migration>& migrations) {
     if (!plan.records.empty()) return history_since_import(plan, migrations);
+    HistoryLook look;
     for (const ForeignTool tool : foreign_tools()) {
       const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool);
       if (!history) continue;
       try {
-        return {
+        look.unimported =
             UnimportedHistory{std::string(foreign_tool_name(tool)),
                               std::string(foreign_tool_table(tool)),
                               plan_import(tool, *history, migrations, {}, false).imported.size(),
-                              {}},
-            nullptr};
+                              {}};
+        return look;
       } catch (const MigrationFileNotFoundError&) {
         continue;  // none of its versions is a file here
+      } catch (const Error&) {
+        if (!look.unreadable) look.unreadable = {tool, std::current_exception()};
       }
     }
-    return {};
+    return look;
   }
 
   // One read for each tool the changelog's records were imported from (none for a database never
@@ -286,9 +292,7 @@ struct Migrator::Impl {
                                             std::move(since)};
         return look;
       } catch (const Error&) {
-        if (look.unreadable) continue;
-        look.unreadable = std::current_exception();
-        look.unreadable_tool = tool;
+        if (!look.unreadable) look.unreadable = {tool, std::current_exception()};
       }
     }
     return look;
@@ -304,12 +308,11 @@ struct Migrator::Impl {
     HistoryLook look = unimported_history(plan, migrations);
     if (look.unreadable) {
       try {
-        std::rethrow_exception(look.unreadable);
+        std::rethrow_exception(look.unreadable->error);
       } catch (const Error& error) {
-        logger->warn(fmt::format(
-            "{}'s history ({}) was not read for migrations applied since its import: {}",
-            foreign_tool_name(look.unreadable_tool), foreign_tool_table(look.unreadable_tool),
-            error.what()));
+        logger->warn(fmt::format("{}'s history ({}) was not read for what it applied: {}",
+                                 foreign_tool_name(look.unreadable->tool),
+                                 foreign_tool_table(look.unreadable->tool), error.what()));
       }
     }
     return look;
@@ -318,7 +321,7 @@ struct Migrator::Impl {
   // Over what a tool applied since its import, only `targets` are refused: an `up --to` short of
   // such a migration runs nothing twice.
   static void refuse_unimported(HistoryLook look, const std::vector<const PlanEntry*>& targets) {
-    if (look.unreadable) std::rethrow_exception(look.unreadable);
+    if (look.unreadable) std::rethrow_exception(look.unreadable->error);
     if (!look.unimported) return;
     UnimportedHistory& found = *look.unimported;
     if (!found.since_import.empty()) {
@@ -809,6 +812,8 @@ StatusReport Migrator::status_report() {
   try {
     ScriptChecks checks;
     impl_->checked_up(plan, {}, migrations, checks, &look);
+  } catch (const ConnectionFailedError&) {
+    throw;  // no refusal: the database was not there to ask
   } catch (const Error& error) {
     report.up_refusal = error;
   }

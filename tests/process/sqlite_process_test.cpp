@@ -158,6 +158,29 @@ TEST_F(SqliteProcessTest, KilledHolderLeavesItsLockWhichThePeerReclaimsAfterTheT
   EXPECT_EQ(project.lock_row(), std::nullopt);
 }
 
+// A killed holder's lease stands until its TTL runs out, its migration shown as plain pending:
+// `status` and `lock` say its process is gone from this host, and how to end the lease now.
+TEST_F(SqliteProcessTest, StatusAndLockSayAKilledHolderOfThisHostIsNotRunning) {
+  write_slow_then_fast();
+  auto holder = start_and_wait_for({"up"}, "0001-slow.sql", {{"MIGRONAUT_LOCK_TTL", "600"}});
+  holder->signal(SIGKILL);
+  EXPECT_EQ(holder->wait().signal, SIGKILL);
+
+  const std::string gone = "is not running on this host";
+  const ProcessResult status = project.run({"status"});
+  EXPECT_EQ(status.exit_code, 0) << describe(status);
+  EXPECT_NE(status.err.find("Lock held by"), std::string::npos) << status.err;
+  EXPECT_NE(status.err.find(gone), std::string::npos) << status.err;
+  EXPECT_NE(status.err.find("`migronaut unlock --force`"), std::string::npos) << status.err;
+  EXPECT_NE(project.run({"lock"}).err.find(gone), std::string::npos);
+
+  ASSERT_EQ(project.run({"unlock", "--yes", "--force"}).exit_code, 0);
+  const ProcessResult up = project.run({"up"});
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  EXPECT_EQ(applied_log(), (std::vector<std::string>{"m1", "m2"}));
+  EXPECT_EQ(project.run({"status"}).err.find("Lock held by"), std::string::npos);
+}
+
 class StopSignalTest : public SqliteProcessTest, public ::testing::WithParamInterface<int> {
  protected:
   // Starts `up` with `flags` on the slow migration (written first), and returns once it is sending
@@ -530,7 +553,8 @@ TEST_F(SqliteProcessTest, ARenamedAndEditedMigrationIsNeverRunAgain) {
 
 // `status --check` exits as `up` would, for every refusal `up` makes before its lock: a late
 // arrival with onOutOfOrder error, then an up section with no statement. `status` says why, its
-// JSON carries the error, and nothing is written.
+// JSON carries the error, `wait` gives up at once with it (no run holds the lock to change it),
+// and nothing is written.
 TEST_F(SqliteProcessTest, StatusCheckExitsWithWhatUpWouldRefuse) {
   const Env strict_order = {{"MIGRONAUT_ON_OUT_OF_ORDER", "error"}};
   project.write_migration("0002-later.sql", "-- migrate:up\nCREATE TABLE later (id INTEGER);\n");
@@ -544,6 +568,8 @@ TEST_F(SqliteProcessTest, StatusCheckExitsWithWhatUpWouldRefuse) {
   EXPECT_EQ(json_of(late)["upRefusal"]["code"], "MIGRATION_OUT_OF_ORDER");
   EXPECT_NE(late.err.find("`up` would refuse: Pending migrations sort before"), std::string::npos)
       << late.err;
+  const ProcessResult wait = project.run({"wait", "--timeout", "1m"}, strict_order);
+  EXPECT_EQ(wait.exit_code, 23) << describe(wait);
   EXPECT_EQ(project.run({"status", "--check"}).exit_code, 2);  // warned of, not refused
   EXPECT_EQ(json_of(project.run({"--json", "status"}))["upRefusal"], nullptr);
 
@@ -553,6 +579,7 @@ TEST_F(SqliteProcessTest, StatusCheckExitsWithWhatUpWouldRefuse) {
   EXPECT_EQ(empty.exit_code, 20) << describe(empty);
   EXPECT_EQ(json_of(empty)["upRefusal"]["context"]["file"], "0003-todo.sql");
   EXPECT_EQ(project.run({"dry-run", "up"}).exit_code, 20);
+  EXPECT_EQ(project.run({"wait", "--timeout", "1m"}).exit_code, 20);
   EXPECT_EQ(project.dump(), before);
 }
 

@@ -597,6 +597,24 @@ TEST_F(UnimportedHistoryTest, WaitsAndItsTimeoutNamesTheImport) {
   EXPECT_EQ(project.dump(), before);
 }
 
+// A dirty version (golang-migrate failed midway) on a database never imported: `up` refuses it
+// as `import` would, and so do `status --check` and `wait` (at once: no import can take it until
+// `migrate force`), while `status` still lists the migrations and warns.
+TEST_F(UnimportedHistoryTest, ADirtyHistoryIsRefusedByUpAndShownByStatus) {
+  project.open().exec("UPDATE schema_migrations SET dirty = 1");
+  const std::string dirty_before = project.dump();
+  EXPECT_NE(expect({"up"}, 24).err.find("dirty"), std::string::npos);
+  const ProcessResult status = expect({"--json", "status"}, 0);
+  EXPECT_EQ(json_of(status)["pending"], 4) << status.out;
+  EXPECT_EQ(json_of(status)["upRefusal"]["context"]["dirty"], true) << status.out;
+  EXPECT_NE(status.err.find("golang-migrate's history (schema_migrations) was not read"),
+            std::string::npos)
+      << status.err;
+  expect({"status", "--check"}, 24);
+  expect({"wait", "--timeout", "1m"}, 24);
+  EXPECT_EQ(project.dump(), dirty_before);
+}
+
 TEST_F(UnimportedHistoryTest, AuditFailsNamingTheTableAndTheImport) {
   const nlohmann::json report = json_of(expect({"--json", "audit"}, 22));
   EXPECT_EQ(report["ok"], false);

@@ -54,24 +54,31 @@ std::string mask_userinfo(std::string_view uri) {
   return out;
 }
 
-// The length of the secret key ("password=") starting at `pos`, or 0. A key counts only at the
-// start of a word or of a query parameter, so "sslpassword" is not read as "password".
+// The length of the secret key ("password=", or as a conninfo may space it, "password = ")
+// starting at `pos`, or 0. A key counts only at the start of a word, of a query parameter or of
+// a quoted conninfo (dblink_connect('password=…')), so "sslpassword" is not read as "password".
 std::size_t secret_key_length(std::string_view text, std::size_t pos) {
   if (pos > 0) {
     const char before = text[pos - 1];
-    if (!is_space(before) && before != '?' && before != '&' && before != ';') return 0;
+    if (!is_space(before) && std::string_view("?&;'\"").find(before) == std::string_view::npos) {
+      return 0;
+    }
   }
   for (std::string_view key : kSecretKeys) {
-    const std::size_t end = pos + key.size();
-    if (end < text.size() && text[end] == '=' && iequals(text.substr(pos, key.size()), key)) {
-      return key.size() + 1;
-    }
+    if (!iequals(text.substr(pos, key.size()), key)) continue;
+    std::size_t end = pos + key.size();
+    while (end < text.size() && text[end] == ' ') ++end;
+    if (end >= text.size() || text[end] != '=') continue;
+    ++end;
+    while (end < text.size() && text[end] == ' ') ++end;
+    return end - pos;
   }
   return 0;
 }
 
 // Where the value starting at `pos` ends. A quoted value (libpq allows 'it''s' style escapes
-// with a backslash) ends after its closing quote; a bare one at whitespace, and inside a URI
+// with a backslash) ends after its closing quote; a bare one at whitespace or a quote (which
+// libpq would have it escape: it closes the SQL literal around the conninfo), and inside a URI
 // query also at '&' or '#'.
 std::size_t value_end(std::string_view text, std::size_t pos, bool in_query) {
   if (pos < text.size() && (text[pos] == '\'' || text[pos] == '"')) {
@@ -86,7 +93,7 @@ std::size_t value_end(std::string_view text, std::size_t pos, bool in_query) {
     return text.size();
   }
   std::size_t i = pos;
-  while (i < text.size() && !is_space(text[i]) &&
+  while (i < text.size() && !is_space(text[i]) && text[i] != '\'' &&
          !(in_query && (text[i] == '&' || text[i] == '#'))) {
     ++i;
   }

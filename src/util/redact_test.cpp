@@ -77,6 +77,12 @@ TEST(RedactTest, MasksConninfoPasswords) {
   EXPECT_EQ(redact("host=db password='with space' sslpassword=\"k\\\"ey\" port=1"),
             "host=db password=*** sslpassword=*** port=1");
   EXPECT_EQ(redact("password=a&b port=1"), "password=*** port=1");
+  // In a migration's SQL: a conninfo in a literal, spaced as libpq allows.
+  EXPECT_EQ(redact("SELECT dblink_connect('password=s3cret host=db')"),
+            "SELECT dblink_connect('password=*** host=db')");
+  EXPECT_EQ(redact("SELECT dblink_connect('host=db password = s3cret')"),
+            "SELECT dblink_connect('host=db password = ***')");
+  EXPECT_EQ(redact(redact("host=db password = s3cret port=1")), "host=db password = *** port=1");
 }
 
 // A message built around a URI redacted on its own is redacted again as it is shown.

@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
@@ -99,7 +100,15 @@ PgCluster& PgCluster::shared() {
 PgCluster& PgCluster::run_wide() {
   static const std::unique_ptr<PgCluster> fixture = []() -> std::unique_ptr<PgCluster> {
     const fs::path record = run_wide_record(getppid());
-    if (!fs::exists(record)) return nullptr;
+    if (!fs::exists(record)) {
+      // Run by hand, or through a launcher (a wrapper, strace -f) between ctest and the test.
+      std::error_code error;
+      if (!fs::is_empty(record.parent_path(), error) && !error) {
+        std::cerr << "PgCluster: no run-wide cluster recorded for parent pid " << getppid()
+                  << " (not started by ctest?): this test process starts its own\n";
+      }
+      return nullptr;
+    }
     auto cluster = std::make_unique<PgCluster>(record);
     try {
       pg_query_value(cluster->uri("postgres"), "SELECT 1");

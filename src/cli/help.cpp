@@ -31,7 +31,9 @@ struct ExitCode {
 constexpr ExitCode kExitCodes[] = {
     {0, "success, or nothing to do"},
     {1, "an unexpected error"},
-    {2, "`status --check` found pending migrations; `wait --timeout` ran out"},
+    {2,
+     "`status --check` found pending migrations that `up` would run (where `up` would refuse, "
+     "it exits with that refusal's code); `wait --timeout` ran out"},
     {3,
      "another run holds the lock (--no-wait, or its holder stalled past --wait-timeout); "
      "`unlock` of a lock renewed within its TTL without --force"},

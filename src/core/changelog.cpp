@@ -36,11 +36,9 @@ RecordWrite applied_record(const Migration& migration, std::int64_t batch, const
                {Field::kChecksum, migration.checksum},
                {Field::kDescription, migration.description},
                {Field::kDuration, origin.empty() ? FieldValue{WorkElapsed{}} : std::int64_t{0}}};
-  if (origin.empty()) {
-    write.unset.push_back(Field::kOrigin);
-  } else {
-    write.set.emplace_back(Field::kOrigin, std::string(origin));
-  }
+  // migronaut's own apply keeps the origin a record has: one imported from a tool stays known
+  // as the tool's through a down and an up, so that tool's row for it still reads as old news.
+  if (!origin.empty()) write.set.emplace_back(Field::kOrigin, std::string(origin));
   who_and_why(write, stamp);
   write.set_if_absent = {{Field::kFirstAppliedAt, ServerNow{}}};
   write.unset.insert(write.unset.end(),

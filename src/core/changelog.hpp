@@ -21,8 +21,9 @@ struct RecordStamp {
 };
 
 // Applied: a fresh stamp, the migration's checksum, and the traces of an earlier revert or
-// failure cleared. firstAppliedAt survives re-applies. `origin` "baseline" marks a record
-// written without running the migration (forward-only).
+// failure cleared. firstAppliedAt survives re-applies, and so does the origin of a record
+// imported from another tool. `origin` "baseline" marks a record written without running the
+// migration (forward-only).
 RecordWrite applied_record(const Migration& migration, std::int64_t batch, const RecordStamp& stamp,
                            std::string_view origin = "");
 // Applying: set before a migration that runs outside a transaction, so a crash leaves a trace

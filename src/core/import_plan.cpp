@@ -262,12 +262,13 @@ std::optional<ImportedMigration> match(const Applied& applied,
   return imported;
 }
 
-// A record of migronaut's own attempt that failed and was never applied: it says migronaut did
-// not apply the migration, so the tool's history showing it applied is news (the tool ran it
-// after migronaut's failure), to import over the failure rather than to retry.
-bool failed_first_run(const ChangelogRecord& record) {
-  return record.status == RecordStatus::kFailed && !record.first_applied_at_ms &&
-         (record.origin.empty() || record.origin == "migronaut");
+// A record by which migronaut holds the migration not applied (failed, reverted, cut short), for
+// a migration that never came from `tool`'s import (its origin stays the tool's through
+// migronaut's downs and re-runs): the tool's history showing it applied is then news, the tool
+// ran it after migronaut left it (a host still running the tool), to import rather than to run
+// again. A tool's row for a migration imported from it predates the import.
+bool left_unapplied_by_migronaut(const ChangelogRecord& record, ForeignTool tool) {
+  return record.status != RecordStatus::kApplied && record.origin != foreign_tool_name(tool);
 }
 
 // The highest version imported from golang-migrate, which only goes up: a file at or below it
@@ -292,15 +293,15 @@ bool may_have_run_since(const ImportedMigration& migration, const std::string& u
          (up_to.empty() || compare_versions(record_order(migration.name).version, up_to) > 0);
 }
 
-// Whether migronaut's changelog already records `name`: by that name (but for a failed first
-// run, where the tool `ran_since` then), or applied by its version under another name (the file
-// renamed since an earlier import), which must not be imported twice. Another name's failed or
-// reverted record says nothing of this one.
-bool recorded(const std::string& name, const std::vector<ChangelogRecord>& existing,
-              bool ran_since) {
+// Whether migronaut's changelog already records `name`: by that name (but for one migronaut
+// left unapplied, where the tool `ran_since` then), or applied by its version under another
+// name (the file renamed since an earlier import), which must not be imported twice. Another
+// name's failed or reverted record says nothing of this one.
+bool recorded(ForeignTool tool, const std::string& name,
+              const std::vector<ChangelogRecord>& existing, bool ran_since) {
   const RunOrder order = record_order(name);
   return std::any_of(existing.begin(), existing.end(), [&](const ChangelogRecord& record) {
-    if (record.name == name) return !(ran_since && failed_first_run(record));
+    if (record.name == name) return !(ran_since && left_unapplied_by_migronaut(record, tool));
     return !order.repeatable && record.status == RecordStatus::kApplied &&
            records_version(record.name, order.version);
   });
@@ -336,7 +337,7 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
     std::optional<ImportedMigration> imported =
         match(applied, migrations, checksums, trust_hash, result);
     if (!imported || !taken.insert(imported->name).second) continue;
-    if (recorded(imported->name, existing, may_have_run_since(*imported, up_to))) {
+    if (recorded(tool, imported->name, existing, may_have_run_since(*imported, up_to))) {
       result.skipped.push_back(imported->name);
     } else {
       result.imported.push_back(std::move(*imported));
@@ -357,7 +358,8 @@ std::vector<std::string> applied_since_import(ForeignTool tool,
     const RunOrder order = record_order(migration.name);
     const bool recorded_version =
         std::any_of(existing.begin(), existing.end(), [&](const ChangelogRecord& record) {
-          return records_version(record.name, order.version) && !failed_first_run(record);
+          return records_version(record.name, order.version) &&
+                 !left_unapplied_by_migronaut(record, tool);
         });
     return file && !recorded_version && may_have_run_since(migration, up_to);
   };

@@ -36,9 +36,10 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
 // their origin): the files of the folder its `history` shows applied since, which migronaut's
 // changelog does not record and `up` would run again, in the order the tool applied them. Not
 // what the tool cannot have run since: a Flyway baseline's cover, a golang-migrate version at or
-// below the highest imported (it only goes up), a version migronaut records in any status (its
-// own down since, the file renamed after) but a first run that failed, which the tool then ran.
-// Throws as plan_import() does.
+// below the highest imported (it only goes up), a version migronaut records applied, or one
+// imported from the tool whatever migronaut did with it since (its own down, the file renamed
+// after). A migration migronaut applied and reverted, or failed, without the tool, that the
+// tool's history shows applied, it ran since. Throws as plan_import() does.
 std::vector<std::string> applied_since_import(ForeignTool tool,
                                               const std::vector<ForeignRecord>& history,
                                               const std::vector<Migration>& migrations,

@@ -246,6 +246,7 @@ TEST(PlanImportTest, AMigrationRevertedSinceTheFirstImportStaysReverted) {
   ChangelogRecord reverted;
   reverted.name = "2_b.sql";
   reverted.status = RecordStatus::kReverted;
+  reverted.origin = "dbmate";  // imported first
   const ImportResult result =
       plan_import(ForeignTool::kDbmate, {versioned("1"), versioned("2")},
                   {file("1_a.sql", "1"), file("2_b.sql", "2")}, {reverted}, false);
@@ -368,6 +369,25 @@ TEST(AppliedSinceImportTest, AFailureBelowGolangMigratesImportedVersionStaysMigr
       plan_import(ForeignTool::kGolangMigrate, {versioned("6")}, disk, existing, false);
   ASSERT_EQ(forced.imported.size(), 1u);
   EXPECT_EQ(forced.imported[0].name, "6_f.up.sql");
+}
+
+// A migration migronaut applied and reverted on its own (the tool never saw it) that the tool's
+// history now shows is one the tool ran since (a host still running it after migronaut's
+// rollback): refused rather than run again, and imported by `import --force`. One imported from
+// the tool and reverted by migronaut, even re-run and reverted again, keeps the tool's origin:
+// the tool's row for it is older than the import.
+TEST(AppliedSinceImportTest, WhatTheToolRanAfterMigronautRevertedItsOwnIsARunSince) {
+  const std::vector<Migration> disk = {file("1_a.sql", "1"), file("2_b.sql", "2"),
+                                       file("3_c.sql", "3")};
+  const std::vector<ChangelogRecord> existing = {
+      imported("1_a.sql", "dbmate", RecordStatus::kReverted),
+      imported("2_b.sql", "", RecordStatus::kReverted), imported("3_c.sql", "")};
+  const std::vector<ForeignRecord> history = {versioned("1"), versioned("2"), versioned("3")};
+  EXPECT_EQ(applied_since_import(ForeignTool::kDbmate, history, disk, existing),
+            std::vector<std::string>{"2_b.sql"});
+  const ImportResult forced = plan_import(ForeignTool::kDbmate, history, disk, existing, false);
+  ASSERT_EQ(forced.imported.size(), 1u);
+  EXPECT_EQ(forced.imported[0].name, "2_b.sql");
 }
 
 }  // namespace

@@ -132,5 +132,48 @@ TEST(DbmatePeerTest, WhatDbmateAppliesAfterTheImportIsNotAppliedAgain) {
   EXPECT_EQ(project.statuses()["20260102120000_create_orders.sql"], "applied");
 }
 
+// migronaut applies a migration and rolls it back; a host still running dbmate then applies it
+// (dbmate's table never saw migronaut's run). migronaut's `up` refuses to run it a second time,
+// and `import --force` records it as dbmate's.
+TEST(DbmatePeerTest, WhatDbmateAppliesAfterMigronautRevertedItIsNotAppliedAgain) {
+  std::string why_not;
+  const std::filesystem::path dbmate = dbmate_binary(why_not);
+  if (dbmate.empty()) GTEST_SKIP() << "dbmate unavailable: " << why_not;
+
+  SqliteProject project;
+  const auto dbmate_up = [&] {
+    return Process({dbmate.string(), "--migrations-dir", project.migrations().string(),
+                    "--no-dump-schema", "up"},
+                   {{"DATABASE_URL", "sqlite:" + project.db_path().string()}}, project.cwd())
+        .wait();
+  };
+  project.write_migration("20260101120000_create_users.sql", kUsers);
+  ASSERT_EQ(dbmate_up().exit_code, 0);
+  ASSERT_EQ(project.run({"import", "--from", "dbmate"}).exit_code, 0);
+  project.write_migration("20260102120000_create_orders.sql",
+                          "-- migrate:up\nCREATE TABLE orders (id INTEGER);\n"
+                          "INSERT INTO users (email) VALUES ('order-run');\n"
+                          "-- migrate:down\nDROP TABLE orders;\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  ASSERT_EQ(project.run({"down"}).exit_code, 0);
+  const ProcessResult applied = dbmate_up();
+  ASSERT_EQ(applied.exit_code, 0) << describe(applied);
+  const auto runs = [&] {
+    return project.open().value("SELECT count(*) FROM users WHERE email = 'order-run'");
+  };
+  ASSERT_EQ(runs(), "2");  // migronaut's up, then dbmate's
+
+  const std::string as_dbmate_left_it = dump_database(project.db_path());
+  const ProcessResult refused = project.run({"up"});
+  EXPECT_EQ(refused.exit_code, 24) << describe(refused);
+  EXPECT_NE(refused.err.find("20260102120000_create_orders.sql"), std::string::npos) << refused.err;
+  EXPECT_EQ(dump_database(project.db_path()), as_dbmate_left_it);
+
+  ASSERT_EQ(project.run({"import", "--from", "dbmate", "--force"}).exit_code, 0);
+  EXPECT_EQ(project.run({"up"}).exit_code, 0);
+  EXPECT_EQ(runs(), "2");
+  EXPECT_EQ(project.statuses()["20260102120000_create_orders.sql"], "applied");
+}
+
 }  // namespace
 }  // namespace migronaut::testing

@@ -11,6 +11,7 @@
 #include "cli/duration.hpp"
 #include "cli/format.hpp"
 #include "cli/help.hpp"
+#include "core/lease.hpp"
 #include "core/lock_wait.hpp"
 #include "fmt/format.h"
 #include "util/clock.hpp"
@@ -40,6 +41,14 @@ Pending pending_of(Migrator& migrator) {
     if (row.state == MigrationState::kHalfReverted) pending.half_reverted.push_back(row.name);
   }
   return pending;
+}
+
+// Whether a run holds the lock that may still change what is pending: one whose lease was
+// renewed within its TTL. A stale lease's holder is gone (killed): nothing of its will retry or
+// finish what it left.
+bool a_live_run_holds_the_lock(Migrator& migrator, const Config& config) {
+  const std::optional<LockInfo> holder = migrator.lock_info();
+  return holder && !lease_expired(*holder, migrator.database_now_ms(), config.lock_ttl_ms());
 }
 
 }  // namespace
@@ -98,11 +107,14 @@ Command add_wait(CLI::App& app) {
           // another tool's history alone, an import may be under way: that is waited for.
           if (!unreachable && pending.refusal &&
               (!pending.unimported || !pending.half_reverted.empty()) &&
-              (waited >= budget || !migrator.lock_info())) {
+              (waited >= budget || !a_live_run_holds_the_lock(migrator, config))) {
             out.clear_live();
             throw *pending.refusal;
           }
-          if (!unreachable && !pending.failed.empty() && !migrator.lock_info()) {
+          // Where another tool's history shows migrations `up` would run again, an import may be
+          // under way that takes a failed one over: that is waited for, as `up` refuses it.
+          if (!unreachable && !pending.failed.empty() && !pending.unimported &&
+              !a_live_run_holds_the_lock(migrator, config)) {
             out.clear_live();
             nlohmann::json context_json = detail;
             context_json["failed"] = pending.failed;

@@ -76,15 +76,24 @@ AuditCheck plan_check(const Plan& plan, const char* name, const Selector& select
 bool in_state(const PlanEntry& entry, MigrationState state) { return entry.state == state; }
 
 // Fails while `up` refuses over another tool's history, so a CI gate stops before the deploy.
-AuditCheck unimported_history(const std::optional<UnimportedHistory>& unimported) {
-  if (!unimported) return pass("import", "no other tool's history left to import");
-  return fail("import", unimported_history_error(*unimported).what());
+AuditCheck unimported_history(const UpOutlook& outlook) {
+  if (outlook.unimported)
+    return fail("import", unimported_history_error(*outlook.unimported).what());
+  if (outlook.unreadable_history) return fail("import", *outlook.unreadable_history);
+  return pass("import", "no other tool's history left to import");
+}
+
+// Fails where `up` would refuse to run, whatever the reason (an up section with no statement, a
+// script it refuses, a batch counter run out...): the gate's last word is the deploy's.
+AuditCheck up_verdict(const std::optional<Error>& refusal) {
+  if (!refusal) return pass("up", "would run what is pending, if anything");
+  return fail("up", std::string("`up` would refuse: ") + refusal->what());
 }
 
 }  // namespace
 
 std::vector<AuditCheck> audit_database(Store& store, const Config& config, const Plan& plan,
-                                       const std::optional<UnimportedHistory>& unimported) {
+                                       const UpOutlook& outlook) {
   std::vector<AuditCheck> checks;
   const StoreProbe probe = store.probe();
   checks.push_back(transactions(probe, config));
@@ -130,7 +139,8 @@ std::vector<AuditCheck> audit_database(Store& store, const Config& config, const
   checks.push_back(plan_check(
       plan, "renames", [](const PlanEntry& e) { return !e.renamed_from.empty(); }, warn,
       "renamed: the next run records the new names"));
-  checks.push_back(unimported_history(unimported));
+  checks.push_back(unimported_history(outlook));
+  checks.push_back(up_verdict(outlook.refusal));
   return checks;
 }
 

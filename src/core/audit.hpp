@@ -12,12 +12,20 @@
 
 namespace migronaut {
 
+// What `up` would meet beyond the plan: another tool's history it would run again, a history it
+// could not read for that, and its verdict.
+struct UpOutlook {
+  std::optional<UnimportedHistory> unimported;
+  std::optional<std::string> unreadable_history;  // why another tool's history was not read
+  std::optional<Error> refusal;                   // what `up` would refuse with
+};
+
 // The checks that need the database: transactions, indexes, lock, then what the plan shows —
 // checksums (drift), missing files, changelog names, failed and interrupted records, pending
-// migrations, ordering, renames, and `unimported`: another tool's history `up` refuses over.
-// Reads only.
+// migrations, ordering, renames — another tool's history `up` refuses over, and whether `up`
+// would refuse at all (`outlook`). Reads only.
 std::vector<AuditCheck> audit_database(Store& store, const Config& config, const Plan& plan,
-                                       const std::optional<UnimportedHistory>& unimported);
+                                       const UpOutlook& outlook);
 
 // The report: counts and `ok` from the checks' verdicts.
 AuditReport audit_report(std::vector<AuditCheck> checks);

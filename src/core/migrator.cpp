@@ -306,16 +306,36 @@ struct Migrator::Impl {
       return {};
     }
     HistoryLook look = unimported_history(plan, migrations);
-    if (look.unreadable) {
-      try {
-        std::rethrow_exception(look.unreadable->error);
-      } catch (const Error& error) {
-        logger->warn(fmt::format("{}'s history ({}) was not read for what it applied: {}",
-                                 foreign_tool_name(look.unreadable->tool),
-                                 foreign_tool_table(look.unreadable->tool), error.what()));
-      }
-    }
+    if (const std::optional<std::string> why = unread_history(look)) logger->warn(*why);
     return look;
+  }
+
+  // Why another tool's history was not read, if it was not.
+  static std::optional<std::string> unread_history(const HistoryLook& look) {
+    if (!look.unreadable) return std::nullopt;
+    try {
+      std::rethrow_exception(look.unreadable->error);
+    } catch (const Error& error) {
+      return fmt::format("{}'s history ({}) was not read for what it applied: {}",
+                         foreign_tool_name(look.unreadable->tool),
+                         foreign_tool_table(look.unreadable->tool), error.what());
+    }
+  }
+
+  // Why `up` would refuse `plan` before its lock, as it would say it (none when it would run, or
+  // find nothing to do), with `look` for what other tools' histories show. A database that was
+  // not there to ask is no refusal: that error goes on.
+  std::optional<Error> up_refusal(const Plan& plan, const std::vector<Migration>& migrations,
+                                  const HistoryLook& look) {
+    try {
+      ScriptChecks checks;
+      checked_up(plan, {}, migrations, checks, &look);
+    } catch (const ConnectionFailedError&) {
+      throw;
+    } catch (const Error& error) {
+      return error;
+    }
+    return std::nullopt;
   }
 
   // Over what a tool applied since its import, only `targets` are refused: an `up --to` short of
@@ -809,14 +829,7 @@ StatusReport Migrator::status_report() {
   // Before the rows spend the plan.
   const Impl::HistoryLook look = impl_->history_if_pending(plan, migrations);
   report.unimported = look.unimported;
-  try {
-    ScriptChecks checks;
-    impl_->checked_up(plan, {}, migrations, checks, &look);
-  } catch (const ConnectionFailedError&) {
-    throw;  // no refusal: the database was not there to ask
-  } catch (const Error& error) {
-    report.up_refusal = error;
-  }
+  report.up_refusal = impl_->up_refusal(plan, migrations, look);
   report.rows = rows_of(plan, migrations);
   return report;
 }
@@ -923,9 +936,10 @@ AuditReport Migrator::audit() {
     const std::vector<Migration> migrations = impl_->load();
     Plan plan = impl_->read_plan(migrations);
     impl_->mark_live_run(plan);
-    const std::optional<UnimportedHistory> unimported =
-        impl_->history_if_pending(plan, migrations).unimported;
-    for (AuditCheck& check : audit_database(impl_->reader(), impl_->config, plan, unimported)) {
+    const Impl::HistoryLook look = impl_->history_if_pending(plan, migrations);
+    const UpOutlook outlook{look.unimported, Impl::unread_history(look),
+                            impl_->up_refusal(plan, migrations, look)};
+    for (AuditCheck& check : audit_database(impl_->reader(), impl_->config, plan, outlook)) {
       checks.push_back(std::move(check));
     }
   } catch (const Error& error) {

@@ -612,6 +612,8 @@ TEST_F(UnimportedHistoryTest, ADirtyHistoryIsRefusedByUpAndShownByStatus) {
       << status.err;
   expect({"status", "--check"}, 24);
   expect({"wait", "--timeout", "1m"}, 24);
+  const ProcessResult audit = expect({"audit"}, 22);
+  EXPECT_NE(audit.out.find("dirty"), std::string::npos) << audit.out;
   EXPECT_EQ(project.dump(), dirty_before);
 }
 
@@ -630,11 +632,13 @@ TEST_F(UnimportedHistoryTest, AuditFailsNamingTheTableAndTheImport) {
   EXPECT_EQ(project.dump(), before);
 
   expect({"import", "--from", "golang-migrate"}, 0);
-  for (const nlohmann::json& check : json_of(expect({"--json", "audit"}, 0))["checks"]) {
-    if (check["name"] == "import") {
-      EXPECT_EQ(check["status"], "pass") << check;
-    }
-  }
+  // Kept whole: a member of a temporary would not outlive the search.
+  const nlohmann::json audited = json_of(expect({"--json", "audit"}, 0));
+  EXPECT_TRUE(std::any_of(audited["checks"].begin(), audited["checks"].end(),
+                          [](const nlohmann::json& check) {
+                            return check["name"] == "import" && check["status"] == "pass";
+                          }))
+      << audited;
 }
 
 // `status` only reads: it lists the rows as the changelog has them, and says on stderr that

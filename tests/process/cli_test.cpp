@@ -333,6 +333,20 @@ TEST_F(CliTest, UnlockReleasesAStaleLockWithoutForce) {
   EXPECT_EQ(project.lock_row(), std::nullopt);
 }
 
+// A migration recorded failed is retried only by a run: `wait` waits while one holds the lock
+// (renewed within its TTL), and gives up at once (exit 7) when none does, a stale lease's holder
+// (killed) counting as none.
+TEST_F(CliTest, WaitGivesUpOnAFailedMigrationWhenNoLiveRunHoldsTheLock) {
+  project.write_migration("0001-users.sql", "-- migrate:up\nSELECT * FROM nosuch;\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 7);
+  hold_foreign_lock(/*age_ms=*/0);
+  EXPECT_EQ(project.run({"wait", "--timeout", "300ms"}, kFastLock).exit_code, 2);
+  project.open().exec("UPDATE _migronaut_locks SET locked_at = locked_at - 120000");
+  const ProcessResult stale = project.run({"wait", "--timeout", "1m"}, kFastLock);
+  EXPECT_EQ(stale.exit_code, 7) << describe(stale);
+  EXPECT_TRUE(contains(stale.err, "no run is retrying it")) << stale.err;
+}
+
 // --- durations ---------------------------------------------------------------------------------
 
 TEST_F(CliTest, DurationsTakeUnitsAndErrorsNameTheFlagTyped) {

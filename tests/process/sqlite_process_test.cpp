@@ -580,6 +580,14 @@ TEST_F(SqliteProcessTest, StatusCheckExitsWithWhatUpWouldRefuse) {
   EXPECT_EQ(json_of(empty)["upRefusal"]["context"]["file"], "0003-todo.sql");
   EXPECT_EQ(project.run({"dry-run", "up"}).exit_code, 20);
   EXPECT_EQ(project.run({"wait", "--timeout", "1m"}).exit_code, 20);
+  const ProcessResult audit = project.run({"--json", "audit"});
+  EXPECT_EQ(audit.exit_code, 22) << describe(audit);
+  const nlohmann::json report = json_of(audit);
+  bool up_check_failed = false;
+  for (const nlohmann::json& check : report["checks"]) {
+    up_check_failed = up_check_failed || (check["name"] == "up" && check["status"] == "fail");
+  }
+  EXPECT_TRUE(up_check_failed) << audit.out;
   EXPECT_EQ(project.dump(), before);
 }
 

@@ -127,40 +127,72 @@ std::string mask_secret_values(std::string_view text) {
 // Where a cut-short literal ends: at the end of its line or of the quoted statement (a backtick).
 bool cuts_literal(char c) { return c == '\n' || c == '`'; }
 
+// The secret's text in the dollar-quoted string at `at` ($$…$$, $tag$…$tag$), [begin, end).
+std::optional<std::pair<std::size_t, std::size_t>> dollar_quoted_text(std::string_view text,
+                                                                      std::size_t at) {
+  std::size_t tag_end = at + 1;
+  while (tag_end < text.size() &&
+         (std::isalnum(static_cast<unsigned char>(text[tag_end])) != 0 || text[tag_end] == '_')) {
+    ++tag_end;
+  }
+  if (tag_end >= text.size() || text[tag_end] != '$') return std::nullopt;
+  const std::string_view tag = text.substr(at, tag_end + 1 - at);
+  std::size_t end = tag_end + 1;
+  while (end < text.size() && !cuts_literal(text[end]) && !text.substr(end).starts_with(tag)) {
+    ++end;
+  }
+  return std::pair{tag_end + 1, end};
+}
+
 // The secret's text in the literal at `at`, [begin, end): a quoted string's ('' is a quote in it;
-// in E'…' a backslash escapes the next character) or a dollar-quoted one's ($$…$$, $tag$…$tag$).
-// Cut short, it runs to the end of its line or statement. None when no literal starts there.
+// in E'…' a backslash escapes the next character; U&'…' too), a dollar-quoted one's, or one
+// written inside another literal (EXECUTE '… PASSWORD ''secret''': its quotes doubled). Cut
+// short, it runs to the end of its line or statement. None when no literal starts there.
 std::optional<std::pair<std::size_t, std::size_t>> literal_text(std::string_view text,
                                                                 std::size_t at) {
-  if (at < text.size() && text[at] == '$') {
-    std::size_t tag_end = at + 1;
-    while (tag_end < text.size() &&
-           (std::isalnum(static_cast<unsigned char>(text[tag_end])) != 0 || text[tag_end] == '_')) {
-      ++tag_end;
-    }
-    if (tag_end >= text.size() || text[tag_end] != '$') return std::nullopt;
-    const std::string_view tag = text.substr(at, tag_end + 1 - at);
-    std::size_t end = tag_end + 1;
-    while (end < text.size() && !cuts_literal(text[end]) && !text.substr(end).starts_with(tag)) {
-      ++end;
-    }
-    return std::pair{tag_end + 1, end};
-  }
+  if (at < text.size() && text[at] == '$') return dollar_quoted_text(text, at);
   const bool escapes = at < text.size() && (text[at] == 'E' || text[at] == 'e');
-  if (escapes) ++at;
+  if (escapes) {
+    ++at;
+  } else if (text.substr(at, 2) == "U&" || text.substr(at, 2) == "u&") {
+    at += 2;
+  }
   if (at >= text.size() || text[at] != '\'') return std::nullopt;
-  std::size_t end = at + 1;
+  // '' opens a literal written inside another one, unless it is an empty literal ('' and what
+  // ends a word after it) or opens one that starts with a quote (''').
+  const auto ends_word = [](char c) { return is_space(c) || c == ';' || c == ',' || c == ')'; };
+  const bool nested = text.substr(at, 2) == "''" && at + 2 < text.size() && text[at + 2] != '\'' &&
+                      !ends_word(text[at + 2]);
+  const std::string_view quote = nested ? "''" : "'";
+  const std::size_t begin = at + quote.size();
+  std::size_t end = begin;
   while (end < text.size() && !cuts_literal(text[end])) {
     if (escapes && text[end] == '\\') {
       end += 2;
-    } else if (text[end] == '\'') {
-      if (text.substr(end, 2) != "''") break;
+    } else if (text.substr(end).starts_with(quote)) {
+      if (nested || text.substr(end, 2) != "''") break;
       end += 2;
     } else {
       ++end;
     }
   }
-  return std::pair{at + 1, std::min(end, text.size())};
+  return std::pair{begin, std::min(end, text.size())};
+}
+
+// Past the spaces and /* comments */ at `at`.
+std::size_t past_spaces_and_comments(std::string_view text, std::size_t at) {
+  while (at < text.size()) {
+    if (is_space(text[at])) {
+      ++at;
+    } else if (text.substr(at, 2) == "/*") {
+      const std::size_t close = text.find("*/", at + 2);
+      if (close == std::string_view::npos) return text.size();
+      at = close + 2;
+    } else {
+      break;
+    }
+  }
+  return at;
 }
 
 // Masks the literal of SQL's `PASSWORD 'secret'` (CREATE or ALTER ROLE … [ENCRYPTED] PASSWORD, a
@@ -178,8 +210,7 @@ std::string mask_sql_passwords(std::string_view text) {
     const bool word_start =
         i == 0 || is_space(text[i - 1]) || text[i - 1] == '(' || text[i - 1] == ',';
     if (!word_start || !iequals(text.substr(i, kKeyword.size()), kKeyword)) continue;
-    std::size_t at = i + kKeyword.size();
-    while (at < text.size() && is_space(text[at])) ++at;
+    const std::size_t at = past_spaces_and_comments(text, i + kKeyword.size());
     if (at == i + kKeyword.size()) continue;
     const auto secret = literal_text(text, at);
     if (!secret) continue;

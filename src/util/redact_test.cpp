@@ -115,6 +115,14 @@ TEST(RedactTest, MasksSqlPasswordLiterals) {
             "in `ALTER ROLE a PASSWORD $q$***`: x");
   EXPECT_EQ(redact("PREPARE p AS ALTER ROLE a PASSWORD $1"),
             "PREPARE p AS ALTER ROLE a PASSWORD $1");
+  // Inside another literal, its quotes doubled; after a comment; a Unicode-escaped literal.
+  EXPECT_EQ(redact("EXECUTE 'ALTER ROLE a PASSWORD ''s3cret''';"),
+            "EXECUTE 'ALTER ROLE a PASSWORD ''***''';");
+  EXPECT_EQ(redact("ALTER ROLE a PASSWORD '';"), "ALTER ROLE a PASSWORD '***';");
+  EXPECT_EQ(redact("ALTER ROLE a PASSWORD/**/'s3cret';"), "ALTER ROLE a PASSWORD/**/'***';");
+  EXPECT_EQ(redact("ALTER ROLE a PASSWORD /* x */ 's3cret';"),
+            "ALTER ROLE a PASSWORD /* x */ '***';");
+  EXPECT_EQ(redact("ALTER ROLE a PASSWORD U&'s3cret';"), "ALTER ROLE a PASSWORD U&'***';");
   // Masked twice, or cut inside its mask: the mask stays, and so does what follows.
   EXPECT_EQ(redact(redact("PASSWORD 'x'; then 'y'")), "PASSWORD '***'; then 'y'");
   EXPECT_EQ(redact("in `ALTER ROLE a PASSWORD '**…`: duplicate key"),

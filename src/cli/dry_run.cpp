@@ -103,8 +103,9 @@ Command add_dry_run(CLI::App& app) {
   sub->add_option("--output", flags->output, "With --sql: write them to this file")
       ->type_name("FILE");
   document(sub, "migronaut dry-run down --steps 2",
-           "0 shown, 5 connection failed, 8 an unknown file or --to target, 24 up refused: "
-           "another tool's history is not imported");
+           "0 shown, 5 connection failed, 8 an unknown file or --to target; for up, what `up` "
+           "would refuse with: 4 drift it refuses, 20 an invalid script, 23 out of order, 24 "
+           "another tool's history not imported or a half-reverted migration");
   return {sub, [flags](Context& context) {
             const Config config = context.config();
             if (!flags->output.empty()) refuse_unsafe_output(flags->output, config.migrations_dir);

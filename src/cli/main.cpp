@@ -43,7 +43,7 @@ void add_global_flags(CLI::App& app, GlobalFlags& flags) {
   app.add_flag("--no-env", flags.no_env, "Load no .env file");
   app.add_flag("--verbose", flags.verbose,
                "Connection target, lock timings and statements on stderr");
-  app.add_flag("--quiet", flags.quiet, "No progress lines, only errors (reports still print)");
+  app.add_flag("-q,--quiet", flags.quiet, "No progress lines, only errors (reports still print)");
   app.add_flag("--no-color", flags.no_color, "No colors");
   app.add_flag("--json", flags.json, "One JSON document on stdout (docs/JSON.md)");
 }

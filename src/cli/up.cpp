@@ -150,8 +150,9 @@ Command add_up(CLI::App& app) {
   document(sub, "migronaut up --wait-timeout 5m --reason 'release 1.4'",
            "0 applied or up to date, 3 lock held (--no-wait) or its holder stalled, 4 an applied "
            "file changed (strict, or renamed with other content), 5 connection failed, 7 a "
-           "migration failed, 10 lock lost, 11 stopped by a signal, 20 an empty up section, 24 "
-           "another tool's history not imported, 45 lint failed (--lint)");
+           "migration failed, 10 lock lost, 11 stopped by a signal, 20 an empty up section, 23 a "
+           "late arrival with onOutOfOrder error (not for a single file), 24 another tool's "
+           "history not imported or a half-reverted migration, 45 lint failed (--lint)");
   return {sub,
           [flags](Context& context) {
             if (flags->wait && flags->no_wait) {

@@ -59,7 +59,8 @@ Command add_wait(CLI::App& app) {
   sub->add_option("--timeout", *timeout, "Give up after this long (exit 2)")->type_name("DURATION");
   document(
       sub, "migronaut wait --timeout 10m",
-      "0 nothing pending, 2 still pending when the timeout ran out, 7 a pending migration "
+      "0 nothing pending, 2 still pending when the timeout ran out, 5 the database stayed "
+      "unreachable for the whole timeout, 7 a pending migration "
       "failed and no run is retrying it, 11 stopped by a signal, 24 the timeout ran out with "
       "another tool's history not imported (`up` refuses until `import`); at once, with no run "
       "holding the lock, what `up` would refuse with: 24 a migration half-reverted (until a "

@@ -59,7 +59,7 @@ constexpr ExitCode kExitCodes[] = {
     {19,
      "a migration name that follows no naming, or a repeated version; a changelog record name "
      "that escapes its folder; a mixed folder"},
-    {20, "a malformed migration, or `up` of one whose up section is empty"},
+    {20, "a malformed migration, or `up` or `baseline` of one whose up section is empty"},
     {21, "everything applied, but the lock could not be released"},
     {22, "`audit` found a failing check"},
     {23, "late arrivals with onOutOfOrder: error"},

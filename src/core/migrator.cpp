@@ -880,17 +880,22 @@ BaselineResult baseline_of(const Plan& plan, const std::optional<std::string>& t
   BaselineResult outcome;
   outcome.batch = plan.next_batch();
   const PlanEntry* last = to ? &require_migration(plan, *to, "to") : nullptr;
+  std::vector<const PlanEntry*> targets;
   for (const PlanEntry& entry : plan.entries) {
     if (entry.migration == nullptr) continue;
     // Recorded applied, it would hide that part of its down ran, and `down` would refuse it.
     if (entry.half_reverted()) throw half_reverted_error({std::string(entry.name)});
     if (entry.pending()) {
-      mark(entry, outcome.batch);
-      outcome.baselined.emplace_back(entry.name);
+      targets.push_back(&entry);
     } else {
       outcome.skipped.emplace_back(entry.name);
     }
     if (&entry == last) break;
+  }
+  refuse_empty(targets);
+  for (const PlanEntry* entry : targets) {
+    mark(*entry, outcome.batch);
+    outcome.baselined.emplace_back(entry->name);
   }
   if (outcome.baselined.empty()) outcome.batch = 0;  // no record is in the batch
   return outcome;

@@ -293,9 +293,6 @@ const PlanEntry& find_target(const Plan& plan, const std::string& target, const 
                                    {{"name", target}, {"option", option}});
 }
 
-namespace {
-
-// A migration created but not written yet must not be recorded as applied.
 void refuse_empty(const std::vector<const PlanEntry*>& targets) {
   for (const PlanEntry* entry : targets) {
     if (!entry->migration->up_empty) continue;
@@ -306,6 +303,8 @@ void refuse_empty(const std::vector<const PlanEntry*>& targets) {
         {{"file", entry->name}, {"reason", "the up section holds no statement"}});
   }
 }
+
+namespace {
 
 // Only a dead run's mark: a live run's (kReverting) is work in progress, waited for like any run,
 // and gone by the time the waiter holds the lock. A target that is such a migration renamed (at

@@ -93,6 +93,9 @@ const PlanEntry& require_migration(const Plan& plan, const std::string& target, 
 // with other content: that migration renamed and edited, or a new one reusing its version —
 // only its author can say (`repair` takes it as renamed).
 void refuse_drift(const std::vector<const PlanEntry*>& entries, const Config& config);
+// Refuses targets whose up section holds no statement (MigrationInvalidFormatError): a migration
+// created but not written yet, which must not be run nor recorded as applied.
+void refuse_empty(const std::vector<const PlanEntry*>& targets);
 
 // `steps` caps the count. Throws MigrationFileNotFoundError (unknown file or `to`),
 // ChecksumMismatchError (drift with `strict`), MigrationOutOfOrderError (late arrivals with

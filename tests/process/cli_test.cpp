@@ -304,6 +304,21 @@ TEST_F(CliTest, ALockHeldErrorOfACommandThatCannotWaitSuggestsRetryingItself) {
   EXPECT_EQ(project.dump(), held);
 }
 
+// A migration `create` made and nobody filled in yet is no migration to record as applied: once
+// written, it would show as drift, never run.
+TEST_F(CliTest, BaselineRefusesAMigrationWithAnEmptyUpSection) {
+  one_applied_one_pending();
+  project.write_migration("0003-todo.sql", "-- migrate:up\n-- to do\n-- migrate:down\n");
+  const std::string before = project.dump();
+  const ProcessResult refused = project.run({"--json", "baseline", "--yes"});
+  EXPECT_EQ(refused.exit_code, 20) << describe(refused);
+  EXPECT_EQ(nlohmann::json::parse(refused.out)["error"]["context"]["file"], "0003-todo.sql");
+  EXPECT_EQ(project.dump(), before);
+  const ProcessResult up_to = project.run({"baseline", "--yes", "--to", "0002-orders.sql"});
+  EXPECT_EQ(up_to.exit_code, 0) << describe(up_to);
+  EXPECT_EQ(project.statuses()["0002-orders.sql"], "applied");
+}
+
 TEST_F(CliTest, BaselineWithNothingPendingTakesNoLockAndCreatesNothing) {
   // No migration files: nothing to mark, and no database file appears.
   const ProcessResult empty = project.run({"--json", "baseline", "--yes"});

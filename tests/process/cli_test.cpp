@@ -252,6 +252,17 @@ TEST_F(CliTest, AWaiterForAnUnreachableDatabaseSaysSo) {
   EXPECT_FALSE(nlohmann::json::parse(plain.out)["error"]["context"].value("timedOut", false))
       << plain.out;
   EXPECT_FALSE(contains(plain.err, "waiting for the database")) << plain.err;
+
+  // The read-only commands say what `up` says (a missing file alone they read as nothing
+  // applied yet, which `up` creates), and `wait` waits for it as `up --wait` does.
+  for (const char* command : {"status", "wait"}) {
+    std::vector<std::string> args(base.begin(), base.end() - 1);
+    args.push_back(command);
+    if (std::string(command) == "wait") args.insert(args.end(), {"--timeout", "300ms"});
+    const ProcessResult read = run_migronaut(args, kFastLock, project.cwd());
+    EXPECT_EQ(read.exit_code, 5) << describe(read);
+    EXPECT_TRUE(contains(read.err, "no-such-dir does not exist")) << read.err;
+  }
 }
 
 TEST_F(CliTest, NoWaitFailsFastAndShowsTheWayOut) {

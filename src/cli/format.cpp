@@ -85,7 +85,9 @@ std::vector<std::string> holder_warnings(const LockInfo& holder, std::int64_t no
         "over once its TTL runs out ({} s); if it was killed, `migronaut unlock --force` "
         "releases it now",
         holder.pid,
-        std::max<std::int64_t>(0, holder.ttl_ms - renewal_age_ms(holder, now_ms)) / 1000)};
+        std::max<std::int64_t>(0,
+                               std::max(holder.ttl_ms, ttl_ms) - renewal_age_ms(holder, now_ms)) /
+            1000)};
   }
   return {};
 }

@@ -102,19 +102,21 @@ Command add_wait(CLI::App& app) {
             if (out.json_mode()) out.document(detail);
             return 0;
           }
-          // What `up` refuses no run applies (a half-reverted migration, which only a `down`
-          // mends; a late arrival with onOutOfOrder error; a script it refuses), unless a run
-          // holding the lock changes it (a `down` mending it, its mark not yet its own). Over
-          // another tool's history alone, an import may be under way: that is waited for.
-          if (!unreachable && pending.refusal &&
-              (!pending.unimported || !pending.half_reverted.empty()) &&
+          // Over another tool's history (not imported yet, or dirty: the tool at work), an
+          // import or the tool's own run may be under way: that is waited for, as any run, and
+          // a failed migration with it (an import takes it over). What else `up` refuses no run
+          // applies (a half-reverted migration, which only a `down` mends; a late arrival with
+          // onOutOfOrder error; a script it refuses), unless a run holding the lock changes it
+          // (a `down` mending it, its mark not yet its own).
+          const bool tool_at_work = pending.refusal &&
+                                    pending.refusal->code() == ErrorCode::kMigrationBlocked &&
+                                    pending.half_reverted.empty();
+          if (!unreachable && pending.refusal && !tool_at_work &&
               (waited >= budget || !a_live_run_holds_the_lock(migrator, config))) {
             out.clear_live();
             throw *pending.refusal;
           }
-          // Where another tool's history shows migrations `up` would run again, an import may be
-          // under way that takes a failed one over: that is waited for, as `up` refuses it.
-          if (!unreachable && !pending.failed.empty() && !pending.unimported &&
+          if (!unreachable && !pending.failed.empty() && !tool_at_work &&
               !a_live_run_holds_the_lock(migrator, config)) {
             out.clear_live();
             nlohmann::json context_json = detail;
@@ -127,9 +129,9 @@ Command add_wait(CLI::App& app) {
           if (waited >= budget) {
             // No run applies anything until someone imports (a Job's `import && up` may be
             // under way, so it is waited for like any run): the timeout says why.
-            if (!unreachable && pending.unimported) {
+            if (!unreachable && pending.refusal) {
               out.clear_live();
-              throw unimported_history_error(*pending.unimported);
+              throw *pending.refusal;
             }
             nlohmann::json context_json = detail;
             context_json["timedOut"] = true;

@@ -330,7 +330,8 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
   ImportResult result;
   const FileChecksums checksums = tool_checksums(tool, texts);
   result.from = foreign_tool_name(tool);
-  // Whatever migronaut recorded itself stands: a migration it reverted stays reverted.
+  // Whatever migronaut recorded stands (a migration imported and reverted since stays reverted),
+  // but what it holds unapplied of its own, which the tool ran since (left_unapplied_by_migronaut).
   const std::string up_to = imported_up_to(tool, existing);
   std::set<std::string> taken;
   for (const Applied& applied : applied_in(tool, history, migrations, result)) {

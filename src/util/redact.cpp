@@ -76,24 +76,36 @@ std::size_t secret_key_length(std::string_view text, std::size_t pos) {
   return 0;
 }
 
-// Where the value starting at `pos` ends. A quoted value (libpq allows 'it''s' style escapes
-// with a backslash) ends after its closing quote; a bare one at whitespace or a quote (which
-// libpq would have it escape: it closes the SQL literal around the conninfo), and inside a URI
-// query also at '&' or '#'.
+// Whether the quote at `pos` closes the SQL literal a conninfo is written in
+// (dblink_connect('… password=x')): what follows it ends a word.
+bool closes_literal(std::string_view text, std::size_t pos) {
+  const std::size_t next = pos + 1;
+  return next >= text.size() || is_space(text[next]) || text[next] == ')' || text[next] == ',' ||
+         text[next] == ';';
+}
+
+// Where the value starting at `pos` ends. A quoted value ends after its closing quote: libpq
+// escapes a quote in it with a backslash, SQL by doubling it (SET password = 'it''s'), and a
+// conninfo in a literal doubles its own quotes (password=''a b''). A bare one ends at whitespace,
+// at a quote that closes the literal around the conninfo, and inside a URI query also at '&' or
+// '#'.
 std::size_t value_end(std::string_view text, std::size_t pos, bool in_query) {
   if (pos < text.size() && (text[pos] == '\'' || text[pos] == '"')) {
-    const char quote = text[pos];
-    for (std::size_t i = pos + 1; i < text.size(); ++i) {
+    const std::string_view quote =
+        text.substr(pos, 2) == "''" ? text.substr(pos, 2) : text.substr(pos, 1);
+    for (std::size_t i = pos + quote.size(); i < text.size(); ++i) {
       if (text[i] == '\\') {
         ++i;
-      } else if (text[i] == quote) {
-        return i + 1;
+      } else if (quote == "'" && text.substr(i, 2) == "''") {
+        ++i;
+      } else if (text.substr(i).starts_with(quote)) {
+        return i + quote.size();
       }
     }
     return text.size();
   }
   std::size_t i = pos;
-  while (i < text.size() && !is_space(text[i]) && text[i] != '\'' &&
+  while (i < text.size() && !is_space(text[i]) && !(text[i] == '\'' && closes_literal(text, i)) &&
          !(in_query && (text[i] == '&' || text[i] == '#'))) {
     ++i;
   }
@@ -145,8 +157,8 @@ std::optional<std::pair<std::size_t, std::size_t>> dollar_quoted_text(std::strin
 }
 
 // The secret's text in the literal at `at`, [begin, end): a quoted string's ('' is a quote in it;
-// in E'…' a backslash escapes the next character; U&'…' too), a dollar-quoted one's, or one
-// written inside another literal (EXECUTE '… PASSWORD ''secret''': its quotes doubled). Cut
+// in E'…' a backslash escapes the next character; U&'…' is read as '…'), a dollar-quoted one's, or
+// one written inside another literal (EXECUTE '… PASSWORD ''secret''': its quotes doubled). Cut
 // short, it runs to the end of its line or statement. None when no literal starts there.
 std::optional<std::pair<std::size_t, std::size_t>> literal_text(std::string_view text,
                                                                 std::size_t at) {

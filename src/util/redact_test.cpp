@@ -83,6 +83,13 @@ TEST(RedactTest, MasksConninfoPasswords) {
   EXPECT_EQ(redact("SELECT dblink_connect('host=db password = s3cret')"),
             "SELECT dblink_connect('host=db password = ***')");
   EXPECT_EQ(redact(redact("host=db password = s3cret port=1")), "host=db password = *** port=1");
+  // A quote inside a password is part of it; a literal's own quotes end it.
+  EXPECT_EQ(redact("postgres://h/db?password=ab'cdef&x=1"), "postgres://h/db?password=***&x=1");
+  EXPECT_EQ(redact("host=db password=ab'cdef port=1"), "host=db password=*** port=1");
+  EXPECT_EQ(redact("SELECT dblink_connect('dbname=x password=''a b''')"),
+            "SELECT dblink_connect('dbname=x password=***')");
+  EXPECT_EQ(redact("UPDATE t SET password = 'it''s' WHERE id = 1"),
+            "UPDATE t SET password = *** WHERE id = 1");
 }
 
 // A message built around a URI redacted on its own is redacted again as it is shown.

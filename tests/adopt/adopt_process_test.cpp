@@ -619,6 +619,21 @@ TEST_F(UnimportedHistoryTest, ADirtyHistoryIsRefusedByUpAndShownByStatus) {
   EXPECT_EQ(project.dump(), dirty_before);
 }
 
+// A migration imported from the tool stays the tool's through migronaut's own redo and down (its
+// record keeps the tool as origin): the tool's row for it is older than the import, so the next
+// `up` runs it again as any reverted migration, refusing nothing.
+TEST_F(UnimportedHistoryTest, AnImportedMigrationStaysTheToolsThroughARedoAndADown) {
+  project.write_migration("3_c.down.sql", "DROP TABLE c;\n");
+  expect({"import", "--from", "golang-migrate"}, 0);
+  expect({"redo", "3_c.up.sql"}, 0);
+  expect({"down", "3_c.up.sql"}, 0);
+  EXPECT_FALSE(has_table("c"));
+  expect({"status", "--check"}, 2);  // pending, not another tool's
+  expect({"up", "--to", "3_c.up.sql"}, 0);
+  EXPECT_TRUE(has_table("c"));
+  EXPECT_EQ(project.statuses()["3_c.up.sql"], "applied");
+}
+
 TEST_F(UnimportedHistoryTest, AuditFailsNamingTheTableAndTheImport) {
   const nlohmann::json report = json_of(expect({"--json", "audit"}, 22));
   EXPECT_EQ(report["ok"], false);

@@ -334,23 +334,26 @@ TEST(AppliedSinceImportTest, AVersionMigronautRevertedIsNoRunSinceWhateverItsFil
             std::vector<std::string>{"3_c.sql"});
 }
 
-// A migration whose first run by migronaut failed, which the tool then applied, is a run since:
-// refused by `up` rather than retried, and taken over by `import --force`. A failure after the
-// migration had been applied once (a re-run after migronaut's own down) stays migronaut's.
-TEST(AppliedSinceImportTest, WhatTheToolRanAfterMigronautsFailedFirstRunIsARunSince) {
+// A migration migronaut holds unapplied of its own (failed, or applied and reverted: the tool
+// never saw it) that the tool's history now shows applied is one the tool ran since (a host
+// still running it): refused by `up` rather than run again, and taken over by `import --force`.
+// One imported from the tool keeps the tool's origin whatever migronaut did with it since
+// (reverted, or failed on a re-run): the tool's row for it is older than the import. One
+// migronaut applied the tool may have run too, but `up` would not run it again.
+TEST(AppliedSinceImportTest, WhatTheToolRanAfterMigronautLeftItsOwnUnappliedIsARunSince) {
   const std::vector<Migration> disk = {file("1_a.sql", "1"), file("2_b.sql", "2"),
-                                       file("3_c.sql", "3")};
-  ChangelogRecord failed_again = imported("3_c.sql", "dbmate", RecordStatus::kFailed);
-  failed_again.first_applied_at_ms = 1;
+                                       file("3_c.sql", "3"), file("4_d.sql", "4"),
+                                       file("5_e.sql", "5")};
   const std::vector<ChangelogRecord> existing = {
-      imported("1_a.sql", "dbmate"), imported("2_b.sql", "", RecordStatus::kFailed), failed_again};
-  const std::vector<ForeignRecord> history = {versioned("1"), versioned("2"), versioned("3")};
-  EXPECT_EQ(applied_since_import(ForeignTool::kDbmate, history, disk, existing),
-            std::vector<std::string>{"2_b.sql"});
-  const ImportResult forced = plan_import(ForeignTool::kDbmate, history, disk, existing, false);
-  ASSERT_EQ(forced.imported.size(), 1u);
-  EXPECT_EQ(forced.imported[0].name, "2_b.sql");
-  EXPECT_EQ(forced.skipped, (std::vector<std::string>{"1_a.sql", "3_c.sql"}));
+      imported("1_a.sql", "dbmate", RecordStatus::kReverted),
+      imported("2_b.sql", "", RecordStatus::kFailed),
+      imported("3_c.sql", "", RecordStatus::kReverted), imported("4_d.sql", ""),
+      imported("5_e.sql", "dbmate", RecordStatus::kFailed)};
+  const std::vector<ForeignRecord> history = {versioned("1"), versioned("2"), versioned("3"),
+                                              versioned("4"), versioned("5")};
+  const std::vector<std::string> ran_since = {"2_b.sql", "3_c.sql"};
+  EXPECT_EQ(applied_since_import(ForeignTool::kDbmate, history, disk, existing), ran_since);
+  EXPECT_EQ(names(plan_import(ForeignTool::kDbmate, history, disk, existing, false)), ran_since);
 }
 
 // golang-migrate's version says every file at or below it is applied, but a file below the
@@ -369,25 +372,6 @@ TEST(AppliedSinceImportTest, AFailureBelowGolangMigratesImportedVersionStaysMigr
       plan_import(ForeignTool::kGolangMigrate, {versioned("6")}, disk, existing, false);
   ASSERT_EQ(forced.imported.size(), 1u);
   EXPECT_EQ(forced.imported[0].name, "6_f.up.sql");
-}
-
-// A migration migronaut applied and reverted on its own (the tool never saw it) that the tool's
-// history now shows is one the tool ran since (a host still running it after migronaut's
-// rollback): refused rather than run again, and imported by `import --force`. One imported from
-// the tool and reverted by migronaut, even re-run and reverted again, keeps the tool's origin:
-// the tool's row for it is older than the import.
-TEST(AppliedSinceImportTest, WhatTheToolRanAfterMigronautRevertedItsOwnIsARunSince) {
-  const std::vector<Migration> disk = {file("1_a.sql", "1"), file("2_b.sql", "2"),
-                                       file("3_c.sql", "3")};
-  const std::vector<ChangelogRecord> existing = {
-      imported("1_a.sql", "dbmate", RecordStatus::kReverted),
-      imported("2_b.sql", "", RecordStatus::kReverted), imported("3_c.sql", "")};
-  const std::vector<ForeignRecord> history = {versioned("1"), versioned("2"), versioned("3")};
-  EXPECT_EQ(applied_since_import(ForeignTool::kDbmate, history, disk, existing),
-            std::vector<std::string>{"2_b.sql"});
-  const ImportResult forced = plan_import(ForeignTool::kDbmate, history, disk, existing, false);
-  ASSERT_EQ(forced.imported.size(), 1u);
-  EXPECT_EQ(forced.imported[0].name, "2_b.sql");
 }
 
 }  // namespace

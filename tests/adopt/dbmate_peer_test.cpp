@@ -48,19 +48,54 @@ CREATE TABLE invoices (id INTEGER PRIMARY KEY);
 DROP TABLE invoices;
 )";
 
-TEST(DbmatePeerTest, ADatabaseDbmateAppliedIsAdoptedAndCarriedOn) {
-  std::string why_not;
-  const std::filesystem::path dbmate = dbmate_binary(why_not);
-  if (dbmate.empty()) GTEST_SKIP() << "dbmate unavailable: " << why_not;
+class DbmatePeerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why_not;
+    dbmate_ = dbmate_binary(why_not);
+    if (dbmate_.empty()) GTEST_SKIP() << "dbmate unavailable: " << why_not;
+  }
+  // `dbmate up` of the project's folder, as a host still running dbmate makes it.
+  ProcessResult dbmate_up() const {
+    return Process({dbmate_.string(), "--migrations-dir", project.migrations().string(),
+                    "--no-dump-schema", "up"},
+                   {{"DATABASE_URL", "sqlite:" + project.db_path().string()}}, project.cwd())
+        .wait();
+  }
+  // users, applied by dbmate, then adopted by migronaut.
+  void adopt_users() {
+    project.write_migration("20260101120000_create_users.sql", kUsers);
+    ASSERT_EQ(dbmate_up().exit_code, 0);
+    ASSERT_EQ(project.run({"import", "--from", "dbmate"}).exit_code, 0);
+  }
+
+  // `up` refuses to run `name`, which dbmate applied, a second time (exit 24, naming it) and
+  // leaves the database as dbmate left it; `import --force` records it, and `up` runs nothing.
+  void expect_refused_until_imported(const std::string& name) {
+    const std::string as_dbmate_left_it = dump_database(project.db_path());
+    const ProcessResult refused = project.run({"up"});
+    EXPECT_EQ(refused.exit_code, 24) << describe(refused);
+    EXPECT_NE(refused.err.find(name), std::string::npos) << refused.err;
+    EXPECT_EQ(dump_database(project.db_path()), as_dbmate_left_it);
+
+    ASSERT_EQ(project.run({"import", "--from", "dbmate", "--force"}).exit_code, 0);
+    const std::string imported = dump_database(project.db_path());
+    const ProcessResult nothing = project.run({"up"});
+    EXPECT_EQ(nothing.exit_code, 0) << describe(nothing);
+    EXPECT_EQ(dump_database(project.db_path()), imported);
+    EXPECT_EQ(project.statuses()[name], "applied");
+  }
 
   SqliteProject project;
+
+ private:
+  std::filesystem::path dbmate_;
+};
+
+TEST_F(DbmatePeerTest, ADatabaseDbmateAppliedIsAdoptedAndCarriedOn) {
   project.write_migration("20260101120000_create_users.sql", kUsers);
   project.write_migration("20260102120000_create_orders.sql", kOrders);
-  const ProcessResult applied =
-      Process({dbmate.string(), "--migrations-dir", project.migrations().string(),
-               "--no-dump-schema", "up"},
-              {{"DATABASE_URL", "sqlite:" + project.db_path().string()}}, project.cwd())
-          .wait();
+  const ProcessResult applied = dbmate_up();
   ASSERT_EQ(applied.exit_code, 0) << describe(applied);
   ASSERT_EQ(project.open().value("SELECT count(*) FROM schema_migrations"), "2");
 
@@ -98,58 +133,21 @@ TEST(DbmatePeerTest, ADatabaseDbmateAppliedIsAdoptedAndCarriedOn) {
 // A host still running dbmate after the import applies the next migration: migronaut's `up`
 // refuses to run it again (exit 24, naming it) and leaves the database as dbmate left it, until
 // `import --force` records it; then `up` has nothing to do.
-TEST(DbmatePeerTest, WhatDbmateAppliesAfterTheImportIsNotAppliedAgain) {
-  std::string why_not;
-  const std::filesystem::path dbmate = dbmate_binary(why_not);
-  if (dbmate.empty()) GTEST_SKIP() << "dbmate unavailable: " << why_not;
-
-  SqliteProject project;
-  const auto dbmate_up = [&] {
-    return Process({dbmate.string(), "--migrations-dir", project.migrations().string(),
-                    "--no-dump-schema", "up"},
-                   {{"DATABASE_URL", "sqlite:" + project.db_path().string()}}, project.cwd())
-        .wait();
-  };
-  project.write_migration("20260101120000_create_users.sql", kUsers);
-  ASSERT_EQ(dbmate_up().exit_code, 0);
-  ASSERT_EQ(project.run({"import", "--from", "dbmate"}).exit_code, 0);
+TEST_F(DbmatePeerTest, WhatDbmateAppliesAfterTheImportIsNotAppliedAgain) {
+  adopt_users();
   project.write_migration("20260102120000_create_orders.sql", kOrders);
   const ProcessResult applied = dbmate_up();
   ASSERT_EQ(applied.exit_code, 0) << describe(applied);
   ASSERT_TRUE(project.open().has_table("orders"));
 
-  const std::string as_dbmate_left_it = dump_database(project.db_path());
-  const ProcessResult refused = project.run({"up"});
-  EXPECT_EQ(refused.exit_code, 24) << describe(refused);
-  EXPECT_NE(refused.err.find("20260102120000_create_orders.sql"), std::string::npos) << refused.err;
-  EXPECT_EQ(dump_database(project.db_path()), as_dbmate_left_it);
-
-  ASSERT_EQ(project.run({"import", "--from", "dbmate", "--force"}).exit_code, 0);
-  const std::string imported = dump_database(project.db_path());
-  const ProcessResult nothing = project.run({"up"});
-  EXPECT_EQ(nothing.exit_code, 0) << describe(nothing);
-  EXPECT_EQ(dump_database(project.db_path()), imported);
-  EXPECT_EQ(project.statuses()["20260102120000_create_orders.sql"], "applied");
+  expect_refused_until_imported("20260102120000_create_orders.sql");
 }
 
 // migronaut applies a migration and rolls it back; a host still running dbmate then applies it
 // (dbmate's table never saw migronaut's run). migronaut's `up` refuses to run it a second time,
 // and `import --force` records it as dbmate's.
-TEST(DbmatePeerTest, WhatDbmateAppliesAfterMigronautRevertedItIsNotAppliedAgain) {
-  std::string why_not;
-  const std::filesystem::path dbmate = dbmate_binary(why_not);
-  if (dbmate.empty()) GTEST_SKIP() << "dbmate unavailable: " << why_not;
-
-  SqliteProject project;
-  const auto dbmate_up = [&] {
-    return Process({dbmate.string(), "--migrations-dir", project.migrations().string(),
-                    "--no-dump-schema", "up"},
-                   {{"DATABASE_URL", "sqlite:" + project.db_path().string()}}, project.cwd())
-        .wait();
-  };
-  project.write_migration("20260101120000_create_users.sql", kUsers);
-  ASSERT_EQ(dbmate_up().exit_code, 0);
-  ASSERT_EQ(project.run({"import", "--from", "dbmate"}).exit_code, 0);
+TEST_F(DbmatePeerTest, WhatDbmateAppliesAfterMigronautRevertedItIsNotAppliedAgain) {
+  adopt_users();
   project.write_migration("20260102120000_create_orders.sql",
                           "-- migrate:up\nCREATE TABLE orders (id INTEGER);\n"
                           "INSERT INTO users (email) VALUES ('order-run');\n"
@@ -163,16 +161,8 @@ TEST(DbmatePeerTest, WhatDbmateAppliesAfterMigronautRevertedItIsNotAppliedAgain)
   };
   ASSERT_EQ(runs(), "2");  // migronaut's up, then dbmate's
 
-  const std::string as_dbmate_left_it = dump_database(project.db_path());
-  const ProcessResult refused = project.run({"up"});
-  EXPECT_EQ(refused.exit_code, 24) << describe(refused);
-  EXPECT_NE(refused.err.find("20260102120000_create_orders.sql"), std::string::npos) << refused.err;
-  EXPECT_EQ(dump_database(project.db_path()), as_dbmate_left_it);
-
-  ASSERT_EQ(project.run({"import", "--from", "dbmate", "--force"}).exit_code, 0);
-  EXPECT_EQ(project.run({"up"}).exit_code, 0);
+  expect_refused_until_imported("20260102120000_create_orders.sql");
   EXPECT_EQ(runs(), "2");
-  EXPECT_EQ(project.statuses()["20260102120000_create_orders.sql"], "applied");
 }
 
 }  // namespace

@@ -3,8 +3,8 @@
 // polls with jittered backoff, honours its timeout to the poll, and gives up at once when a
 // pending migration is recorded failed and no run holds the lock to retry it, or when `up`
 // would refuse to run (a half-reverted migration, a late arrival, an invalid script) and no run
-// holds the lock to change that. Over another tool's unimported history it waits (an import
-// may be under way) and its timeout says why.
+// holds the lock to change that. Over another tool's unimported or dirty history it waits (an
+// import, or the tool's own run, may be under way) and its timeout says why.
 #include <optional>
 
 #include "cli/cli.hpp"
@@ -108,9 +108,10 @@ Command add_wait(CLI::App& app) {
           // applies (a half-reverted migration, which only a `down` mends; a late arrival with
           // onOutOfOrder error; a script it refuses), unless a run holding the lock changes it
           // (a `down` mending it, its mark not yet its own).
-          const bool tool_at_work = pending.refusal &&
-                                    pending.refusal->code() == ErrorCode::kMigrationBlocked &&
-                                    pending.half_reverted.empty();
+          const bool tool_at_work =
+              pending.half_reverted.empty() &&
+              (pending.unimported ||
+               (pending.refusal && pending.refusal->code() == ErrorCode::kMigrationBlocked));
           if (!unreachable && pending.refusal && !tool_at_work &&
               (waited >= budget || !a_live_run_holds_the_lock(migrator, config))) {
             out.clear_live();
@@ -148,6 +149,8 @@ Command add_wait(CLI::App& app) {
                                              pending.names.size(),
                                              pending.unimported ? ", another tool's history not "
                                                                   "imported yet"
+                                             : tool_at_work     ? ", another tool's history "
+                                                                  "at work (dirty)"
                                                                 : "",
                                              waited.count() / 1000));
           if (!clock.sleep_for(delay, context.stop())) {

@@ -76,6 +76,16 @@ std::size_t secret_key_length(std::string_view text, std::size_t pos) {
   return 0;
 }
 
+// Whether `pos` lies inside an SQL literal: an odd number of quotes before it on its line.
+bool inside_literal(std::string_view text, std::size_t pos) {
+  const std::size_t line = text.rfind('\n', pos);
+  const std::size_t from = line == std::string_view::npos ? 0 : line + 1;
+  return std::count(text.begin() + static_cast<std::ptrdiff_t>(from),
+                    text.begin() + static_cast<std::ptrdiff_t>(pos), '\'') %
+             2 ==
+         1;
+}
+
 // Whether the quote at `pos` closes the SQL literal a conninfo is written in
 // (dblink_connect('… password=x')): what follows it ends a word.
 bool closes_literal(std::string_view text, std::size_t pos) {
@@ -87,9 +97,9 @@ bool closes_literal(std::string_view text, std::size_t pos) {
 // Where the value starting at `pos` ends. A quoted value ends after its closing quote: libpq
 // escapes a quote in it with a backslash, SQL by doubling it (SET password = 'it''s'), and a
 // conninfo in a literal doubles its own quotes (password=''a b''). A bare one ends at whitespace,
-// at a quote that closes the literal around the conninfo, and inside a URI query also at '&' or
-// '#'.
-std::size_t value_end(std::string_view text, std::size_t pos, bool in_query) {
+// inside a URI query also at '&' or '#', and in a conninfo written `in_literal` at the quote
+// that closes the literal (elsewhere a quote is part of a password).
+std::size_t value_end(std::string_view text, std::size_t pos, bool in_query, bool in_literal) {
   if (pos < text.size() && (text[pos] == '\'' || text[pos] == '"')) {
     const std::string_view quote =
         text.substr(pos, 2) == "''" ? text.substr(pos, 2) : text.substr(pos, 1);
@@ -105,7 +115,8 @@ std::size_t value_end(std::string_view text, std::size_t pos, bool in_query) {
     return text.size();
   }
   std::size_t i = pos;
-  while (i < text.size() && !is_space(text[i]) && !(text[i] == '\'' && closes_literal(text, i)) &&
+  while (i < text.size() && !is_space(text[i]) &&
+         !(in_literal && text[i] == '\'' && closes_literal(text, i)) &&
          !(in_query && (text[i] == '&' || text[i] == '#'))) {
     ++i;
   }
@@ -130,8 +141,9 @@ std::string mask_secret_values(std::string_view text) {
     // A value masked already (a message redacted twice, around a URI redacted alone) ends at its
     // mask: the text after it ("; migrations in …") is no part of the secret.
     const std::size_t value = i + key_length;
-    i = text.substr(value).starts_with(kMask) ? value + kMask.size()
-                                              : value_end(text, value, in_query);
+    i = text.substr(value).starts_with(kMask)
+            ? value + kMask.size()
+            : value_end(text, value, in_query, inside_literal(text, value));
   }
   return out;
 }
@@ -170,20 +182,23 @@ std::optional<std::pair<std::size_t, std::size_t>> literal_text(std::string_view
     at += 2;
   }
   if (at >= text.size() || text[at] != '\'') return std::nullopt;
-  // '' opens a literal written inside another one, unless it is an empty literal ('' and what
-  // ends a word after it) or opens one that starts with a quote (''').
-  const auto ends_word = [](char c) { return is_space(c) || c == ';' || c == ',' || c == ')'; };
-  const bool nested = text.substr(at, 2) == "''" && at + 2 < text.size() && text[at + 2] != '\'' &&
-                      !ends_word(text[at + 2]);
+  // '' opens a literal written inside another one (a quote in it is then ''''), when another ''
+  // follows on its line to close it; else it is an empty literal.
+  const std::size_t line_end = std::min(text.find('\n', at), text.size());
+  const bool nested = text.substr(at, 2) == "''" &&
+                      text.substr(at + 2, line_end - std::min(at + 2, line_end)).find("''") !=
+                          std::string_view::npos;
   const std::string_view quote = nested ? "''" : "'";
   const std::size_t begin = at + quote.size();
   std::size_t end = begin;
   while (end < text.size() && !cuts_literal(text[end])) {
+    const std::string_view rest = text.substr(end);
     if (escapes && text[end] == '\\') {
       end += 2;
-    } else if (text.substr(end).starts_with(quote)) {
-      if (nested || text.substr(end, 2) != "''") break;
-      end += 2;
+    } else if (rest.starts_with(nested ? "''''" : "''")) {
+      end += nested ? 4 : 2;  // a quote inside the literal
+    } else if (rest.starts_with(quote)) {
+      break;
     } else {
       ++end;
     }
@@ -370,7 +385,7 @@ void remember_secrets(std::string_view uri) {
     if (key_length == 0) continue;
     const std::size_t start = i + key_length;
     const bool in_query = i > 0 && (uri[i - 1] == '?' || uri[i - 1] == '&');
-    found.push_back(uri.substr(start, value_end(uri, start, in_query) - start));
+    found.push_back(uri.substr(start, value_end(uri, start, in_query, false) - start));
   }
   for (std::string_view secret : found) {
     remember_secret(secret);

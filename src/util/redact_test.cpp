@@ -90,6 +90,7 @@ TEST(RedactTest, MasksConninfoPasswords) {
   // A quote inside a password is part of it; a literal's own quotes end it.
   EXPECT_EQ(redact("postgres://h/db?password=ab'cdef&x=1"), "postgres://h/db?password=***&x=1");
   EXPECT_EQ(redact("host=db password=ab'cdef port=1"), "host=db password=*** port=1");
+  EXPECT_EQ(redact("host=db password=pa';word user=x"), "host=db password=*** user=x");
   EXPECT_EQ(redact("SELECT dblink_connect('dbname=x password=''a b''')"),
             "SELECT dblink_connect('dbname=x password=***')");
   EXPECT_EQ(redact("UPDATE t SET password = 'it''s' WHERE id = 1"),
@@ -124,9 +125,12 @@ TEST(RedactTest, MasksSqlPasswordLiterals) {
   const std::pair<std::string_view, std::string_view> written[] = {
       {" $$it's$$ LOGIN", " $$***$$ LOGIN"},
       {" $pw$x$y$pw$;", " $pw$***$pw$;"},
-      {" $q$cut…`: x", " $q$***`: x"},  // cut short inside a quoted statement
-      {" $1", " $1"},                   // a parameter
-      {" ''s3cret''';", " ''***''';"},  // inside another literal: EXECUTE '…'
+      {" $q$cut…`: x", " $q$***`: x"},   // cut short inside a quoted statement
+      {" $1", " $1"},                    // a parameter
+      {" ''s3cret''';", " ''***''';"},   // inside another literal: EXECUTE '…'
+      {" ''it''''s''';", " ''***''';"},  // a quote in it
+      {" '' secret''';", " ''***''';"},
+      {" ''; SELECT 1", " '***'; SELECT 1"},  // an empty one
       {" '';", " '***';"},
       {"/**/'s3cret';", "/**/'***';"},
       {" /* x */ 's3cret';", " /* x */ '***';"},

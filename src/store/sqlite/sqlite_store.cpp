@@ -745,7 +745,8 @@ std::unique_ptr<Store> open_sqlite_store(const Config& config, const ConnectionO
   std::error_code error;
   if (read_only && !std::filesystem::exists(path, error)) {
     // Where `up` could not create it either (no folder), said as `up` says it.
-    if (!std::filesystem::is_directory(std::filesystem::absolute(path).parent_path(), error)) {
+    if (!std::filesystem::is_directory(std::filesystem::absolute(path, error).parent_path(),
+                                       error)) {
       throw_open_failure(path, read_only, "unable to open database file");
     }
     missing = path;  // an empty in-memory database stands in for it, and nothing is created

@@ -112,13 +112,16 @@ Command add_wait(CLI::App& app) {
               pending.half_reverted.empty() &&
               (pending.unimported ||
                (pending.refusal && pending.refusal->code() == ErrorCode::kMigrationBlocked));
-          if (!unreachable && pending.refusal && !tool_at_work &&
-              (waited >= budget || !a_live_run_holds_the_lock(migrator, config))) {
+          // The lock is read only when there is something to give up on (at the timeout, the
+          // refusal is given below whoever holds it).
+          const bool given_up = !unreachable && !tool_at_work &&
+                                (pending.refusal || !pending.failed.empty()) &&
+                                !a_live_run_holds_the_lock(migrator, config);
+          if (given_up && pending.refusal) {
             out.clear_live();
             throw *pending.refusal;
           }
-          if (!unreachable && !pending.failed.empty() && !tool_at_work &&
-              !a_live_run_holds_the_lock(migrator, config)) {
+          if (given_up) {
             out.clear_live();
             nlohmann::json context_json = detail;
             context_json["failed"] = pending.failed;

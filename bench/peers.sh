@@ -4,9 +4,10 @@
 # floors (`psql -c 'SELECT 1'`, `sqlite3 db 'SELECT 1'` and a sqlite3 read of one table, which
 # parses the schema as every real query does). Prints markdown tables of medians, peak RSS and
 # ratios (bench/lib/measure.py), then the scale slope beside the floor of reading the files
-# (bench/lib/read_files.c), and a 100-process storm beside the floor of 100 psql clients freed
-# by one COMMIT (each crowd queued behind one gate before it opens). Its header gives what a page
-# fault costs on the machine (bench/lib/page_fault.c), which moves every absolute number.
+# (bench/lib/read_files.c one by one, read_files_uring.c in batches through io_uring), and a
+# 100-process storm beside the floor of 100 psql clients freed by one COMMIT (each crowd queued
+# behind one gate before it opens). Its header gives what a page fault costs on the machine
+# (bench/lib/page_fault.c), which moves every absolute number.
 # Installs its npm peers into bench/.peers (git-ignored). Never run by ctest.
 #
 # Usage: bench/peers.sh [path/to/migronaut]     (default: build/src/cli/migronaut)
@@ -132,6 +133,7 @@ fi
 
 if [[ " $skip " != *" scale "* ]]; then
   cc -O2 -o "$work/read_files" "$here/lib/read_files.c"
+  cc -O2 -o "$work/read_files_uring" "$here/lib/read_files_uring.c" -luring
   for n in $scale; do
     dir=$(make_folder migronaut "$n")
     db="scale_$n"
@@ -140,6 +142,7 @@ if [[ " $skip " != *" scale "* ]]; then
     "$bin" --no-env --uri "sqlite:$work/$db.db" --dir "$dir" baseline --yes >/dev/null 2>&1
     "${measure[@]}" --runs 5 --warmup 1 --title "Scale: $n applied, nothing pending" -- \
       "floor: read every file (C)" "$work/read_files $dir" \
+      "floor: read every file (C, io_uring)" "$work/read_files_uring $dir" \
       "PostgreSQL up" "$bin --no-env --uri $(pg_uri "$db") --dir $dir up $no_wait" \
       "PostgreSQL status" "$bin --no-env --uri $(pg_uri "$db") --dir $dir status" \
       "SQLite up" "$bin --no-env --uri sqlite:$work/$db.db --dir $dir up $no_wait" \

@@ -27,8 +27,9 @@ set(CPACK_DEBIAN_DEV_PACKAGE_NAME migronaut-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 # The library is static: its users link what it links, the clients of the backends it was built
 # with among them.
-set(dev_depends
-    "nlohmann-json3-dev, libssl-dev, zlib1g-dev, libfmt-dev, libspdlog-dev, libpg-query-dev")
+string(CONCAT dev_depends
+    "nlohmann-json3-dev, libssl-dev, zlib1g-dev, liburing-dev, libfmt-dev, libspdlog-dev, "
+    "libpg-query-dev")
 foreach(backend SQLITE:libsqlite3-dev POSTGRES:libpq-dev MONGO:libmongoc-dev)
   string(REPLACE ":" ";" pair ${backend})
   list(GET pair 0 option)

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -25,6 +26,7 @@
 #include "sql/blank_sql.hpp"
 #include "util/checksum.hpp"
 #include "util/file.hpp"
+#include "util/folder_reader.hpp"
 #include "util/parallel.hpp"
 #include "util/text.hpp"
 
@@ -184,15 +186,14 @@ void attach_downs(std::vector<Migration>& migrations, const std::vector<const Fi
   }
 }
 
-// Reads `file` and parses it into its migration. A down file keeps its text, for the migration
+// Parses the text of `file` into its migration. A down file keeps its text, for the migration
 // it reverts. A failure is kept in the file, for the caller to report the first in name order.
-void read_and_parse(const Descriptor& folder, File& file, std::string_view extension) {
-  std::optional<std::string> text = read_whole_file_at(folder, file.name);
-  if (!text) {
-    file.read_error = errno != 0 ? errno : EIO;
+void parse(File& file, FileContent content, std::string_view extension) {
+  if (content.error != 0) {
+    file.read_error = content.error;
     return;
   }
-  file.text = std::move(*text);
+  file.text = std::move(content.text);
   if (file.migration == nullptr) return;
   try {
     *file.migration = read_migration_file(file, file.text, extension);
@@ -202,9 +203,9 @@ void read_and_parse(const Descriptor& folder, File& file, std::string_view exten
   std::string().swap(file.text);  // freed here, for the next file this thread reads
 }
 
-// Reads and parses `files` from `dir`. Each file costs a few system calls, which run side by
-// side on several cores. The file reported is the first unreadable one in name order, else the
-// first that does not parse, however the work was split.
+// Reads and parses `files` from `dir`, in blocks that run side by side on several cores, each
+// thread with a reader of its own. The file reported is the first unreadable one in name order,
+// else the first that does not parse, however the work was split.
 void read_and_parse_files(const fs::path& dir, std::vector<File>& files,
                           std::string_view extension) {
   const Descriptor folder(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
@@ -212,8 +213,19 @@ void read_and_parse_files(const fs::path& dir, std::vector<File>& files,
     const int error = errno;
     folder_unusable(dir, std::string("cannot be read: ") + std::strerror(error));
   }
-  for_each_index(files.size(), kReadSpread,
-                 [&](std::size_t i) { read_and_parse(folder, files[i], extension); });
+  std::vector<std::optional<FolderReader>> readers(threads_for(files.size(), kReadSpread));
+  for_each_block(files.size(), kReadSpread,
+                 [&](std::size_t thread, std::size_t begin, std::size_t end) {
+                   std::optional<FolderReader>& reader = readers[thread];
+                   if (!reader) reader.emplace(folder);
+                   std::array<const char*, kIndexBlock> names;
+                   for (std::size_t i = begin; i < end; ++i)
+                     names[i - begin] = files[i].name.c_str();
+                   std::vector<FileContent> contents = reader->read({names.data(), end - begin});
+                   for (std::size_t i = begin; i < end; ++i) {
+                     parse(files[i], std::move(contents[i - begin]), extension);
+                   }
+                 });
   for (const File& file : files) {
     if (file.read_error != 0) file_unreadable(dir / file.name, std::strerror(file.read_error));
   }

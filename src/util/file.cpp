@@ -41,8 +41,8 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path) {
   return read_to_end(Descriptor(::open(path.c_str(), O_RDONLY | O_CLOEXEC)));
 }
 
-std::optional<std::string> read_whole_file_at(const Descriptor& folder, const std::string& name) {
-  return read_to_end(Descriptor(::openat(folder.get(), name.c_str(), O_RDONLY | O_CLOEXEC)));
+std::optional<std::string> read_whole_file_at(const Descriptor& folder, const char* name) {
+  return read_to_end(Descriptor(::openat(folder.get(), name, O_RDONLY | O_CLOEXEC)));
 }
 
 }  // namespace migronaut

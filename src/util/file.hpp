@@ -29,6 +29,6 @@ std::optional<std::string> read_whole_file(const std::filesystem::path& path);
 
 // The same for the file `name` in the open folder `folder`: openat, so reading a folder's
 // files walks the folder's path once, not once per file.
-std::optional<std::string> read_whole_file_at(const Descriptor& folder, const std::string& name);
+std::optional<std::string> read_whole_file_at(const Descriptor& folder, const char* name);
 
 }  // namespace migronaut

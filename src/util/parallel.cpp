@@ -18,8 +18,9 @@ std::size_t threads_for(std::size_t count, Spread spread) {
   return std::min({cores, wanted, spread.max_threads});
 }
 
-void for_each_index(std::size_t count, Spread spread,
-                    const std::function<void(std::size_t)>& work) {
+void for_each_block(
+    std::size_t count, Spread spread,
+    const std::function<void(std::size_t thread, std::size_t begin, std::size_t end)>& work) {
   const std::size_t threads = threads_for(count, spread);
   std::atomic<std::size_t> next{0};
   std::vector<std::exception_ptr> failures(threads);
@@ -29,7 +30,7 @@ void for_each_index(std::size_t count, Spread spread,
     if (thread > 0) prefer_huge_pages_in_this_thread();
     try {
       for (std::size_t begin; (begin = next.fetch_add(kIndexBlock)) < count;) {
-        for (std::size_t i = begin; i < std::min(count, begin + kIndexBlock); ++i) work(i);
+        work(thread, begin, std::min(count, begin + kIndexBlock));
       }
     } catch (...) {
       failures[thread] = std::current_exception();

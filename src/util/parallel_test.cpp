@@ -5,6 +5,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -13,7 +14,15 @@
 namespace migronaut {
 namespace {
 
-TEST(ForEachIndexTest, CallsEveryIndexOnce) {
+// Calls `work(i)` for every index of every block, as most callers do.
+void for_each_index(std::size_t count, Spread spread,
+                    const std::function<void(std::size_t)>& work) {
+  for_each_block(count, spread, [&](std::size_t, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) work(i);
+  });
+}
+
+TEST(ForEachBlockTest, CallsEveryIndexOnce) {
   for (const std::size_t count : {0u, 1u, 31u, 32u, 33u, 10000u}) {
     std::vector<std::atomic<int>> calls(count);
     for_each_index(count, Spread{16, 8}, [&](std::size_t i) { ++calls[i]; });
@@ -21,14 +30,33 @@ TEST(ForEachIndexTest, CallsEveryIndexOnce) {
   }
 }
 
-TEST(ForEachIndexTest, ASmallCountRunsOnTheCallingThread) {
+// Work keeps state for each thread by its number: no two threads may share one.
+TEST(ForEachBlockTest, EachThreadHasItsOwnNumberBelowTheThreadCount) {
+  constexpr std::size_t kCount = 10000;
+  const Spread spread{16, 8};
+  const std::size_t threads = threads_for(kCount, spread);
+  std::vector<std::thread::id> owners(threads);
+  owners[0] = std::this_thread::get_id();  // the calling thread is 0
+  std::mutex mutex;
+  bool shared = false;
+  for_each_block(kCount, spread, [&](std::size_t thread, std::size_t begin, std::size_t end) {
+    ASSERT_LT(thread, threads);
+    EXPECT_LE(end - begin, kIndexBlock);
+    std::lock_guard lock(mutex);
+    if (owners[thread] == std::thread::id()) owners[thread] = std::this_thread::get_id();
+    shared |= owners[thread] != std::this_thread::get_id();
+  });
+  EXPECT_FALSE(shared);
+}
+
+TEST(ForEachBlockTest, ASmallCountRunsOnTheCallingThread) {
   std::vector<std::thread::id> threads(255);
   for_each_index(threads.size(), Spread{256, 8},
                  [&](std::size_t i) { threads[i] = std::this_thread::get_id(); });
   for (const std::thread::id& thread : threads) EXPECT_EQ(thread, std::this_thread::get_id());
 }
 
-TEST(ForEachIndexTest, RethrowsWhatTheWorkThrows) {
+TEST(ForEachBlockTest, RethrowsWhatTheWorkThrows) {
   std::atomic<int> calls = 0;
   EXPECT_THROW(for_each_index(5000, Spread{16, 8},
                               [&](std::size_t i) {
@@ -50,7 +78,7 @@ TEST(ThreadsForTest, OneUnlessEachThreadHasItsShareAndNeverMoreThanAllowed) {
 
 // The first item holds its thread until every item outside its block is done: that ends only
 // if the other threads take those items, as they would not if each thread had a fixed half.
-TEST(ForEachIndexTest, ASlowItemHoldsUpNoneOfTheOtherThreadsItems) {
+TEST(ForEachBlockTest, ASlowItemHoldsUpNoneOfTheOtherThreadsItems) {
   if (threads_for(4096, Spread{16, 2}) < 2) GTEST_SKIP() << "one core: no other thread to take any";
   constexpr std::size_t kCount = 4096;
   constexpr std::size_t kFirstBlock = kIndexBlock;  // what the slow item's thread took with it

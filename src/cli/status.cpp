@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 
 #include "cli/cli.hpp"
@@ -106,6 +107,27 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
   out.report(table);
 }
 
+// "9 applied (1 missing), 3 pending (1 failed, 1 half-reverted)": each group with the states in
+// it beyond its plain one, as `up` treats a failed or half-reverted migration unlike a new one.
+std::string summary(const std::vector<StatusRow>& rows) {
+  std::map<MigrationState, std::size_t> counts;
+  for (const StatusRow& row : rows) ++counts[row.state];
+  std::array<std::size_t, 2> totals{};  // applied, pending
+  std::array<std::vector<std::string>, 2> others;
+  for (const auto& [state, count] : counts) {
+    const std::size_t group = needs_run(state) ? 1 : 0;
+    totals[group] += count;
+    if (state != MigrationState::kApplied && state != MigrationState::kPending) {
+      others[group].push_back(fmt::format("{} {}", count, migration_state_name(state)));
+    }
+  }
+  const auto said = [&](std::size_t group, std::string_view word) {
+    if (others[group].empty()) return fmt::format("{} {}", totals[group], word);
+    return fmt::format("{} {} ({})", totals[group], word, fmt::join(others[group], ", "));
+  };
+  return said(0, "applied") + ", " + said(1, "pending");
+}
+
 // Pending migrations a run may be applying, or a killed run's lease holds back until its TTL
 // runs out: one read of the lock says which.
 void say_who_holds_the_lock(Context& context, Migrator& migrator) {
@@ -141,7 +163,7 @@ Command add_status(CLI::App& app) {
         const auto pending = std::count_if(rows.begin(), rows.end(), is_pending);
         Output& out = context.out();
         print_table(out, rows);
-        out.report(fmt::format("{} applied, {} pending", rows.size() - pending, pending));
+        out.report(summary(rows));
         if (pending > 0) say_who_holds_the_lock(context, migrator);
         // Those pending rows are the other tool's applied ones: `up` refuses them, and
         // --check says so rather than "pending".

@@ -84,6 +84,7 @@ Command add_wait(CLI::App& app) {
         options.connect_by = started + budget;
         Migrator migrator(config, std::move(options));
         Output& out = context.out();
+        bool looked_twice = false;
         for (int attempt = 1;; ++attempt) {
           // A database not reachable yet is waited for too, inside the same budget.
           std::optional<ConnectionFailedError> unreachable;
@@ -117,6 +118,13 @@ Command add_wait(CLI::App& app) {
           const bool given_up = !unreachable && !tool_at_work &&
                                 (pending.refusal || !pending.failed.empty()) &&
                                 !a_live_run_holds_the_lock(migrator, config);
+          // A run may have finished, and let the lock go, between the two reads: give up only
+          // when a second look, straight away, says the same.
+          if (given_up && !looked_twice) {
+            looked_twice = true;
+            continue;
+          }
+          looked_twice = false;
           if (given_up && pending.refusal) {
             out.clear_live();
             throw *pending.refusal;

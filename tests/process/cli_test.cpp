@@ -126,6 +126,19 @@ TEST_F(CliTest, ReportsGoToStdoutAndProgressToStderr) {
             (Statuses{{"0001-users.sql", "applied"}, {"0002-orders.sql", "applied"}}));
 }
 
+// The summary says which of its counts `up` treats unlike a new or an applied migration.
+TEST_F(CliTest, StatusSummaryNamesTheStatesBeyondAppliedAndPending) {
+  one_applied_one_pending();
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  std::filesystem::remove(project.migrations() / "0002-orders.sql");
+  project.write_migration("0003-broken.sql", "-- migrate:up\nSELECT * FROM nosuch;\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 7);
+  project.write_migration("0004-later.sql", "-- migrate:up\nSELECT 1;\n");
+  const ProcessResult status = project.run({"status"});
+  ASSERT_EQ(status.exit_code, 0) << describe(status);
+  EXPECT_TRUE(contains(status.out, "2 applied (1 missing), 2 pending (1 failed)")) << status.out;
+}
+
 // --- progress lines ----------------------------------------------------------------------------
 
 TEST_F(CliTest, EachMigrationIsAnnouncedBeforeItRunsAndTimedAfter) {

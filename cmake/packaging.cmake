@@ -28,7 +28,7 @@ set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 # The library is static: its users link what it links, the clients of the backends it was built
 # with among them.
 string(CONCAT dev_depends
-    "nlohmann-json3-dev, libssl-dev, zlib1g-dev, liburing-dev, libfmt-dev, libspdlog-dev, "
+    "nlohmann-json3-dev, libssl-dev, zlib1g-dev, liburing-dev (>= 2.2), libfmt-dev, libspdlog-dev, "
     "libpg-query-dev")
 foreach(backend SQLITE:libsqlite3-dev POSTGRES:libpq-dev MONGO:libmongoc-dev)
   string(REPLACE ":" ";" pair ${backend})

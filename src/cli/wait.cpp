@@ -84,8 +84,8 @@ Command add_wait(CLI::App& app) {
         options.connect_by = started + budget;
         Migrator migrator(config, std::move(options));
         Output& out = context.out();
-        bool looked_twice = false;
-        for (int attempt = 1;; ++attempt) {
+        bool second_look_due = false;
+        for (int attempt = 1;;) {
           // A database not reachable yet is waited for too, inside the same budget.
           std::optional<ConnectionFailedError> unreachable;
           Pending pending;
@@ -120,11 +120,11 @@ Command add_wait(CLI::App& app) {
                                 !a_live_run_holds_the_lock(migrator, config);
           // A run may have finished, and let the lock go, between the two reads: give up only
           // when a second look, straight away, says the same.
-          if (given_up && !looked_twice) {
-            looked_twice = true;
+          if (given_up && !second_look_due) {
+            second_look_due = true;
             continue;
           }
-          looked_twice = false;
+          second_look_due = false;
           if (given_up && pending.refusal) {
             out.clear_live();
             throw *pending.refusal;
@@ -167,6 +167,7 @@ Command add_wait(CLI::App& app) {
           if (!clock.sleep_for(delay, context.stop())) {
             throw RunAbortedError("wait interrupted", {{"pending", pending.names}});
           }
+          ++attempt;
         }
       },
       /*graceful_stop=*/true};

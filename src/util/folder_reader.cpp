@@ -4,10 +4,13 @@
 #include <liburing.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <optional>
-#include <system_error>
 
 namespace migronaut {
 namespace {
@@ -24,11 +27,12 @@ constexpr std::uint64_t kAtFilePosition = static_cast<std::uint64_t>(-1);
 
 enum Op : std::uint64_t { kOpen, kRead, kEndRead, kClose };
 
-// What a batch learnt of one file: each operation's result (a count, or a negative errno).
+// What a batch learnt of one file: each operation's result (a count, or a negative errno;
+// -ECANCELED until its completion comes).
 struct Outcome {
-  int open = 0;
-  int read = 0;
-  int end_read = 0;
+  int open = -ECANCELED;
+  int read = -ECANCELED;
+  int end_read = -ECANCELED;
   // The batch holds the file's whole text only if it opened, read, and then read nothing more.
   bool whole() const { return open >= 0 && read >= 0 && end_read == 0; }
 };
@@ -64,23 +68,26 @@ class FolderReader::Ring {
   }
   ~Ring() { io_uring_queue_exit(&ring_); }
 
-  // Reads up to kBatchFiles files into `contents`; false, with nothing read, when the kernel
-  // would not take the batch.
+  // Reads up to kBatchFiles files into `contents`, those the batch could not read whole one by
+  // one. False when the kernel did not take the whole batch (short of memory): the ring still
+  // holds what it did not take, and is not to be used again.
   bool read(const Descriptor& folder, std::span<const char* const> names,
             std::span<FileContent> contents) {
-    for (unsigned slot = 0; slot < names.size(); ++slot) queue(folder.get(), names[slot], slot);
-    int submitted;
-    while ((submitted = io_uring_submit(&ring_)) == -EINTR) {
+    std::array<Outcome, kBatchFiles> outcomes;  // filled before anything is in flight
+    const std::size_t ops = names.size() * kOpsPerFile;
+    const bool queued = io_uring_sq_space_left(&ring_) >= ops;
+    if (queued) {
+      for (unsigned slot = 0; slot < names.size(); ++slot) queue(folder.get(), names[slot], slot);
     }
-    if (submitted < 0) return false;
-    const std::vector<Outcome> outcomes = collect(names.size());
+    const std::size_t taken = queued ? submit() : 0;
+    collect(taken, outcomes);
     for (std::size_t slot = 0; slot < names.size(); ++slot) {
       const Outcome& outcome = outcomes[slot];
       contents[slot] = outcome.whole()
                            ? FileContent{.text = std::string(buffer(slot), outcome.read)}
                            : read_one(folder, names[slot]);
     }
-    return true;
+    return queued && taken == ops;
   }
 
  private:
@@ -111,39 +118,61 @@ class FolderReader::Ring {
     tag(sqe, kClose, slot, 0);
   }
 
-  std::vector<Outcome> collect(std::size_t files) {
-    std::vector<Outcome> outcomes(files);
-    for (std::size_t seen = 0; seen < files * kOpsPerFile; ++seen) {
+  // Submits what is queued as far as the kernel takes it (it may take part of it, and the rest
+  // on a second call); how many operations it took.
+  std::size_t submit() {
+    std::size_t taken = 0;
+    while (io_uring_sq_ready(&ring_) > 0) {
+      const int submitted = io_uring_submit(&ring_);
+      if (submitted == -EINTR) continue;
+      if (submitted <= 0) break;
+      taken += static_cast<std::size_t>(submitted);
+    }
+    return taken;
+  }
+
+  // Waits for the completions of the `taken` operations (one each, those of a chain that failed
+  // included) and notes their results.
+  void collect(std::size_t taken, std::span<Outcome> outcomes) {
+    for (std::size_t seen = 0; seen < taken; ++seen) {
       io_uring_cqe* cqe;
       int waited;
-      while ((waited = io_uring_wait_cqe(&ring_, &cqe)) == -EINTR) {
+      while ((waited = io_uring_wait_cqe(&ring_, &cqe)) == -EINTR || waited == -EAGAIN) {
       }
-      // The operations are in flight, writing into the buffers: no way out but an error.
-      if (waited < 0) throw std::system_error(-waited, std::generic_category(), "io_uring");
-      const std::uint64_t op = io_uring_cqe_get_data64(cqe);
-      Outcome& outcome = outcomes[op / kOpsPerFile];
-      switch (op % kOpsPerFile) {
-        case kOpen:
-          outcome.open = cqe->res;
-          break;
-        case kRead:
-          outcome.read = cqe->res;
-          break;
-        case kEndRead:
-          outcome.end_read = cqe->res;
-          break;
-        default:
-          break;  // a close: an unopened slot's fails, and nothing hangs on it
+      if (waited < 0) {
+        // Operations still in flight write into the buffers: unwinding would free them first.
+        std::fprintf(stderr, "migronaut: io_uring stopped completing reads (%s)\n",
+                     std::strerror(-waited));
+        std::abort();
       }
+      note(outcomes, io_uring_cqe_get_data64(cqe), cqe->res);
       io_uring_cqe_seen(&ring_, cqe);
     }
-    return outcomes;
+  }
+
+  static void note(std::span<Outcome> outcomes, std::uint64_t op, int result) {
+    Outcome& outcome = outcomes[op / kOpsPerFile];
+    switch (op % kOpsPerFile) {
+      case kOpen:
+        outcome.open = result;
+        break;
+      case kRead:
+        outcome.read = result;
+        break;
+      case kEndRead:
+        outcome.end_read = result;
+        break;
+      default:
+        break;  // a close: an unopened slot's fails, and nothing hangs on it
+    }
   }
 
   io_uring ring_;
   std::unique_ptr<char[]> buffers_ =
       std::make_unique_for_overwrite<char[]>(kBatchFiles * kSlotBytes);
-  char end_byte_ = 0;  // where a file's second read puts what the first left: it should find none
+  // Where each file's second read puts what the first left: it should find none. Shared by the
+  // slots and never read: only the count matters.
+  char end_byte_ = 0;
 };
 
 FolderReader::FolderReader(const Descriptor& folder, Mode mode)
@@ -157,8 +186,11 @@ std::vector<FileContent> FolderReader::read(std::span<const char* const> names) 
     const std::size_t count = std::min<std::size_t>(kBatchFiles, names.size() - begin);
     const auto batch = names.subspan(begin, count);
     const auto out = std::span(contents).subspan(begin, count);
-    if (ring_ && !ring_->read(folder_, batch, out)) ring_.reset();
-    if (!ring_) read_one_by_one(folder_, batch, out);
+    if (!ring_) {
+      read_one_by_one(folder_, batch, out);
+    } else if (!ring_->read(folder_, batch, out)) {
+      ring_.reset();
+    }
   }
   return contents;
 }

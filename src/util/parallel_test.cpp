@@ -14,7 +14,7 @@
 namespace migronaut {
 namespace {
 
-// Calls `work(i)` for every index of every block, as most callers do.
+// Calls `work(i)` for every index of every block.
 void for_each_index(std::size_t count, Spread spread,
                     const std::function<void(std::size_t)>& work) {
   for_each_block(count, spread, [&](std::size_t, std::size_t begin, std::size_t end) {

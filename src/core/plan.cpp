@@ -417,6 +417,22 @@ bool repeatable_without_down(const PlanEntry* entry) {
          !entry->half_reverted();
 }
 
+// The last batch is the highest one recorded. A record without a batch (NULL or not positive:
+// a row written by hand) may be the newest, and `down` would revert an older batch in its place.
+void refuse_unbatched(const std::vector<const PlanEntry*>& applied) {
+  std::vector<std::string_view> unbatched;
+  for (const PlanEntry* entry : applied) {
+    if (entry->record->batch <= 0) unbatched.push_back(entry->name);
+  }
+  if (unbatched.empty()) return;
+  throw ChangelogInvalidError(
+      fmt::format("The changelog records no batch for {} (NULL or not positive: written by "
+                  "hand?), so `down` cannot tell which batch is the last: give the record a "
+                  "batch, or name what to revert (down <name>, --steps, --to, --batch)",
+                  fmt::join(unbatched, ", ")),
+      {{"names", unbatched}});
+}
+
 }  // namespace
 
 std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options) {
@@ -461,6 +477,7 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
   } else {
     std::int64_t batch = options.batch.value_or(0);
     if (!options.batch) {
+      refuse_unbatched(applied);
       for (const PlanEntry* entry : applied) batch = std::max(batch, entry->record->batch);
     }
     std::vector<std::string_view> kept;

@@ -313,6 +313,28 @@ TEST_F(PlanTest, DownRevertsTheLastBatchNewestFirst) {
   EXPECT_EQ(names(select_down(plan, to)), (std::vector<std::string>{"0003-c.sql", "0002-b.sql"}));
 }
 
+// A hand-written record without a batch (NULL reads as 0) may be the newest: the last batch
+// cannot be told, so a bare `down` refuses; what names its targets otherwise goes on.
+TEST_F(PlanTest, DownRefusesToGuessTheLastBatchOverARecordWithoutOne) {
+  for (const std::int64_t missing : {std::int64_t{0}, std::int64_t{-5}}) {
+    const Plan plan =
+        make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied, 1, 100),
+                               record("0002-b.sql", RecordStatus::kApplied, missing, 200)});
+    try {
+      select_down(plan, {});
+      ADD_FAILURE() << "a bare down guessed the last batch over batch " << missing;
+    } catch (const ChangelogInvalidError& error) {
+      EXPECT_EQ(error.context()["names"], nlohmann::json::array({"0002-b.sql"})) << missing;
+    }
+    DownOptions steps;
+    steps.steps = 1;
+    EXPECT_EQ(names(select_down(plan, steps)), std::vector<std::string>{"0002-b.sql"});
+    DownOptions batch;
+    batch.batch = 1;
+    EXPECT_EQ(names(select_down(plan, batch)), std::vector<std::string>{"0001-a.sql"});
+  }
+}
+
 TEST_F(PlanTest, DownRefusesBeforeRunningAnything) {
   auto baseline = record("0002-b.sql", RecordStatus::kApplied, 1, 100);
   baseline.origin = "baseline";

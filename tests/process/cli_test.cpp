@@ -126,6 +126,22 @@ TEST_F(CliTest, ReportsGoToStdoutAndProgressToStderr) {
             (Statuses{{"0001-users.sql", "applied"}, {"0002-orders.sql", "applied"}}));
 }
 
+// A row written by hand without a batch may be the newest: a bare `down` cannot tell the last
+// batch, and reverting batch 1 in its place would undo what it depends on.
+TEST_F(CliTest, DownRefusesOverARecordWithoutABatchAndChangesNothing) {
+  one_applied_one_pending();
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  project.open().exec(
+      "UPDATE _migronaut_migrations SET batch = NULL WHERE name = '0002-orders.sql'");
+  const std::string before = project.dump();
+  const ProcessResult down = project.run({"down"});
+  EXPECT_EQ(down.exit_code, 37) << describe(down);
+  EXPECT_TRUE(contains(down.err, "0002-orders.sql")) << down.err;
+  EXPECT_EQ(project.dump(), before);
+  EXPECT_EQ(project.run({"down", "--steps", "1"}).exit_code, 0);
+  EXPECT_TRUE(contains(project.run({"status"}).out, "0002-orders.sql  reverted"));
+}
+
 // The summary says which of its counts `up` treats unlike a new or an applied migration.
 TEST_F(CliTest, StatusSummaryNamesTheStatesBeyondAppliedAndPending) {
   one_applied_one_pending();

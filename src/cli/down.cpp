@@ -33,7 +33,8 @@ Command add_down(CLI::App& app) {
   document(sub, "migronaut down --steps 2 --reason rollback",
            "0 reverted or nothing to do, 3 lock held, 5 connection failed, 7 a down section "
            "failed, 8 an unknown file or --to target, or the file of a migration to revert is "
-           "gone, 9 not applied, 11 stopped by a signal, 13 irreversible");
+           "gone, 9 not applied, 11 stopped by a signal, 13 irreversible, 37 (no selector) an "
+           "applied record has no batch");
   return {sub,
           [flags](Context& context) {
             DownOptions options;

@@ -45,10 +45,17 @@ Pending pending_of(Migrator& migrator) {
 
 // Whether a run holds the lock that may still change what is pending: one whose lease was
 // renewed within its TTL. A stale lease's holder is gone (killed): nothing of its will retry or
-// finish what it left.
-bool a_live_run_holds_the_lock(Migrator& migrator, const Config& config) {
-  const std::optional<LockInfo> holder = migrator.lock_info();
-  return holder && !lease_expired(*holder, migrator.database_now_ms(), config.lock_ttl_ms());
+// finish what it left. A database lost since the changelog was read leaves `unreachable` set,
+// to be waited for like any other.
+bool a_live_run_holds_the_lock(Migrator& migrator, const Config& config,
+                               std::optional<ConnectionFailedError>& unreachable) {
+  try {
+    const std::optional<LockInfo> holder = migrator.lock_info();
+    return holder && !lease_expired(*holder, migrator.database_now_ms(), config.lock_ttl_ms());
+  } catch (const ConnectionFailedError& error) {
+    unreachable = error;
+    return true;
+  }
 }
 
 }  // namespace
@@ -117,7 +124,7 @@ Command add_wait(CLI::App& app) {
           // refusal is given below whoever holds it).
           const bool given_up = !unreachable && !tool_at_work &&
                                 (pending.refusal || !pending.failed.empty()) &&
-                                !a_live_run_holds_the_lock(migrator, config);
+                                !a_live_run_holds_the_lock(migrator, config, unreachable);
           // A run may have finished, and let the lock go, between the two reads: give up only
           // when a second look, straight away, says the same.
           if (given_up && !second_look_due) {

@@ -118,17 +118,13 @@ class FolderReader::Ring {
     tag(sqe, kClose, slot, 0);
   }
 
-  // Submits what is queued as far as the kernel takes it (it may take part of it, and the rest
-  // on a second call); how many operations it took.
+  // Submits the batch once; how many operations the kernel took. Short of memory it may take
+  // part: the rest is not submitted again, as a file's chain cut in two would lose its order.
   std::size_t submit() {
-    std::size_t taken = 0;
-    while (io_uring_sq_ready(&ring_) > 0) {
-      const int submitted = io_uring_submit(&ring_);
-      if (submitted == -EINTR) continue;
-      if (submitted <= 0) break;
-      taken += static_cast<std::size_t>(submitted);
+    int submitted;
+    while ((submitted = io_uring_submit(&ring_)) == -EINTR) {
     }
-    return taken;
+    return submitted > 0 ? static_cast<std::size_t>(submitted) : 0;
   }
 
   // Waits for the completions of the `taken` operations (one each, those of a chain that failed

@@ -128,7 +128,9 @@ std::string exit_codes_text() {
         code.status == 0 ? "" : error_code_name(static_cast<ErrorCode>(code.status));
     text += fmt::format("  {:>3}  {:<26}  {}\n", code.status, name, code.when);
   }
-  return text + "  130 / 143  a second SIGINT / SIGTERM\n";
+  return text +
+         "  130 / 143  a second SIGINT / SIGTERM; the first, to a command that writes nothing "
+         "(status, list, lock...)\n";
 }
 
 nlohmann::json help_json(const CLI::App& app, const std::string& topic) {

@@ -151,7 +151,9 @@ Command add_status(CLI::App& app) {
                 "invalid script, 23 out of order, 24 another tool's unimported history or a "
                 "half-reverted migration, or any other of `up`'s refusals)");
   document(sub, "migronaut status | grep pending",
-           "0 shown, 2 something is pending (--check), 5 connection failed; with --check, what "
+           "0 shown, 2 something is pending (--check), 5 connection failed, 19/20/35/36 a "
+           "migration file or folder it cannot read (a bad name, an invalid file, no folder, an "
+           "unreadable file); with --check, what "
            "`up` would refuse with: 4 an applied file changed (strict) or renamed and edited, "
            "20 an invalid script, 23 out of order (on_out_of_order error), 24 another tool's "
            "history is not imported or a migration is half-reverted");
@@ -197,7 +199,8 @@ Command add_list(CLI::App& app) {
   auto applied_only = std::make_shared<bool>(false);
   sub->add_flag("--pending", *pending_only, "Only pending migrations");
   sub->add_flag("--applied", *applied_only, "Only applied migrations");
-  document(sub, "migronaut list --pending | wc -l", "0 shown, 5 connection failed");
+  document(sub, "migronaut list --pending | wc -l",
+           "0 shown, 5 connection failed, 19/20/35/36 a migration file or folder it cannot read");
   return {sub, [pending_only, applied_only](Context& context) {
             if (*pending_only && *applied_only) {
               throw ConfigInvalidError("list takes --pending or --applied, not both");

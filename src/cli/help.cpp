@@ -70,7 +70,9 @@ constexpr ExitCode kExitCodes[] = {
      "migration"},
     {35, "the migrations folder is missing, not a folder, or unreadable"},
     {36, "an entry named like a migration cannot be read (directory, bad symlink, FIFO)"},
-    {37, "a changelog record migronaut cannot read (unknown status, a number out of range)"},
+    {37,
+     "a changelog record migronaut cannot read (unknown status, a number out of range); a bare "
+     "`down` over an applied record without a batch"},
     {38, "a migronaut table's name is taken by something else (a view, another table)"},
     {39, "the database refuses this user (cannot create the tables, read-only file)"},
     {40, "the lock row cannot be trusted; `migronaut unlock` clears it"},

@@ -43,19 +43,29 @@ Pending pending_of(Migrator& migrator) {
   return pending;
 }
 
+// Over another tool's history (not imported yet, or dirty: the tool at work), an import or the
+// tool's own run may be under way: that is waited for, as any run, and a failed migration with
+// it (an import takes it over).
+bool tool_at_work(const Pending& pending) {
+  return pending.half_reverted.empty() &&
+         (pending.unimported ||
+          (pending.refusal && pending.refusal->code() == ErrorCode::kMigrationBlocked));
+}
+
+// What else `up` refuses no run applies (a half-reverted migration, which only a `down` mends; a
+// late arrival with onOutOfOrder error; a script it refuses), nor does a failed migration go
+// anywhere, unless a run holding the lock changes it (a `down` mending it, its mark not yet its
+// own).
+bool only_a_run_can_change(const Pending& pending) {
+  return !tool_at_work(pending) && (pending.refusal || !pending.failed.empty());
+}
+
 // Whether a run holds the lock that may still change what is pending: one whose lease was
 // renewed within its TTL. A stale lease's holder is gone (killed): nothing of its will retry or
-// finish what it left. A database lost since the changelog was read leaves `unreachable` set,
-// to be waited for like any other.
-bool a_live_run_holds_the_lock(Migrator& migrator, const Config& config,
-                               std::optional<ConnectionFailedError>& unreachable) {
-  try {
-    const std::optional<LockInfo> holder = migrator.lock_info();
-    return holder && !lease_expired(*holder, migrator.database_now_ms(), config.lock_ttl_ms());
-  } catch (const ConnectionFailedError& error) {
-    unreachable = error;
-    return true;
-  }
+// finish what it left.
+bool a_live_run_holds_the_lock(Migrator& migrator, const Config& config) {
+  const std::optional<LockInfo> holder = migrator.lock_info();
+  return holder && !lease_expired(*holder, migrator.database_now_ms(), config.lock_ttl_ms());
 }
 
 }  // namespace
@@ -96,8 +106,13 @@ Command add_wait(CLI::App& app) {
           // A database not reachable yet is waited for too, inside the same budget.
           std::optional<ConnectionFailedError> unreachable;
           Pending pending;
+          bool given_up = false;
           try {
             pending = pending_of(migrator);
+            // The lock is read only when there is something to give up on (at the timeout, the
+            // refusal is given below whoever holds it).
+            given_up =
+                only_a_run_can_change(pending) && !a_live_run_holds_the_lock(migrator, config);
           } catch (const ConnectionFailedError& error) {
             unreachable = error;
           }
@@ -110,21 +125,6 @@ Command add_wait(CLI::App& app) {
             if (out.json_mode()) out.document(detail);
             return 0;
           }
-          // Over another tool's history (not imported yet, or dirty: the tool at work), an
-          // import or the tool's own run may be under way: that is waited for, as any run, and
-          // a failed migration with it (an import takes it over). What else `up` refuses no run
-          // applies (a half-reverted migration, which only a `down` mends; a late arrival with
-          // onOutOfOrder error; a script it refuses), unless a run holding the lock changes it
-          // (a `down` mending it, its mark not yet its own).
-          const bool tool_at_work =
-              pending.half_reverted.empty() &&
-              (pending.unimported ||
-               (pending.refusal && pending.refusal->code() == ErrorCode::kMigrationBlocked));
-          // The lock is read only when there is something to give up on (at the timeout, the
-          // refusal is given below whoever holds it).
-          const bool given_up = !unreachable && !tool_at_work &&
-                                (pending.refusal || !pending.failed.empty()) &&
-                                !a_live_run_holds_the_lock(migrator, config, unreachable);
           // A run may have finished, and let the lock go, between the two reads: give up only
           // when a second look, straight away, says the same.
           if (given_up && !second_look_due) {
@@ -167,9 +167,9 @@ Command add_wait(CLI::App& app) {
                                              pending.names.size(),
                                              pending.unimported ? ", another tool's history not "
                                                                   "imported yet"
-                                             : tool_at_work     ? ", another tool's history "
-                                                                  "at work (dirty)"
-                                                                : "",
+                                             : tool_at_work(pending) ? ", another tool's history "
+                                                                       "at work (dirty)"
+                                                                     : "",
                                              waited.count() / 1000));
           if (!clock.sleep_for(delay, context.stop())) {
             throw RunAbortedError("wait interrupted", {{"pending", pending.names}});

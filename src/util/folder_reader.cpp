@@ -27,14 +27,13 @@ constexpr std::uint64_t kAtFilePosition = static_cast<std::uint64_t>(-1);
 
 enum Op : std::uint64_t { kOpen, kRead, kEndRead, kClose };
 
-// What a batch learnt of one file: each operation's result (a count, or a negative errno;
+// What a batch learnt of one file: each operation's result, by Op (a count, or a negative errno;
 // -ECANCELED until its completion comes).
 struct Outcome {
-  int open = -ECANCELED;
-  int read = -ECANCELED;
-  int end_read = -ECANCELED;
+  std::array<int, kOpsPerFile> results = {-ECANCELED, -ECANCELED, -ECANCELED, -ECANCELED};
+  int read() const { return results[kRead]; }
   // The batch holds the file's whole text only if it opened, read, and then read nothing more.
-  bool whole() const { return open >= 0 && read >= 0 && end_read == 0; }
+  bool whole() const { return results[kOpen] >= 0 && read() >= 0 && results[kEndRead] == 0; }
 };
 
 FileContent read_one(const Descriptor& folder, const char* name) {
@@ -84,7 +83,7 @@ class FolderReader::Ring {
     for (std::size_t slot = 0; slot < names.size(); ++slot) {
       const Outcome& outcome = outcomes[slot];
       contents[slot] = outcome.whole()
-                           ? FileContent{.text = std::string(buffer(slot), outcome.read)}
+                           ? FileContent{.text = std::string(buffer(slot), outcome.read())}
                            : read_one(folder, names[slot]);
     }
     return queued && taken == ops;
@@ -141,25 +140,9 @@ class FolderReader::Ring {
                      std::strerror(-waited));
         std::abort();
       }
-      note(outcomes, io_uring_cqe_get_data64(cqe), cqe->res);
+      const std::uint64_t op = io_uring_cqe_get_data64(cqe);
+      outcomes[op / kOpsPerFile].results[op % kOpsPerFile] = cqe->res;
       io_uring_cqe_seen(&ring_, cqe);
-    }
-  }
-
-  static void note(std::span<Outcome> outcomes, std::uint64_t op, int result) {
-    Outcome& outcome = outcomes[op / kOpsPerFile];
-    switch (op % kOpsPerFile) {
-      case kOpen:
-        outcome.open = result;
-        break;
-      case kRead:
-        outcome.read = result;
-        break;
-      case kEndRead:
-        outcome.end_read = result;
-        break;
-      default:
-        break;  // a close: an unopened slot's fails, and nothing hangs on it
     }
   }
 

@@ -65,9 +65,10 @@ struct StatusRow {
 void to_json(nlohmann::json& out, const StatusRow& row);
 
 // Another tool's history on a database with no migronaut changelog, covering `covered`
-// migrations of the folder; or, on one whose changelog that tool's history was imported into,
-// migrations of the folder the tool applied since (`since_import`). `up` would run them again, so
-// it refuses (as do `dry-run up` and `wait`) until `import --from <tool>` records them.
+// migrations of the folder; or, on a database with a changelog, migrations of the folder the
+// tool applied that the changelog does not record as applied (`since_import`: since the import,
+// or ever, for a tool never imported). `up` would run them again, so it refuses (as do `dry-run
+// up`, `wait` and `baseline`) until `import --from <tool>` records them.
 struct UnimportedHistory {
   std::string tool;   // as `import --from` spells it
   std::string table;  // where the tool keeps it (a MongoDB collection for migrate-mongo)

@@ -353,16 +353,23 @@ std::vector<std::string> applied_since_import(ForeignTool tool,
                                               const std::vector<Migration>& migrations,
                                               const std::vector<ChangelogRecord>& existing) {
   const std::string up_to = imported_up_to(tool, existing);
+  const bool imported = std::any_of(
+      existing.begin(), existing.end(),
+      [&](const ChangelogRecord& record) { return record.origin == foreign_tool_name(tool); });
+  // Never imported, the tool's rows may all predate migronaut's records (a baseline, then
+  // migronaut's own down): only a migration migronaut never recorded is surely the tool's alone.
+  const auto known = [&](const ChangelogRecord& record, const ImportedMigration& migration) {
+    return (record.name == migration.name ||
+            records_version(record.name, record_order(migration.name).version)) &&
+           (!imported || !left_unapplied_by_migronaut(record, tool));
+  };
   const auto unrun = [&](const ImportedMigration& migration) {
     const bool file = std::any_of(migrations.begin(), migrations.end(),
                                   [&](const Migration& m) { return m.name == migration.name; });
-    const RunOrder order = record_order(migration.name);
-    const bool recorded_version =
-        std::any_of(existing.begin(), existing.end(), [&](const ChangelogRecord& record) {
-          return records_version(record.name, order.version) &&
-                 !left_unapplied_by_migronaut(record, tool);
-        });
-    return file && !recorded_version && may_have_run_since(migration, up_to);
+    const bool recorded =
+        std::any_of(existing.begin(), existing.end(),
+                    [&](const ChangelogRecord& r) { return known(r, migration); });
+    return file && !recorded && (!imported || may_have_run_since(migration, up_to));
   };
   std::vector<std::string> names;
   for (ImportedMigration& migration :

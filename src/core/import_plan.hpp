@@ -32,14 +32,18 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
                          const std::vector<ChangelogRecord>& existing, bool trust_hash,
                          const FileTexts& texts = {});
 
-// On a database `existing` records were imported into from `tool` (records with its name as
-// their origin): the files of the folder its `history` shows applied since, which migronaut's
-// changelog does not record and `up` would run again, in the order the tool applied them. Not
-// what the tool cannot have run since: a Flyway baseline's cover, a golang-migrate version at or
-// below the highest imported (it only goes up), a version migronaut records applied, or one
-// imported from the tool whatever migronaut did with it since (its own down, the file renamed
-// after). A migration migronaut applied and reverted, or failed, without the tool, that the
-// tool's history shows applied, it ran since. Throws as plan_import() does.
+// On a database with a changelog (`existing`), the files of the folder `tool`'s `history` shows
+// applied that migronaut's changelog does not record and `up` would run again, in the order the
+// tool applied them.
+// - Imported from the tool (records with its name as their origin): what it applied since. Not
+//   what the tool cannot have run since: a Flyway baseline's cover, a golang-migrate version at
+//   or below the highest imported (it only goes up), a version migronaut records applied, or one
+//   imported from the tool whatever migronaut did with it since (its own down, the file renamed
+//   after). A migration migronaut applied and reverted, or failed, without the tool, that the
+//   tool's history shows applied, it ran since.
+// - Never imported from it (a `baseline`, or an `up` of files the tool never had, came first):
+//   what the tool applied that migronaut never recorded, in any state.
+// Throws as plan_import() does.
 std::vector<std::string> applied_since_import(ForeignTool tool,
                                               const std::vector<ForeignRecord>& history,
                                               const std::vector<Migration>& migrations,

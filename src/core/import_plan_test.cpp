@@ -374,5 +374,23 @@ TEST(AppliedSinceImportTest, AFailureBelowGolangMigratesImportedVersionStaysMigr
   EXPECT_EQ(forced.imported[0].name, "6_f.up.sql");
 }
 
+// A changelog that holds nothing from the tool (a `baseline`, or an `up` of files the tool never
+// had, came first): what the tool applied that migronaut never recorded, in any state, `up` would
+// run again. Its row for a migration migronaut baselined and reverted since may well predate
+// migronaut: that one is migronaut's to judge.
+TEST(AppliedSinceImportTest, ANeverImportedToolCountsWhatMigronautNeverRecorded) {
+  const std::vector<Migration> disk = {file("1_a.sql", "1"), file("2_b.sql", "2"),
+                                       file("3_c.sql", "3"), file("4_d.sql", "4")};
+  const std::vector<ChangelogRecord> existing = {
+      imported("2_b.sql", "baseline", RecordStatus::kReverted), imported("4_d.sql", "")};
+  EXPECT_EQ(applied_since_import(ForeignTool::kDbmate,
+                                 {versioned("1"), versioned("2"), versioned("3"), versioned("7")},
+                                 disk, existing),
+            (std::vector<std::string>{"1_a.sql", "3_c.sql"}));
+  // golang-migrate's version covers every file below it, none of them imported.
+  EXPECT_EQ(applied_since_import(ForeignTool::kGolangMigrate, {versioned("3")}, disk, existing),
+            (std::vector<std::string>{"1_a.sql", "3_c.sql"}));
+}
+
 }  // namespace
 }  // namespace migronaut

@@ -250,20 +250,16 @@ struct Migrator::Impl {
   // A first run (no changelog yet) on a database another tool migrated: `up` would run again
   // what that tool applied. Found when the tool's history covers files of this folder, as
   // `import` would record them; a history of other files (a Rails app's schema_migrations)
-  // stands aside. On a database with a changelog, what a tool it was imported from applied since.
+  // stands aside. On a database with a changelog, what a tool's history shows applied that the
+  // changelog does not record (applied_since_import()): one read for each tool's table.
   HistoryLook unimported_history(const Plan& plan, const std::vector<Migration>& migrations) {
-    if (!plan.records.empty()) return history_since_import(plan, migrations);
     HistoryLook look;
     for (const ForeignTool tool : foreign_tools()) {
       const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool);
       if (!history) continue;
       try {
-        look.unimported =
-            UnimportedHistory{std::string(foreign_tool_name(tool)),
-                              std::string(foreign_tool_table(tool)),
-                              plan_import(tool, *history, migrations, {}, false).imported.size(),
-                              {}};
-        return look;
+        look.unimported = unimported_by(tool, *history, plan, migrations);
+        if (look.unimported) return look;
       } catch (const MigrationFileNotFoundError&) {
         continue;  // none of its versions is a file here
       } catch (const Error&) {
@@ -273,29 +269,20 @@ struct Migrator::Impl {
     return look;
   }
 
-  // One read for each tool the changelog's records were imported from (none for a database never
-  // imported).
-  HistoryLook history_since_import(const Plan& plan, const std::vector<Migration>& migrations) {
-    std::set<std::string_view> imported_from;
-    for (const ChangelogRecord& record : plan.records) imported_from.insert(record.origin);
-    HistoryLook look;
-    for (const ForeignTool tool : foreign_tools()) {
-      if (!imported_from.contains(foreign_tool_name(tool))) continue;
-      const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool);
-      if (!history) continue;
-      try {
-        std::vector<std::string> since =
-            applied_since_import(tool, *history, migrations, plan.records);
-        if (since.empty()) continue;
-        look.unimported = UnimportedHistory{std::string(foreign_tool_name(tool)),
-                                            std::string(foreign_tool_table(tool)), since.size(),
-                                            std::move(since)};
-        return look;
-      } catch (const Error&) {
-        if (!look.unreadable) look.unreadable = {tool, std::current_exception()};
-      }
+  static std::optional<UnimportedHistory> unimported_by(ForeignTool tool,
+                                                        const std::vector<ForeignRecord>& history,
+                                                        const Plan& plan,
+                                                        const std::vector<Migration>& migrations) {
+    UnimportedHistory found{
+        std::string(foreign_tool_name(tool)), std::string(foreign_tool_table(tool)), 0, {}};
+    if (plan.records.empty()) {
+      found.covered = plan_import(tool, history, migrations, {}, false).imported.size();
+      return found;
     }
-    return look;
+    found.since_import = applied_since_import(tool, history, migrations, plan.records);
+    found.covered = found.since_import.size();
+    if (found.covered == 0) return std::nullopt;
+    return found;
   }
 
   // As `status` and `audit` look: only when something is pending (a boot check with nothing to
@@ -775,9 +762,9 @@ void to_json(nlohmann::json& out, const UnimportedHistory& history) {
 MigrationBlockedError unimported_history_error(const UnimportedHistory& history) {
   if (!history.since_import.empty()) {
     return MigrationBlockedError(
-        fmt::format("{}'s history ({}) shows {} migration(s) of this folder applied since it was "
-                    "imported, which migronaut's changelog does not record ({}): `up` would run "
-                    "them again. Import them too: `migronaut import --from {} --force`",
+        fmt::format("{}'s history ({}) shows {} migration(s) of this folder applied that "
+                    "migronaut's changelog does not record as applied ({}): `up` would run them "
+                    "again. Import them: `migronaut import --from {} --force`",
                     history.tool, history.table, history.covered,
                     fmt::join(history.since_import, ", "), history.tool),
         history);
@@ -906,9 +893,16 @@ BaselineResult baseline_of(const Plan& plan, const std::optional<std::string>& t
 BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
   std::vector<Migration> migrations;
   BaselineResult outcome;
-  // As `up`'s boot check: no lock, and nothing created, when nothing is pending.
+  // As `up`'s boot check: no lock, and nothing created, when nothing is pending. As `up`, it
+  // refuses over another tool's history it would cover: `import` carries that history as it is.
   impl_->before_lock([&] {
-    outcome = baseline_of(impl_->load_and_plan(migrations), to, [](const PlanEntry&, auto) {});
+    const Plan plan = impl_->load_and_plan(migrations);
+    std::vector<const PlanEntry*> targets;
+    outcome =
+        baseline_of(plan, to, [&](const PlanEntry& entry, auto) { targets.push_back(&entry); });
+    if (!targets.empty()) {
+      Impl::refuse_unimported(impl_->unimported_history(plan, migrations), targets);
+    }
   });
   if (outcome.baselined.empty()) return outcome;
   impl_->locked_run(

@@ -433,6 +433,19 @@ void refuse_unbatched(const std::vector<const PlanEntry*>& applied) {
       {{"names", unbatched}});
 }
 
+// The last batch with something a down can revert: a repeatable without a down section stays
+// applied, and each change to its file applies it again in the newest batch, where it would
+// otherwise stop every bare `down`. A changelog of such repeatables alone has their last batch.
+std::int64_t last_batch(const std::vector<const PlanEntry*>& applied) {
+  std::int64_t revertible = 0;
+  std::int64_t any = 0;
+  for (const PlanEntry* entry : applied) {
+    any = std::max(any, entry->record->batch);
+    if (!repeatable_without_down(entry)) revertible = std::max(revertible, entry->record->batch);
+  }
+  return revertible > 0 ? revertible : any;
+}
+
 }  // namespace
 
 std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options) {
@@ -478,7 +491,7 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
     std::int64_t batch = options.batch.value_or(0);
     if (!options.batch) {
       refuse_unbatched(applied);
-      for (const PlanEntry* entry : applied) batch = std::max(batch, entry->record->batch);
+      batch = last_batch(applied);
     }
     std::vector<std::string_view> kept;
     for (const PlanEntry* entry : applied) {

@@ -577,13 +577,24 @@ TEST_F(PlanTest, ADownLeavesRepeatablesWithoutADownApplied) {
   named.file = "R-views.sql";
   EXPECT_THROW(select_down(plan, named), MigrationIrreversibleError);
 
-  // A batch that only re-applied the repeatable has nothing to revert, and says so.
+  // A batch that only re-applied the repeatable (or whose other migrations a down reverted)
+  // holds nothing to revert: the bare down goes on to the batch before it.
   const Plan views_only = make_plan(set, {record("0001-a.sql", RecordStatus::kApplied, 1),
                                           record("0002-b.sql", RecordStatus::kApplied, 1),
                                           record("R-views.sql", RecordStatus::kApplied, 2)});
+  EXPECT_EQ(names(select_down(views_only, {})),
+            (std::vector<std::string>{"0002-b.sql", "0001-a.sql"}));
+  DownOptions second;
+  second.batch = 2;
+  EXPECT_THROW(select_down(views_only, second), MigrationIrreversibleError);
+
+  // With nothing else applied, there is nothing to revert, and it says so.
+  const Plan nothing_else = make_plan(set, {record("0001-a.sql", RecordStatus::kReverted, 1),
+                                            record("0002-b.sql", RecordStatus::kReverted, 1),
+                                            record("R-views.sql", RecordStatus::kApplied, 2)});
   try {
-    select_down(views_only, {});
-    ADD_FAILURE() << "a batch of repeatables without a down reverted nothing, silently";
+    select_down(nothing_else, {});
+    ADD_FAILURE() << "a changelog of repeatables without a down reverted nothing, silently";
   } catch (const MigrationIrreversibleError& error) {
     EXPECT_NE(std::string(error.what()).find("R-views.sql"), std::string::npos) << error.what();
   }

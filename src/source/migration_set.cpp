@@ -146,7 +146,8 @@ Migration down_file(const NamedFile& file, std::string_view text) {
   migration.name = file.name;
   migration.down_name = file.name;
   migration.up_empty = true;
-  migration.down = plain_script(text);
+  // One of comments alone would undo nothing: as a down section of comments, it counts as none.
+  if (!is_blank_sql(text)) migration.down = plain_script(text);
   return migration;
 }
 

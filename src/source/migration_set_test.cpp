@@ -368,13 +368,18 @@ TEST_F(LoadMigrationsTest, AnEmptyPlainSqlFileLoadsAsEmptyAndIrreversible) {
   EXPECT_FALSE(migrations[1].up_empty);
 }
 
-TEST_F(LoadMigrationsTest, APlainSqlFileOfCommentsOnlyIsEmptyButItsDownStays) {
+// A down file of comments alone would record its migration reverted having undone nothing: as
+// an empty one, it leaves the migration irreversible. A deliberate no-op down says so in SQL.
+TEST_F(LoadMigrationsTest, APlainSqlFileOfCommentsOnlyIsEmptyAndSoIsItsDown) {
   dir_.write("1_a.up.sql", "-- nothing yet\n");
-  dir_.write("1_a.down.sql", "-- nothing to undo\n");
+  dir_.write("1_a.down.sql", "-- TODO\n;\n/* later */\n");
+  dir_.write("2_b.up.sql", "SELECT 1;");
+  dir_.write("2_b.down.sql", "-- nothing to undo\nSELECT 1;\n");
   const std::vector<Migration> migrations = load_migrations(dir_.path(), ".sql");
-  ASSERT_EQ(migrations.size(), 1u);
+  ASSERT_EQ(migrations.size(), 2u);
   EXPECT_TRUE(migrations[0].up_empty);
-  EXPECT_TRUE(migrations[0].down.has_value());  // a no-op down, as before
+  EXPECT_FALSE(migrations[0].down.has_value());
+  EXPECT_TRUE(migrations[1].down.has_value());
 }
 
 TEST_F(LoadMigrationsTest, RefusesVersionsThatAreOneNumber) {

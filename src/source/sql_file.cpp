@@ -171,7 +171,9 @@ class SqlParser {
     migration.down_options = down_options_;
     migration.up_empty = is_blank_sql(up_.text);
     migration.up = Script{std::move(up_.text), up_.marker_line + 1};
-    if (!is_blank(down_.text)) {
+    // A down section of comments alone would record the migration reverted having undone
+    // nothing: it counts as none, and `down` refuses the migration as irreversible.
+    if (!is_blank_sql(down_.text)) {
       migration.down = Script{std::move(down_.text), down_.marker_line + 1};
     }
     return migration;

@@ -62,6 +62,11 @@ TEST(SqlFileTest, NoDownSectionIsIrreversible) {
   EXPECT_FALSE(parse_sql_migration(kName, "-- migrate:up\nSELECT 1;\n").down.has_value());
   EXPECT_FALSE(parse_sql_migration(kName, "-- migrate:up\nSELECT 1;\n-- migrate:down\n  \n")
                    .down.has_value());
+  // Comments alone would undo nothing, yet record the migration reverted.
+  EXPECT_FALSE(parse_sql_migration(kName, "-- migrate:up\nSELECT 1;\n-- migrate:down\n-- TODO\n;\n")
+                   .down.has_value());
+  EXPECT_TRUE(parse_sql_migration(kName, "-- migrate:up\nSELECT 1;\n-- migrate:down\nSELECT 1;\n")
+                  .down.has_value());
 }
 
 TEST(SqlFileTest, TransactionOption) {

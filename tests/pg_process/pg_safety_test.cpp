@@ -436,6 +436,32 @@ TEST_F(PgSafetyTest, ALockTimeoutOutsideATransactionIsNotRetried) {
   EXPECT_EQ(count("SELECT count(*) FROM _migronaut_migrations WHERE status = 'failed'"), 1);
 }
 
+// A statement's own error of class 08 (a dblink_connect that failed; here a RAISE) leaves the
+// migration's connection as it was: the migration failed (exit 7, its record failed with the
+// server's message), no connection was lost (exit 5), and a rerun does not repeat what it did.
+TEST_F(PgSafetyTest, AStatementsConnectionClassErrorFailsTheMigrationNotTheConnection) {
+  value("CREATE TABLE log (n int)");
+  const std::string raise =
+      "DO $$ BEGIN RAISE EXCEPTION 'dblink refused' USING ERRCODE = '08001'; END $$;\n";
+  dir_.write("20260101000001-in-transaction.sql",
+             "-- migrate:up\nINSERT INTO log VALUES (1);\n" + raise);
+  const ProcessResult fenced = migronaut({"up"});
+  EXPECT_EQ(fenced.exit_code, 7) << fenced.out << fenced.err;
+  EXPECT_EQ(nlohmann::json::parse(fenced.out)["error"]["code"], "MIGRATION_EXECUTION_FAILED")
+      << fenced.out;
+  EXPECT_EQ(count("SELECT count(*) FROM log"), 0);
+
+  std::filesystem::remove(dir_.file("20260101000001-in-transaction.sql"));
+  dir_.write("20260101000002-outside.sql",
+             "-- migrate:up transaction:false\nINSERT INTO log VALUES (2);\n" + raise);
+  const ProcessResult outside = migronaut({"up"});
+  EXPECT_EQ(outside.exit_code, 7) << outside.out << outside.err;
+  EXPECT_EQ(value("SELECT status || ' ' || (error LIKE '%dblink refused%') FROM "
+                  "_migronaut_migrations WHERE name = '20260101000002-outside.sql'"),
+            "failed true");
+  EXPECT_EQ(count("SELECT count(*) FROM log"), 1);
+}
+
 TEST_F(PgSafetyTest, ABlockedMigrationRetriesWithoutStallingReadersAndAppliesOnce) {
   auto blocker = start_blocker(uri_);
   dir_.write(std::string(kAlterName),

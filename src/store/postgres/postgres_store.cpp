@@ -929,10 +929,19 @@ class PostgresStore final : public Store {
     return result;
   }
 
+  // Gone, as libpq found it, or ended by the server: a FATAL error of connection exception class
+  // or a shutdown. A statement's own ERROR of class 08 (a dblink_connect that failed, a RAISE
+  // with that ERRCODE) leaves this connection as it was: the migration failed, nothing was lost.
   bool connection_broken(const PGresult* result) const {
+    if (PQstatus(conn_) == CONNECTION_BAD) return true;
+    const char* severity =
+        result ? PQresultErrorField(result, PG_DIAG_SEVERITY_NONLOCALIZED) : nullptr;
+    if (severity == nullptr ||
+        (std::string_view(severity) != "FATAL" && std::string_view(severity) != "PANIC")) {
+      return false;
+    }
     const std::string state = sqlstate_of(result);
-    return PQstatus(conn_) == CONNECTION_BAD || state.starts_with("08") || state == "57P01" ||
-           state == "57P02" || state == "57P03";
+    return state.starts_with("08") || state == "57P01" || state == "57P02" || state == "57P03";
   }
 
   std::string server_message(const PGresult* result) const {

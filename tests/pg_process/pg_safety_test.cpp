@@ -152,6 +152,22 @@ TEST_F(PgSafetyTest, AnUnterminatedQuoteOrCommentIsRefusedBeforeAnythingRuns) {
   }
 }
 
+// COPY FROM STDIN waits for rows psql would feed it from the file, and COPY TO STDOUT sends rows
+// nobody reads: refused before anything runs, in or out of a transaction, so no run holds the
+// lock and the table's locks waiting for them.
+TEST_F(PgSafetyTest, ACopyThroughTheClientIsRefusedBeforeAnythingRuns) {
+  dir_.write("20260101000001-first.sql", "-- migrate:up\nCREATE TABLE first (id bigint);\n");
+  for (const std::string header : {"-- migrate:up\n", "-- migrate:up transaction:false\n"}) {
+    dir_.write("20260101000002-copy.sql",
+               header + "CREATE TABLE users (id int);\nCOPY users (id) FROM stdin;\n1\n\\.\n");
+    const ProcessResult in = expect_refused("20260101000002-copy.sql at line 3, column 1");
+    EXPECT_NE(in.out.find("client-copy"), std::string::npos) << in.out;
+    dir_.write("20260101000002-copy.sql", header + "COPY (SELECT 1) TO STDOUT;\n");
+    expect_refused("COPY (SELECT 1) TO STDOUT");
+    EXPECT_FALSE(table_exists("first"));
+  }
+}
+
 // A CLI installed without its parser module refuses the run before its lock, even for a
 // migration outside a transaction, whose statements are only split as it runs.
 TEST_F(PgSafetyTest, AMissingParserModuleIsReportedBeforeAnythingRuns) {

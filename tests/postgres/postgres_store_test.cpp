@@ -567,6 +567,24 @@ TEST_F(PostgresStoreTest, AFailingTransactionalScriptRollsBackEverything) {
   EXPECT_TRUE(table_exists("users"));
 }
 
+// A COPY through the client that reached the server (check_script() refuses those it parses)
+// fails its migration, rolled back, and leaves the connection usable, instead of holding it in
+// its copy state for ever.
+TEST_F(PostgresStoreTest, ACopyThroughTheClientFailsInsteadOfWaitingForRows) {
+  const auto store = open();
+  store->ensure_schema();
+  const RecordWrite record = applied_record("m1");
+  EXPECT_THROW(execute(*store, Script{"CREATE TABLE users (id int);\nCOPY users FROM stdin;"}, true,
+                       &record),
+               MigrationExecutionFailedError);
+  EXPECT_FALSE(table_exists("users"));
+  EXPECT_FALSE(record_named("m1").has_value());
+  execute(*store, Script{"CREATE TABLE users (id int);\nCOPY (SELECT 1) TO stdout;"}, true,
+          &record);
+  EXPECT_TRUE(table_exists("users"));
+  EXPECT_TRUE(record_named("m1").has_value());
+}
+
 TEST_F(PostgresStoreTest, ALostFenceRollsBackTheBodyAndTheRecord) {
   const auto lock = open();
   const auto store = open();

@@ -91,6 +91,24 @@ std::string describe_session(const nlohmann::json& session) {
   return text + ")" + (command.empty() ? "" : ": " + command);
 }
 
+// A COPY through the client that a script check let by (check_script() refuses those it
+// parses) would hold the connection in its copy state for ever: one from STDIN is ended with an
+// error, which fails the statement; what one to STDOUT sends is read and dropped.
+bool end_client_copy(PGconn* conn, PGresult* result) {
+  const ExecStatusType status = PQresultStatus(result);
+  if (status != PGRES_COPY_IN && status != PGRES_COPY_OUT && status != PGRES_COPY_BOTH) {
+    return false;
+  }
+  PQclear(result);
+  if (status == PGRES_COPY_OUT) {
+    char* row = nullptr;
+    while (PQgetCopyData(conn, &row, /*async=*/0) > 0) PQfreemem(row);
+  } else {
+    PQputCopyEnd(conn, "migronaut sends no rows to a COPY through the client");
+  }
+  return true;
+}
+
 }  // namespace
 
 PGconn* connect_postgres(const std::string& uri) {
@@ -120,6 +138,7 @@ Watched exec_watching_blockers(PGconn* conn, const std::string& sql, const std::
     }
     PGresult* result = PQgetResult(conn);
     if (result == nullptr) break;
+    if (end_client_copy(conn, result)) continue;
     if (!failed(result) && (watched.result == nullptr || !failed(watched.result))) {
       ++watched.completed;
     }

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "migronaut/errors.hpp"
+#include "sql/pg/client_copy.hpp"
 #include "sql/pg/pg_parser.hpp"
 #include "sql/pg/pg_script.hpp"
 #include "sql/pg/session_settings.hpp"
@@ -649,6 +650,13 @@ class PostgresStore final : public Store {
     pg_parser();
     refuse_unterminated_text(file, script);
     const std::vector<PgStatement> statements = parse_pg_script(script.text);
+    if (const PgStatement* copy = first_client_copy(statements)) {
+      refuse_statement(file, script, copy->offset, copy->text(script.text), "client-copy",
+                       "COPY FROM STDIN and TO STDOUT move rows through the client, as psql "
+                       "does; migronaut sends the script alone, so the server would wait for "
+                       "rows forever. Load the rows with INSERT, or COPY from a file the server "
+                       "reads");
+    }
     if (!transactional) {
       refuse_session_settings_through_pooler(file, script, statements);
       return;

@@ -389,18 +389,26 @@ Origin variable_origin(const KeySpec& key, const std::string& text) {
 
 Origin key_origin(std::string_view key, std::string_view layer) { return {key, layer, ""}; }
 
-// The known key `name` is most likely a misspelling of: at most two edits away, case aside.
-std::optional<std::string_view> near_miss(std::string_view name) {
+// The one of `known` that `name` is most likely a misspelling of: at most two edits away, case
+// aside.
+std::optional<std::string_view> near_miss(std::string_view name,
+                                          const std::vector<std::string_view>& known) {
   std::optional<std::string_view> best;
   std::size_t best_distance = 3;
-  for (const KeySpec& key : kKeys) {
-    const std::size_t distance = edit_distance(lowercase(name), lowercase(key.name));
+  for (std::string_view candidate : known) {
+    const std::size_t distance = edit_distance(lowercase(name), lowercase(candidate));
     if (distance < best_distance) {
-      best = key.name;
+      best = candidate;
       best_distance = distance;
     }
   }
   return best;
+}
+
+std::vector<std::string_view> key_names() {
+  std::vector<std::string_view> names;
+  for (const KeySpec& key : kKeys) names.push_back(key.name);
+  return names;
 }
 
 bool is_known_key(std::string_view name) {
@@ -412,7 +420,7 @@ bool is_known_key(std::string_view name) {
 [[noreturn]] void reject_unknown_key(const std::string& name, const std::string& layer) {
   json context = {{"key", name}, {"source", layer}};
   std::string message = "Invalid configuration: unknown key \"" + name + "\" in " + layer;
-  if (const auto suggestion = near_miss(name)) {
+  if (const auto suggestion = near_miss(name, key_names())) {
     message += "; did you mean \"" + std::string(*suggestion) + "\"?";
     context["suggestion"] = *suggestion;
   }
@@ -562,10 +570,30 @@ std::optional<std::filesystem::path> env_file_to_load(const ConfigSources& sourc
   return implicit;
 }
 
+// A MIGRONAUT* name in the env file that nothing reads from there is a typo until shown
+// otherwise, as an unknown key of the config file is: ignored, its setting would stay at the
+// default without a word.
+void refuse_unknown_variable(const std::string& name, const std::filesystem::path& file) {
+  const std::vector<std::string_view> known = config_variables();
+  if (!name.starts_with("MIGRONAUT") || std::ranges::find(known, name) != known.end()) return;
+  json context = {{"variable", name}, {"file", file.string()}};
+  std::string message =
+      fmt::format("Invalid configuration: {} in the env file {} is no variable migronaut reads",
+                  name, file.string());
+  if (const auto suggestion = near_miss(name, known)) {
+    message += fmt::format("; did you mean {}?", *suggestion);
+    context["suggestion"] = *suggestion;
+  }
+  throw ConfigInvalidError(message, std::move(context));
+}
+
 std::map<std::string, std::string> with_env_file(std::map<std::string, std::string> environment,
                                                  const std::optional<std::filesystem::path>& path) {
   if (!path) return environment;
-  for (auto& [name, value] : read_env_file(*path)) environment.try_emplace(name, value);
+  for (auto& [name, value] : read_env_file(*path)) {
+    refuse_unknown_variable(name, *path);
+    environment.try_emplace(name, value);
+  }
   return environment;
 }
 

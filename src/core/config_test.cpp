@@ -253,6 +253,19 @@ TEST_F(LoadConfigTest, EnvFileAddsVariablesButNeverOverridesTheProcess) {
   EXPECT_EQ(config.db_name, "from_dotenv");
 }
 
+// A MIGRONAUT* name the env file sets that nothing reads is refused as the config file's unknown
+// keys are (the process environment's are only warned of: it is not the user's file).
+TEST_F(LoadConfigTest, AnUnknownMigronautVariableInTheEnvFileIsRefused) {
+  dir_.write(".env", "MIGRONAUT_URI=sqlite:a.db\nMIGRONAUT_LOCK_TTLL=5\n");
+  try {
+    load_config(sources());
+    FAIL() << "an unknown variable in the env file was ignored";
+  } catch (const ConfigInvalidError& error) {
+    EXPECT_EQ(error.context()["variable"], "MIGRONAUT_LOCK_TTLL");
+    EXPECT_EQ(error.context()["suggestion"], "MIGRONAUT_LOCK_TTL");
+  }
+}
+
 TEST_F(LoadConfigTest, NoEnvSkipsTheEnvFile) {
   dir_.write(".env", "MIGRONAUT_URI=sqlite:dotenv.db\n");
   auto s = sources();

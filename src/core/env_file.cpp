@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "fmt/format.h"
 #include "migronaut/errors.hpp"
 #include "util/file.hpp"
 #include "util/text.hpp"
@@ -16,6 +17,14 @@ bool is_blank(char c) { return c == ' ' || c == '\t'; }
 
 bool is_key_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.' || c == '-';
+}
+
+// A name migronaut reads (MIGRONAUT*, and DATABASE_URL beneath them): a line of it that is no
+// assignment, or a second assignment, is refused, as the config file refuses a repeated key.
+// Other lines are the application's to judge: dotenv ignores what is not an assignment, and
+// Docker's env files take a bare name from the environment.
+bool read_by_migronaut(std::string_view name) {
+  return name.starts_with("MIGRONAUT") || name == "DATABASE_URL";
 }
 
 // Walks the text line by line; a double-quoted value may consume further lines.
@@ -38,12 +47,15 @@ class EnvParser {
       line = trim(line.substr(6));
     }
     const std::size_t equals = line.find('=');
-    if (equals == std::string_view::npos) return;
     const std::string_view key = trim(line.substr(0, equals));
-    if (key.empty() || !std::all_of(key.begin(), key.end(), is_key_char)) return;
+    if (equals == std::string_view::npos || key.empty() ||
+        !std::all_of(key.begin(), key.end(), is_key_char)) {
+      if (read_by_migronaut(line)) fail(line_start_number, "is not NAME=VALUE");
+      return;
+    }
     std::string_view rest = line.substr(equals + 1);
     while (!rest.empty() && is_blank(rest.front())) rest.remove_prefix(1);
-    set(std::string(key), parse_value(rest, line_start_number));
+    set(std::string(key), parse_value(rest, line_start_number), line_start_number);
   }
 
   std::string parse_value(std::string_view rest, std::size_t line_number) {
@@ -104,10 +116,11 @@ class EnvParser {
     return line;
   }
 
-  void set(std::string key, std::string value) {
+  void set(std::string key, std::string value, std::size_t line_number) {
     const auto existing = std::find_if(pairs_.begin(), pairs_.end(),
                                        [&](const auto& pair) { return pair.first == key; });
     if (existing != pairs_.end()) {
+      if (read_by_migronaut(key)) fail(line_number, "sets " + key + " again");
       existing->second = std::move(value);
     } else {
       pairs_.emplace_back(std::move(key), std::move(value));
@@ -117,6 +130,13 @@ class EnvParser {
   [[noreturn]] void fail_unterminated(std::size_t line_number) const {
     throw ConfigInvalidError("Unterminated quoted value in " + std::string(origin_) + " at line " +
                                  std::to_string(line_number),
+                             {{"file", origin_}, {"line", line_number}});
+  }
+
+  // The line itself is not shown: it may hold a secret.
+  [[noreturn]] void fail(std::size_t line_number, const std::string& what) const {
+    throw ConfigInvalidError(fmt::format("Invalid configuration: line {} of the env file {} {}",
+                                         line_number, origin_, what),
                              {{"file", origin_}, {"line", line_number}});
   }
 

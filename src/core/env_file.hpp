@@ -16,8 +16,9 @@ using EnvPairs = std::vector<std::pair<std::string, std::string>>;
 // Parses .env text: KEY=VALUE lines, an optional `export ` prefix, full-line comments, inline
 // comments after whitespace in unquoted values, 'single' quotes (literal), "double" quotes
 // (may span lines; \n, \r, \t, \" and \\ escapes). No ${VAR} interpolation. Lines that are not
-// assignments are ignored, as dotenv does. An unterminated quote throws ConfigInvalidError
-// naming `origin` and the line.
+// assignments are ignored, as dotenv does, but for one that starts with a name migronaut reads
+// (MIGRONAUT*, DATABASE_URL). An unterminated quote, such a line, or such a name set twice
+// throws ConfigInvalidError naming `origin` and the line.
 EnvPairs parse_env(std::string_view text, std::string_view origin);
 
 // Reads and parses the file at `path`. A missing path, anything but a regular file, or a file

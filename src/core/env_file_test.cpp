@@ -73,6 +73,28 @@ TEST(ParseEnvTest, UnterminatedQuoteNamesTheLine) {
   EXPECT_THROW(parse_env("A='open", ".env"), ConfigInvalidError);
 }
 
+// A line of a name migronaut reads that is no assignment, or that sets it again, would leave its
+// setting to another line or the default without a word: refused, naming the line but not
+// showing it (it may hold a secret). Other names keep dotenv's leniency.
+TEST(ParseEnvTest, RefusesALineOfAMigronautNameThatIsNoSingleAssignment) {
+  const std::vector<std::pair<std::string, int>> cases = {
+      {"A=1\nMIGRONAUT_URI sqlite:dev.db\n", 2},
+      {"MIGRONAUT-LOCK-TTL: 5\n", 1},
+      {"MIGRONAUT_URI=sqlite:a.db\n# again\nMIGRONAUT_URI=sqlite:b.db\n", 3},
+      {"DATABASE_URL=postgres://app:s3cret@db/a\nDATABASE_URL=postgres://db/b\n", 2}};
+  for (const auto& [text, line] : cases) {
+    try {
+      parse_env(text, "/app/.env");
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const ConfigInvalidError& error) {
+      EXPECT_EQ(error.context()["line"], line) << text;
+      EXPECT_EQ(std::string(error.what()).find("s3cret"), std::string::npos) << error.what();
+    }
+  }
+  EXPECT_THAT(parse_env("OTHER_APP_FLAG\nNODE_ENV=dev\nNODE_ENV=test\n", ".env"),
+              ElementsAre(Pair("NODE_ENV", "test")));
+}
+
 class ReadEnvFileTest : public ::testing::Test {
  protected:
   testing::TempDir dir_;

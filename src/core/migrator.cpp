@@ -212,8 +212,17 @@ struct Migrator::Impl {
 
   // A migration reverted though its file changed since it was applied runs the down section the
   // file has now: refused with strict, as `up` refuses any drift, else said.
-  void check_drift(const std::vector<const PlanEntry*>& targets) {
-    refuse_drift(targets, config);
+  // A file renamed and edited, target or not, is refused as `up` refuses it: the locked plan
+  // would record it under its new name, which only `repair` may decide.
+  void check_drift(const Plan& plan, const std::vector<const PlanEntry*>& targets) {
+    std::vector<const PlanEntry*> checked = targets;
+    for (const PlanEntry& entry : plan.entries) {
+      if (entry.drifted && !entry.renamed_from.empty() &&
+          std::find(targets.begin(), targets.end(), &entry) == targets.end()) {
+        checked.push_back(&entry);
+      }
+    }
+    refuse_drift(checked, config);
     for (const PlanEntry* entry : targets) {
       if (!entry->drifted) continue;
       logger->warn(fmt::format(
@@ -694,7 +703,7 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
   const Plan boot_plan = impl_->read_plan(migrations);
   const std::vector<const PlanEntry*> boot_targets = select_down(boot_plan, options);
   if (boot_targets.empty()) return {};
-  impl_->check_drift(boot_targets);
+  impl_->check_drift(boot_plan, boot_targets);
   ScriptChecks checks;
   checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
   return impl_->locked_run(
@@ -729,7 +738,7 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   const Plan boot_plan = impl_->read_plan(migrations);
   const std::vector<const PlanEntry*> boot_target = {
       &redo_target(boot_plan, down_options, impl_->config)};
-  impl_->check_drift(boot_target);
+  impl_->check_drift(boot_plan, boot_target);
   ScriptChecks checks;
   checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_target);
   checks.check(impl_->reader(), impl_->config, Direction::kUp, boot_target);

@@ -248,6 +248,29 @@ TEST_F(AdoptTest, ARenamedMigrationRevertsCleanly) {
   EXPECT_TRUE(has_table("a"));
 }
 
+// A file renamed and edited may be that migration or a new one reusing its version: `down` and
+// `redo` of another migration refuse it as `up` does (exit 4), recording no rename, until
+// `repair` takes it as renamed.
+TEST_F(AdoptTest, ARenamedAndEditedFileStopsADownOfAnotherMigrationAsItStopsUp) {
+  project.write_migration("1-a.sql", sections("a"));
+  expect({"up"}, 0);
+  project.write_migration("2-b.sql", sections("b"));
+  expect({"up"}, 0);
+  std::filesystem::rename(project.migrations() / "1-a.sql", project.migrations() / "1-x.sql");
+  project.write_migration("1-x.sql", sections("a") + "-- edited\n");
+  const std::string before = project.dump();
+  expect({"up"}, 4);
+  const ProcessResult down = expect({"down"}, 4);
+  EXPECT_NE(down.err.find("1-x.sql has the version of the applied 1-a.sql"), std::string::npos)
+      << down.err;
+  expect({"redo"}, 4);
+  EXPECT_EQ(project.dump(), before);
+  expect({"repair", "--yes", "1-x.sql"}, 0);
+  expect({"down"}, 0);
+  EXPECT_FALSE(has_table("b"));
+  EXPECT_EQ(project.statuses()["1-x.sql"], "applied");
+}
+
 // A file renamed twice, each recorded, then renamed back is still the applied migration.
 TEST_F(AdoptTest, AFileRenamedBackIsNotRunAgain) {
   project.write_migration("1-a.sql", sections("a"));

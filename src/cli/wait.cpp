@@ -14,6 +14,7 @@
 #include "core/lease.hpp"
 #include "core/lock_wait.hpp"
 #include "fmt/format.h"
+#include "store/store.hpp"
 #include "util/clock.hpp"
 
 namespace migronaut::cli {
@@ -114,6 +115,9 @@ Command add_wait(CLI::App& app) {
             given_up =
                 only_a_run_can_change(pending) && !a_live_run_holds_the_lock(migrator, config);
           } catch (const ConnectionFailedError& error) {
+            // A refused password, or a file that is no database: waiting mends neither, and a
+            // wait's worth of failed logins may lock the role out.
+            if (is_lasting(error)) throw;
             unreachable = error;
           }
           const auto waited = std::chrono::duration_cast<milliseconds>(clock.now() - started);

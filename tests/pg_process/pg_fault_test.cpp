@@ -174,6 +174,14 @@ TEST(PgAuthTest, ARefusedPasswordIsReportedAtOnceInsteadOfWaitedOut) {
   EXPECT_EQ(PgSession(cluster.uri("postgres"))
                 .value("SELECT count(*) FROM pg_class WHERE relname LIKE '_migronaut%'"),
             "0");
+
+  // A replica's `wait` gives up on it as at once.
+  Process wait({migronaut_binary(), "--no-env", "--json", "--uri", uri, "--dir",
+                dir.path().string(), "wait", "--timeout", "10m"});
+  const std::optional<ProcessResult> waited = wait.wait_for(seconds(60));
+  ASSERT_TRUE(waited.has_value()) << "wait is still waiting out a refused password";
+  EXPECT_EQ(waited->exit_code, 5) << waited->err;
+  EXPECT_NE(waited->out.find("password authentication failed"), std::string::npos) << waited->out;
 }
 
 // A "server" on 127.0.0.1 that completes TCP handshakes (the kernel does, into the backlog) but

@@ -55,14 +55,17 @@ std::int64_t renewal_age_ms(const LockInfo& holder, std::int64_t now_ms) {
 }
 
 std::string describe_holder(const LockInfo& holder, std::int64_t now_ms) {
-  // The row may be hand-made: no field of it may break the line.
-  std::string text = fmt::format("{} pid {} (run {}", single_line(holder.host), holder.pid,
-                                 single_line(holder.run_id.substr(0, 8)));
-  if (!holder.executed_by.empty()) text += ", user " + single_line(holder.executed_by);
+  // The row may be hand-made: no field of it may break the line, nor (cut short, or left
+  // unterminated) an escape sequence in it swallow the fields after it.
+  const auto shown = [](std::string_view field) {
+    return single_line(sanitize_for_terminal(field));
+  };
+  std::string text = fmt::format("{} pid {} (run {}", shown(holder.host), holder.pid,
+                                 shown(holder.run_id).substr(0, 8));
+  if (!holder.executed_by.empty()) text += ", user " + shown(holder.executed_by);
   text += ")";
   if (!holder.migration.empty()) {
-    text +=
-        fmt::format(", on {} ({}/{})", single_line(holder.migration), holder.step, holder.total);
+    text += fmt::format(", on {} ({}/{})", shown(holder.migration), holder.step, holder.total);
   }
   if (holder.locked_at_ms > 0) {
     text += fmt::format(", renewed {} s ago", renewal_age_ms(holder, now_ms) / 1000);

@@ -26,6 +26,21 @@ TEST(PaddedTest, AppendsAfterWhatIsThere) {
   EXPECT_EQ(line, "a|b    日本cc");
 }
 
+// A hand-made lock row's escape sequence, cut short by the run id's eight characters or left
+// unterminated, must not swallow the fields after it; a newline in one must not start a line.
+TEST(DescribeHolderTest, AFieldsEscapeSequenceHidesNoOtherField) {
+  LockInfo holder;
+  holder.host = "ho\x1b]0;title\x07st\nforged";
+  holder.pid = 7;
+  holder.run_id = "own\x1b]0;x\x07rest";
+  holder.executed_by = "u\x1b";
+  holder.migration = "0001-a.sql";
+  holder.step = 1;
+  holder.total = 2;
+  EXPECT_EQ(describe_holder(holder, 0),
+            "host\\nforged pid 7 (run ownrest, user u), on 0001-a.sql (1/2)");
+}
+
 TEST(FormatTimeTest, WritesUtcToTheSecond) {
   EXPECT_EQ(format_time(0), "1970-01-01 00:00:00Z");
   EXPECT_EQ(format_time(1796337020123), "2026-12-03 22:30:20Z");  // the milliseconds dropped

@@ -6,6 +6,7 @@
 #include "cli/help.hpp"
 #include "core/lease.hpp"
 #include "fmt/format.h"
+#include "util/redact.hpp"
 
 namespace migronaut::cli {
 
@@ -37,8 +38,9 @@ Command add_unlock(CLI::App& app) {
                                 "TTL of {} s. Wait for it (`migronaut up` waits, and takes a "
                                 "dead holder's lock over once its TTL runs out), or pass --force "
                                 "if you know it is gone",
-                                current->host + " pid " + std::to_string(current->pid), age / 1000,
-                                current->ttl_ms / 1000),
+                                single_line(sanitize_for_terminal(current->host)) + " pid " +
+                                    std::to_string(current->pid),
+                                age / 1000, current->ttl_ms / 1000),
                     {{"holder", *current}, {"renewedAgoMs", age}, {"option", "--force"}});
               }
             }

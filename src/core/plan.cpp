@@ -519,7 +519,11 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
   for (const PlanEntry* entry : targets) {
     const nlohmann::json context = {{"name", entry->name}};
     if (entry->invalid_name) {
-      throw MigrationInvalidNameError("Changelog record name is not a bare file name", context);
+      throw MigrationInvalidNameError(
+          fmt::format("The changelog record {} is not named by a bare file name: no file of the "
+                      "migrations folder can revert it",
+                      entry->name),
+          context);
     }
     if (entry->record->origin == "baseline") {
       throw MigrationIrreversibleError(

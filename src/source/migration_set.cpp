@@ -133,6 +133,39 @@ std::vector<FolderEntry> folder_entries(const fs::path& dir, bool optional) {
   return entries;
 }
 
+bool is_folder(const FolderEntry& entry, const fs::path& dir) {
+  if (entry.type != DT_UNKNOWN) return entry.type == DT_DIR;
+  std::error_code error;
+  return fs::is_directory(fs::symlink_status(dir / entry.name, error));
+}
+
+// Flyway reads its location's subfolders too (sql/V1__a.sql, sql/2024/V2__b.sql); migronaut
+// reads the folder alone. A migration Flyway would run from a subfolder, left out here, would
+// pass for one that is not there: refused, naming where it is. Looked for only in a folder of
+// Flyway's naming, or of none.
+void refuse_flyway_subfolders(const fs::path& dir, const std::vector<std::string>& subfolders) {
+  std::vector<std::string> nested;
+  for (const std::string& subfolder : subfolders) {
+    std::error_code error;
+    for (auto it = fs::recursive_directory_iterator(
+             dir / subfolder, fs::directory_options::skip_permission_denied, error);
+         !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+      const std::string name = it->path().filename().string();
+      const std::optional<FileName> naming = parse_file_name(name, ".sql");
+      if (naming && naming->naming == Naming::kFlyway && it->is_regular_file(error)) {
+        nested.push_back(fs::relative(it->path(), dir, error).string());
+      }
+    }
+  }
+  if (nested.empty()) return;
+  std::sort(nested.begin(), nested.end());
+  throw MigrationInvalidNameError(
+      fmt::format("Flyway migrations in subfolders of the migrations folder, which Flyway reads "
+                  "and migronaut does not: {}. Move them into the folder itself",
+                  fmt::join(nested, ", ")),
+      {{"files", nested}});
+}
+
 // A file of plain SQL (golang-migrate, Flyway): the whole file is the script.
 std::optional<Work> plain_script(std::string_view text) {
   if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
@@ -243,8 +276,12 @@ void read_and_parse_files(const fs::path& dir, std::vector<File>& files,
 // The folder's migrations in name order, once their names agree on one naming. Each has its
 // place before the files are read, so the threads parse straight into it.
 std::vector<Migration> load_files(const fs::path& dir, std::string_view extension, bool optional) {
-  std::vector<NamedFile> names = list_migration_files(dir, extension, optional);
-  folder_naming(names);
+  std::vector<std::string> subfolders;
+  std::vector<NamedFile> names = list_migration_files(dir, extension, optional, &subfolders);
+  const std::optional<Naming> naming = folder_naming(names);
+  if (extension == ".sql" && (!naming || *naming == Naming::kFlyway)) {
+    refuse_flyway_subfolders(dir, subfolders);
+  }
   std::vector<File> files(std::make_move_iterator(names.begin()),
                           std::make_move_iterator(names.end()));
   std::vector<Migration> migrations(
@@ -354,10 +391,12 @@ void refuse_dbmate_extension_case(const std::vector<NamedFile>& files) {
 }  // namespace
 
 std::vector<NamedFile> list_migration_files(const fs::path& dir, std::string_view extension,
-                                            bool missing_ok) {
+                                            bool missing_ok, std::vector<std::string>* subfolders) {
   std::vector<NamedFile> files;
   for (FolderEntry& entry : folder_entries(dir, missing_ok)) {
-    if (entry.name.starts_with('.') || !has_extension(entry.name, extension)) continue;
+    if (entry.name.starts_with('.')) continue;
+    if (subfolders != nullptr && is_folder(entry, dir)) subfolders->push_back(entry.name);
+    if (!has_extension(entry.name, extension)) continue;
     FileName naming = classify_file_name(entry.name, extension);
     require_readable(entry, dir);
     files.push_back({std::move(entry.name), std::move(naming)});

@@ -95,8 +95,10 @@ struct NamedFile {
 // (a directory, a dangling or looping symlink, a symlink leading outside, a FIFO), and
 // MigrationsDirNotFoundError for a folder that is missing (unless `missing_ok`), not a folder or
 // unreadable.
+// `subfolders`, when given, gets the names of its folders (not hidden).
 std::vector<NamedFile> list_migration_files(const std::filesystem::path& dir,
-                                            std::string_view extension, bool missing_ok = true);
+                                            std::string_view extension, bool missing_ok = true,
+                                            std::vector<std::string>* subfolders = nullptr);
 
 // The one naming `files` follow, or nullopt when there are none. Throws
 // MigrationInvalidNameError naming the files that differ from the most common naming when they

@@ -382,6 +382,28 @@ TEST_F(LoadMigrationsTest, APlainSqlFileOfCommentsOnlyIsEmptyAndSoIsItsDown) {
   EXPECT_TRUE(migrations[1].down.has_value());
 }
 
+// Flyway reads its location's subfolders, migronaut the folder alone: a Flyway migration below
+// it would be left out without a word. Refused, naming it, in a folder of Flyway's naming or of
+// none; other folders' subfolders (a dbmate folder's notes) are theirs.
+TEST_F(LoadMigrationsTest, RefusesFlywayMigrationsInSubfolders) {
+  dir_.write("V1__a.sql", "SELECT 1;");
+  dir_.write("2024/q1/V2__b.sql", "SELECT 2;");
+  dir_.write("notes/README.md", "not a migration");
+  const auto error =
+      error_of<MigrationInvalidNameError>([&] { load_migrations(dir_.path(), ".sql"); });
+  EXPECT_EQ(error.context()["files"], nlohmann::json::array({"2024/q1/V2__b.sql"}));
+
+  const testing::TempDir only_below;
+  only_below.write("sql/V1__a.sql", "SELECT 1;");
+  EXPECT_THROW(load_migrations(only_below.path(), ".sql"), MigrationInvalidNameError);
+
+  const testing::TempDir dbmate;
+  dbmate.write("20240101000000_a.sql", "-- migrate:up\nSELECT 1;\n");
+  dbmate.write("archive/V1__old.sql", "SELECT 1;");
+  dbmate.write(".git/V9__x.sql", "SELECT 1;");
+  EXPECT_EQ(load_migrations(dbmate.path(), ".sql").size(), 1u);
+}
+
 TEST_F(LoadMigrationsTest, RefusesVersionsThatAreOneNumber) {
   dir_.write("V1__a.sql", "SELECT 1;");
   dir_.write("V1.0__b.sql", "SELECT 2;");

@@ -351,13 +351,6 @@ json checked(const KeySpec& key, const json& value, const Origin& origin) {
   return value;
 }
 
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 // Turns an environment variable's text into the JSON value its key expects; anything that does
 // not parse exactly — surrounding whitespace included — is rejected, never coerced.
 json from_environment(const KeySpec& key, const std::string& text, const Origin& origin) {
@@ -365,7 +358,7 @@ json from_environment(const KeySpec& key, const std::string& text, const Origin&
     reject(origin, "has leading or trailing whitespace; values are taken as written");
   }
   if (key.type == Type::kBool) {
-    const std::string word = lowercase(text);
+    const std::string word = lower_case(text);
     if (word == "true" || word == "1" || word == "yes") return true;
     if (word == "false" || word == "0" || word == "no") return false;
     reject(origin, "must be one of true/1/yes or false/0/no");
@@ -396,7 +389,7 @@ std::optional<std::string_view> near_miss(std::string_view name,
   std::optional<std::string_view> best;
   std::size_t best_distance = 3;
   for (std::string_view candidate : known) {
-    const std::size_t distance = edit_distance(lowercase(name), lowercase(candidate));
+    const std::size_t distance = edit_distance(lower_case(name), lower_case(candidate));
     if (distance < best_distance) {
       best = candidate;
       best_distance = distance;
@@ -609,7 +602,7 @@ void require_uri_set(const Config& config) {
 // The lock and the changelog each need a table (collection) of their own; SQLite compares
 // table names case-insensitively, so the check does too.
 void reject_shared_table(const Config& config) {
-  if (lowercase(config.lock_table) != lowercase(config.migrations_table)) return;
+  if (lower_case(config.lock_table) != lower_case(config.migrations_table)) return;
   throw ConfigInvalidError(
       "Invalid configuration: lockCollection and migrationsCollection both name \"" +
           config.lock_table + "\"; the lock and the changelog need tables of their own",

@@ -545,7 +545,7 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
               ? fmt::format("'{}' is half-reverted (its down stopped midway) and its file has no "
                             "down section any more: put the down section back to finish the revert",
                             entry->name)
-              : fmt::format("'{}' has no down section (or one of comments only)", entry->name),
+              : fmt::format("'{}' has no down section with a statement in it", entry->name),
           context);
     }
   }

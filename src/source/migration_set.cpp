@@ -342,12 +342,6 @@ void reject_shared_versions(const std::vector<Migration>& sorted) {
   }
 }
 
-std::string lower_case(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
 // A file the tool whose naming it follows skips for a letter's case (`part`, which `fixed` has
 // in lower case): it never ran there, so it is refused, with the name that would run it.
 [[noreturn]] void refuse_skipped(const NamedFile& file, std::string_view tool,

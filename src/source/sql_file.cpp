@@ -65,6 +65,7 @@ class SqlParser {
  private:
   void parse_line(std::string_view line, std::size_t number) {
     const std::optional<std::string_view> comment = comment_body(line);
+    if (comment) refuse_marker_lookalike(*comment, number);
     if (comment && comment->starts_with(kMarkerPrefix)) {
       start_section(comment->substr(kMarkerPrefix.size()), number);
     } else if (current_ != nullptr) {
@@ -73,6 +74,25 @@ class SqlParser {
       take_description(*comment);
     } else if (!is_blank(line)) {
       fail(number, "only comments may come before the first '-- migrate:' marker");
+    }
+  }
+
+  // A marker spelled otherwise is read as a comment: its section would join the one before it,
+  // or be missing (a `-- Migrate:Down` would leave the migration irreversible). sql-migrate's
+  // markers are said to be that tool's.
+  void refuse_marker_lookalike(std::string_view comment, std::size_t number) const {
+    const std::string lower = lower_case(comment.substr(0, comment.find_first_of(" \t")));
+    if (lower == "migrate:up" || lower == "migrate:down") {
+      if (comment.starts_with(kMarkerPrefix)) return;
+      fail(number, fmt::format("'-- {}' is no marker: markers are lower-case, '-- {}'",
+                               comment.substr(0, lower.size()), lower));
+    }
+    if (lower == "+migrate") {
+      fail(number,
+           "'-- +migrate' is sql-migrate's marker, which migronaut does not read: write "
+           "'-- migrate:up' and '-- migrate:down' ('-- migrate:up transaction:false' for "
+           "'notransaction'); what it applied (gorp_migrations) is not imported: record it with "
+           "`migronaut baseline --to <its last migration>`");
     }
   }
 

@@ -69,6 +69,27 @@ TEST(SqlFileTest, NoDownSectionIsIrreversible) {
                   .down.has_value());
 }
 
+// A marker in another case, or sql-migrate's, would be read as a comment, its section joined to
+// the one before it or missing: refused, naming the line.
+TEST(SqlFileTest, RefusesAMarkerSpelledOtherwise) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-- Migrate:Up\nSELECT 1;\n", "'-- Migrate:Up' is no marker"},
+      {"-- migrate:up\nSELECT 1;\n-- MIGRATE:DOWN\nSELECT 2;\n", "'-- MIGRATE:DOWN' is no marker"},
+      {"-- +migrate Up\nSELECT 1;\n", "sql-migrate's marker"}};
+  for (const auto& [text, reason] : cases) {
+    try {
+      parse_sql_migration(kName, text);
+      ADD_FAILURE() << "read as a comment: " << text;
+    } catch (const MigrationInvalidFormatError& error) {
+      EXPECT_NE(std::string(error.what()).find(reason), std::string::npos) << error.what();
+    }
+  }
+  // Prose that merely starts alike is a comment.
+  EXPECT_EQ(
+      script(parse_sql_migration(kName, "-- migrate:up\n-- Migrate: the old rows\nSELECT 1;").up),
+      "-- Migrate: the old rows\nSELECT 1;");
+}
+
 TEST(SqlFileTest, TransactionOption) {
   EXPECT_EQ(parse_sql_migration(kName,
                                 "-- migrate:up transaction:false\nCREATE INDEX "

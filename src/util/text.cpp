@@ -1,6 +1,7 @@
 #include "util/text.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -16,6 +17,13 @@ int hex_digit(char c) {
 }
 
 }  // namespace
+
+std::string lower_case(std::string_view text) {
+  std::string out(text);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
 
 std::string percent_decoded(std::string_view text) {
   std::string out;

@@ -19,6 +19,9 @@ inline std::string_view trim(std::string_view text) {
   return text;
 }
 
+// `text` with its ASCII letters in lower case.
+std::string lower_case(std::string_view text);
+
 // `text` with each "%XX" turned into its byte, as URIs carry them; anything else as it is.
 std::string percent_decoded(std::string_view text);
 

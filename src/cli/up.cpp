@@ -149,10 +149,14 @@ Command add_up(CLI::App& app) {
   sub->add_flag("--lint", flags->lint, "Lint the pending migrations first; refuse on errors");
   document(sub, "migronaut up --wait-timeout 5m --reason 'release 1.4'",
            "0 applied or up to date, 3 lock held (--no-wait) or its holder stalled, 4 an applied "
-           "file changed (strict, or renamed with other content), 5 connection failed, 7 a "
-           "migration failed, 10 lock lost, 11 stopped by a signal, 20 an empty up section, 23 a "
-           "late arrival with onOutOfOrder error (not for a single file), 24 another tool's "
-           "history not imported or a half-reverted migration, 45 lint failed (--lint)");
+           "file changed (strict, or renamed with other content), 5 connection failed, 6 a bad "
+           "flag or config, 7 a migration failed, 8 an unknown file or --to, 10 lock lost, 11 "
+           "stopped by a signal, 14 a migration exceeded its timeout, 19 a bad migration name, 20 "
+           "an empty up section or a statement refused before anything runs, 23 a late arrival "
+           "with onOutOfOrder error (not for a single file), 24 another tool's history not "
+           "imported or a half-reverted migration, 35/36 the folder or a file cannot be read, 37 "
+           "an unreadable changelog record, 45 lint failed (--lint), 46 a lock_timeout ran out "
+           "(see `migronaut help exit-codes`)");
   return {sub,
           [flags](Context& context) {
             if (flags->wait && flags->no_wait) {

@@ -65,10 +65,20 @@ class Watchdog {
   std::jthread thread_;  // joined on destruction, after the store returned
 };
 
-MigrationTimeoutError timeout_error(const std::string& migration, milliseconds timeout) {
-  return MigrationTimeoutError(
-      fmt::format("Migration {} exceeded its timeout of {} ms", migration, timeout.count()),
-      {{"migration", migration}, {"timeoutMs", timeout.count()}});
+// With the error the cancelled statement failed with, `cause`: outside a transaction it says
+// what ran before it and stays applied (statementsApplied), which the timeout must not hide.
+MigrationTimeoutError timeout_error(const std::string& migration, milliseconds timeout,
+                                    const Error* cause = nullptr) {
+  nlohmann::json context = {{"migration", migration}, {"timeoutMs", timeout.count()}};
+  std::string message =
+      fmt::format("Migration {} exceeded its timeout of {} ms", migration, timeout.count());
+  if (cause != nullptr) {
+    message += fmt::format(": {}", redact(cause->what()));
+    if (cause->context().is_object()) {
+      for (const auto& [key, value] : cause->context().items()) context.emplace(key, value);
+    }
+  }
+  return MigrationTimeoutError(message, std::move(context));
 }
 
 // The work to run: a body in a transaction that returns after its deadline ignored the stop, and
@@ -454,7 +464,7 @@ void Runner::execute(const Step& step, const LockToken* fence) {
     throw;
   } catch (const Error& e) {
     if (timeout && body_stop.stop_requested() && !env_.stop.requested()) {
-      fail(step, timeout_error(migration.name, *timeout));
+      fail(step, timeout_error(migration.name, *timeout, &e));
     }
     // Stopped by the run (a graceful stop, a lost lock) inside its transaction, the body rolled
     // back whole: an abort, not a failure, so the migration stays as it was.

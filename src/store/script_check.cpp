@@ -7,6 +7,15 @@
 #include "util/text.hpp"
 
 namespace migronaut {
+std::string statements_left_applied(std::size_t ran_before, nlohmann::json& context) {
+  context["statementsApplied"] = ran_before;
+  if (ran_before == 0) return "\nIt was the migration's first statement: nothing ran before it.";
+  return fmt::format(
+      "\nThe {} statement{} before it ran and stay{} applied: outside a transaction nothing is "
+      "rolled back.",
+      ran_before, ran_before == 1 ? "" : "s", ran_before == 1 ? "s" : "");
+}
+
 namespace {
 
 constexpr std::size_t kShownStatementLength = 80;

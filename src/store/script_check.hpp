@@ -31,4 +31,8 @@ TextPosition position_in_file(const Script& script, std::size_t offset);
 std::string place_in_file(const Script& script, std::size_t offset, std::string_view statement,
                           nlohmann::json& context);
 
+// What a failure outside a transaction leaves: "\nThe N statements before it ran and stay
+// applied: …" (or that it was the first), `ran_before` set as the context's "statementsApplied".
+std::string statements_left_applied(std::size_t ran_before, nlohmann::json& context);
+
 }  // namespace migronaut

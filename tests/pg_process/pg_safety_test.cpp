@@ -478,6 +478,24 @@ TEST_F(PgSafetyTest, AStatementsConnectionClassErrorFailsTheMigrationNotTheConne
   EXPECT_EQ(count("SELECT count(*) FROM log"), 1);
 }
 
+// Cancelled at its timeout outside a transaction, a migration's earlier statements stay: the
+// timeout's error (exit 14) still says how many, as any failure there does.
+TEST_F(PgSafetyTest, ATimeoutOutsideATransactionSaysWhatStaysApplied) {
+  dir_.write("20260101000001-slow.sql",
+             "-- migrate:up transaction:false\nCREATE TABLE made_first (id int);\n"
+             "SELECT pg_sleep(60);\n");
+  env_["MIGRONAUT_TIMEOUT_MS"] = "500";
+  const ProcessResult result = migronaut({"up"});
+  EXPECT_EQ(result.exit_code, 14) << result.out << result.err;
+  const nlohmann::json error = nlohmann::json::parse(result.out).at("error");
+  EXPECT_EQ(error["context"]["statementsApplied"], 1) << error;
+  EXPECT_EQ(error["context"]["timeoutMs"], 500) << error;
+  EXPECT_NE(error["message"].get<std::string>().find("The 1 statement before it ran and stays"),
+            std::string::npos)
+      << error["message"];
+  EXPECT_TRUE(table_exists("made_first"));
+}
+
 TEST_F(PgSafetyTest, ABlockedMigrationRetriesWithoutStallingReadersAndAppliesOnce) {
   auto blocker = start_blocker(uri_);
   dir_.write(std::string(kAlterName),

@@ -707,7 +707,9 @@ TEST_F(SqliteProcessTest, AFailingStatementIsNamedByItsLineInABigFile) {
   EXPECT_EQ(alone.exit_code, 7) << describe(alone);
   EXPECT_EQ(json_of(alone)["error"]["message"],
             "Migration 0001-big.sql failed: line 4, column 10 in `CREATE TABEL lost (id "
-            "INTEGER)`: near \"TABEL\": syntax error");
+            "INTEGER)`: near \"TABEL\": syntax error\nThe 1 statement before it ran and stays "
+            "applied: outside a transaction nothing is rolled back.");
+  EXPECT_EQ(json_of(alone)["error"]["context"]["statementsApplied"], 1);
   EXPECT_TRUE(project.open().has_table("kept"));
 }
 

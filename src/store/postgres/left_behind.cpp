@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "store/execution.hpp"
+#include "store/script_check.hpp"
 
 namespace migronaut {
 namespace {
@@ -54,14 +55,7 @@ std::string invalid_index(const nlohmann::json& index, nlohmann::json& context) 
 
 std::string left_behind(const PgStatement& failed, std::size_t ran_before,
                         nlohmann::json& context) {
-  context["statementsApplied"] = ran_before;
-  std::string text =
-      ran_before == 0
-          ? std::string("\nIt was the migration's first statement: nothing ran before it.")
-          : fmt::format(
-                "\nThe {} statement{} before it ran and stay{} applied: outside a transaction "
-                "nothing is rolled back.",
-                ran_before, ran_before == 1 ? "" : "s", ran_before == 1 ? "s" : "");
+  std::string text = statements_left_applied(ran_before, context);
   if (failed.kind() == "IndexStmt" && failed.node().value("concurrent", false)) {
     text += invalid_index(failed.node(), context);
   }

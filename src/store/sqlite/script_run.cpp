@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -30,23 +31,28 @@ int error_offset(sqlite3* db) {
 }
 
 // The failure of the statement at byte `start` of the script (the blanks before it included).
-// `blamed` is error_offset()'s answer, -1 when the error names no token of it.
-[[noreturn]] void fail(sqlite3* db, const Script& script, std::size_t start, int blamed) {
+// `blamed` is error_offset()'s answer, -1 when the error names no token of it. Outside a
+// transaction, the `ran` statements before it stay applied, and it says so.
+[[noreturn]] void fail(sqlite3* db, const Script& script, std::size_t start, int blamed,
+                       std::optional<std::size_t> ran) {
   const std::string error = sqlite3_errmsg(db);
   const std::string_view statement = sqlite_statement_at(script.text, start);
   const std::size_t first = static_cast<std::size_t>(statement.data() - script.text.data());
   const std::size_t offset = blamed >= 0 ? start + static_cast<std::size_t>(blamed) : first;
   nlohmann::json context = {{"error", error}};
-  const std::string where = place_in_file(script, offset, statement, context);
-  throw MigrationExecutionFailedError(where + ": " + error, std::move(context));
+  std::string message = place_in_file(script, offset, statement, context) + ": " + error;
+  if (ran) message += statements_left_applied(*ran, context);
+  throw MigrationExecutionFailedError(message, std::move(context));
 }
 
 }  // namespace
 
-void run_sqlite_script(sqlite3* db, const Script& script, const std::function<bool()>& still_held) {
+void run_sqlite_script(sqlite3* db, const Script& script, bool transactional,
+                       const std::function<bool()>& still_held) {
   const char* const begin = script.text.data();
   const char* const end = begin + script.text.size();
   std::size_t ran = 0;
+  const auto left = [&] { return transactional ? std::nullopt : std::optional(ran); };
   for (const char* rest = begin; rest < end;) {
     sqlite3_stmt* raw = nullptr;
     const char* tail = nullptr;
@@ -56,12 +62,13 @@ void run_sqlite_script(sqlite3* db, const Script& script, const std::function<bo
         sqlite3_prepare_v2(db, rest, static_cast<int>(end - rest) + 1, &raw, &tail);
     const StatementHandle statement(raw);
     const auto start = static_cast<std::size_t>(rest - begin);
-    if (prepared != SQLITE_OK) fail(db, script, start, error_offset(db));
+    if (prepared != SQLITE_OK) fail(db, script, start, error_offset(db), left());
     if (statement != nullptr) {  // none for a rest of blanks and comments
-      require_still_held(still_held, ran++);
+      require_still_held(still_held, ran);
       int stepped = SQLITE_ROW;
       while (stepped == SQLITE_ROW) stepped = sqlite3_step(raw);
-      if (stepped != SQLITE_DONE) fail(db, script, start, -1);
+      if (stepped != SQLITE_DONE) fail(db, script, start, -1, left());
+      ++ran;
     }
     if (tail == rest) break;  // no progress (a NUL in the text): as sqlite3_exec, stop
     rest = tail;

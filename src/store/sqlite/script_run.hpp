@@ -13,9 +13,10 @@ namespace migronaut {
 
 // Runs `script` on `db`. The first failing statement throws MigrationExecutionFailedError:
 // "line L, column C in `statement`: SQLite's message", at the token SQLite blames when it
-// names one, else at the statement's first. What ran before it is the caller's to roll back.
+// names one, else at the statement's first. What ran before it is the caller's to roll back;
+// not `transactional`, the message says how many statements ran before it and stay applied.
 // Outside a transaction, `still_held` is asked before each statement (require_still_held).
-void run_sqlite_script(sqlite3* db, const Script& script,
+void run_sqlite_script(sqlite3* db, const Script& script, bool transactional = true,
                        const std::function<bool()>& still_held = nullptr);
 
 }  // namespace migronaut

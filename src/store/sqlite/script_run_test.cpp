@@ -49,6 +49,27 @@ TEST_F(ScriptRunTest, RunsEveryStatementRowsCommentsAndTriggersIncluded) {
   EXPECT_EQ(value("SELECT group_concat(a) FROM t"), "x;y");
 }
 
+// Outside a transaction what ran before the failing statement stays: the error says how much.
+TEST_F(ScriptRunTest, AFailureOutsideATransactionSaysWhatStaysApplied) {
+  try {
+    run_sqlite_script(db_.get(),
+                      Script{"CREATE TABLE b (a);\nINSERT INTO b VALUES (1);\n"
+                             "INSERT INTO missing VALUES (1);\n"},
+                      /*transactional=*/false);
+    ADD_FAILURE() << "ran without an error";
+  } catch (const MigrationExecutionFailedError& error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("The 2 statements before it ran and stay applied: outside a transaction"),
+              std::string::npos)
+        << error.what();
+    EXPECT_EQ(error.context()["statementsApplied"], 2);
+  }
+  EXPECT_EQ(value("SELECT count(*) FROM b"), "1");
+  // In a transaction, what ran is the caller's to roll back: nothing is said of it.
+  EXPECT_EQ(std::string(failure("INSERT INTO missing VALUES (1);").what()).find("stay"),
+            std::string::npos);
+}
+
 TEST_F(ScriptRunTest, AFailingStepIsPlacedAtItsStatementInTheFile) {
   const MigrationExecutionFailedError error = failure(
       "CREATE TABLE t (id INTEGER PRIMARY KEY);\nINSERT INTO t VALUES (1);\n\n"

@@ -10,6 +10,7 @@
 
 #include "sql/savepoints.hpp"
 #include "sql/text_position.hpp"
+#include "util/text.hpp"
 
 namespace migronaut {
 namespace {
@@ -93,12 +94,6 @@ class Compiler {
   std::unique_ptr<sqlite3, decltype(&sqlite3_close_v2)> db_{nullptr, &sqlite3_close_v2};
 };
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
-
 struct Verdict {
   std::string rule;
   std::string reason;
@@ -116,7 +111,7 @@ std::optional<Verdict> judge(const Opcode& op, SavepointStack& savepoints) {
                    "it would commit (or vanish) without the migration being recorded"};
   }
   if (op.name == "Savepoint") {
-    const std::string name = lower(op.p4);
+    const std::string name = lower_case(op.p4);
     if (op.p1 == 0) {
       savepoints.open(name);
       return std::nullopt;
@@ -129,6 +124,21 @@ std::optional<Verdict> judge(const Opcode& op, SavepointStack& savepoints) {
     return Verdict{"transaction-incompatible", "VACUUM cannot run inside a transaction"};
   }
   return std::nullopt;
+}
+
+// SQLite ignores PRAGMA foreign_keys inside a transaction, and its program (Expire opcodes) is
+// every flag pragma's: told by its text. A table rebuild that turns the checks off there would
+// run with them on. A query of it ("PRAGMA foreign_keys") sets nothing.
+std::optional<Verdict> judge_text(std::string_view statement) {
+  const std::string text = lower_case(statement);
+  const std::size_t name = text.find("foreign_keys");
+  if (!text.starts_with("pragma") || name == std::string::npos ||
+      text.find_first_of("=(", name) == std::string::npos) {
+    return std::nullopt;
+  }
+  return Verdict{"transaction-incompatible",
+                 "PRAGMA foreign_keys has no effect inside a transaction (SQLite ignores it "
+                 "there): run this migration with transaction:false"};
 }
 
 }  // namespace
@@ -151,12 +161,14 @@ std::optional<SqliteConflict> sqlite_transaction_conflict(std::string_view scrip
   Compiler compiler;
   SavepointStack savepoints;
   for (const Piece& piece : split_statements(script)) {
+    const Piece statement = statement_of(script, piece);
+    const auto conflict = [&](Verdict verdict) {
+      return SqliteConflict{statement.offset, std::string(statement.text), std::move(verdict.rule),
+                            std::move(verdict.reason)};
+    };
+    if (std::optional<Verdict> verdict = judge_text(statement.text)) return conflict(*verdict);
     for (const Opcode& op : compiler.explain(piece.text)) {
-      if (std::optional<Verdict> verdict = judge(op, savepoints)) {
-        const Piece statement = statement_of(script, piece);
-        return SqliteConflict{statement.offset, std::string(statement.text),
-                              std::move(verdict->rule), std::move(verdict->reason)};
-      }
+      if (std::optional<Verdict> verdict = judge(op, savepoints)) return conflict(*verdict);
     }
   }
   return std::nullopt;
@@ -167,8 +179,9 @@ bool sqlite_runs_only_outside_transaction(std::string_view script) {
   SavepointStack savepoints;
   bool any = false;
   for (const Piece& piece : split_statements(script)) {
-    if (statement_of(script, piece).text.empty()) continue;  // a lone ';'
-    bool incompatible = false;
+    const std::string_view statement = statement_of(script, piece).text;
+    if (statement.empty()) continue;  // a lone ';'
+    bool incompatible = judge_text(statement).has_value();
     for (const Opcode& op : compiler.explain(piece.text)) {
       const std::optional<Verdict> verdict = judge(op, savepoints);
       if (verdict && verdict->rule == "transaction-nesting") return false;

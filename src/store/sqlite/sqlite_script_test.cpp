@@ -33,6 +33,22 @@ TEST(SqliteScriptTest, RefusesVacuum) {
   EXPECT_EQ(conflict->statement, "VACUUM");
 }
 
+// SQLite ignores PRAGMA foreign_keys in a transaction: a table rebuild would run with the
+// checks on. Setting it is refused there; reading it is not.
+TEST(SqliteScriptTest, RefusesSettingForeignKeys) {
+  for (const char* setting :
+       {"PRAGMA foreign_keys=OFF", "pragma main.FOREIGN_KEYS = 0", "PRAGMA foreign_keys(false)"}) {
+    const std::optional<SqliteConflict> conflict =
+        sqlite_transaction_conflict(std::string("CREATE TABLE t (a);\n") + setting + ";");
+    ASSERT_TRUE(conflict.has_value()) << setting;
+    EXPECT_EQ(conflict->statement, setting);
+    EXPECT_EQ(conflict->offset, 20u);
+    EXPECT_EQ(conflict->rule, "transaction-incompatible");
+  }
+  EXPECT_FALSE(sqlite_transaction_conflict("PRAGMA foreign_keys; PRAGMA foreign_key_check;"));
+  EXPECT_TRUE(sqlite_runs_only_outside_transaction("PRAGMA foreign_keys = OFF;"));
+}
+
 TEST(SqliteScriptTest, RunsOnlyOutsideATransactionWhatIsAllVacuum) {
   EXPECT_TRUE(sqlite_runs_only_outside_transaction("-- tidy up\nVACUUM;\n;\nVACUUM\n-- done\n"));
   EXPECT_FALSE(sqlite_runs_only_outside_transaction(""));

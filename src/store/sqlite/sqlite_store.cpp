@@ -15,8 +15,10 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
+#include "fmt/format.h"
 #include "migronaut/errors.hpp"
 #include "store/execution.hpp"
 #include "store/rows.hpp"
@@ -26,6 +28,7 @@
 #include "store/sqlite/script_run.hpp"
 #include "store/sqlite/sqlite_errors.hpp"
 #include "store/sqlite/sqlite_script.hpp"
+#include "util/redact.hpp"
 #include "util/sqlite_uri.hpp"
 
 namespace migronaut {
@@ -103,6 +106,11 @@ class Statement {
 
   bool is_null(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
   std::int64_t integer(int column) const { return sqlite3_column_int64(stmt_, column); }
+  // An INTEGER column keeps as text or a real number only what no integer holds losslessly (a
+  // hand-made 'garbage', 1e20): read as one, it would be 0 or clamped to int64's end.
+  bool holds_integer(int column) const {
+    return sqlite3_column_type(stmt_, column) == SQLITE_INTEGER;
+  }
   std::string text(int column) const { return text_or_null(column).value_or(""); }
   // One call tells NULL from text: sqlite3_column_text returns no pointer for NULL (an empty
   // string or blob still gets one).
@@ -187,6 +195,19 @@ RowReader<Key> columns_of(const Statement& row, const Key (&keys)[N], int first)
   };
   return {[&row, column](Key key) -> std::optional<std::int64_t> {
             if (row.is_null(column(key))) return std::nullopt;
+            // A changelog record's number is its batch, duration or times, which `down` and
+            // `status` act on: refused as PostgreSQL's read refuses it. A hand-made lock row's is
+            // judged unusable by the lease, which `unlock` must still be able to clear.
+            if constexpr (std::is_same_v<Key, Field>) {
+              if (!row.holds_integer(column(key))) {
+                const std::string name = single_line(row.text(0));  // a changelog read's first
+                throw ChangelogInvalidError(
+                    fmt::format("sqlite: column {} of the changelog record {} holds no integer "
+                                "migronaut can read (text, or a number out of range)",
+                                column_name(key), name),
+                    {{"column", column_name(key)}, {"name", name}});
+              }
+            }
             return row.integer(column(key));
           },
           [&row, column](Key key) { return row.text_or_null(column(key)); }};
@@ -472,7 +493,7 @@ class SqliteStore final : public Store {
   // migronaut's own errors, which keep their type.
   void run_work(const Execution& execution) {
     if (const auto* script = std::get_if<Script>(execution.work)) {
-      run_sqlite_script(db_.get(), *script, execution.still_held);
+      run_sqlite_script(db_.get(), *script, execution.transactional, execution.still_held);
       return;
     }
     if (execution.context != nullptr) execution.context->handle.sqlite = db_.get();

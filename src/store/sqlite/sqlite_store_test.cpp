@@ -328,6 +328,30 @@ TEST_F(SqliteStoreTest, TheChangelogReadsWhateverShapeItsTableHas) {
   EXPECT_EQ(records[1].name, "0003-c");
 }
 
+// A number written by hand that no integer holds (text, or beyond int64) would read as 0 or be
+// clamped, and `down` and `status` would act on it: refused, naming the column and the record,
+// as PostgreSQL's read refuses it.
+TEST_F(SqliteStoreTest, AChangelogNumberNoIntegerHoldsIsRefusedNamingItsColumn) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"batch = 99999999999999999999", "column batch"},
+      {"applied_at = 'garbage'", "column applied_at"},
+      {"duration = 1.5", "column duration"}};
+  for (const auto& [change, column] : cases) {
+    std::filesystem::remove(db_path());
+    auto store = open_sqlite_store(config());
+    store->ensure_schema();
+    store->write_record(applied("0001-a"));
+    testing::SqliteDb(db_path()).exec("UPDATE _migronaut_migrations SET " + change);
+    try {
+      open_sqlite_store(config())->read_changelog();
+      ADD_FAILURE() << "read it: " << change;
+    } catch (const ChangelogInvalidError& error) {
+      EXPECT_THAT(error.what(), HasSubstr(column));
+      EXPECT_THAT(error.what(), HasSubstr("0001-a"));
+    }
+  }
+}
+
 TEST_F(SqliteStoreTest, FailingScriptRollsBackItsEarlierStatements) {
   auto store = open_sqlite_store(config());
   store->ensure_schema();

@@ -33,6 +33,10 @@ TEST(ExplainExtras, NamesTheCommandAndTheFlag) {
             "unknown command `stats` (did you mean `status`?) — see `migronaut help`");
   EXPECT_EQ(explain_extras(app, status, {"--chek=1"}),
             "unknown flag `--chek` (did you mean `--check`?) — see `migronaut help status`");
+  CLI::App* up = app.add_subcommand("up", "");
+  EXPECT_EQ(explain_extras(app, up, {"--dry-run"}),
+            "unknown flag `--dry-run` (did you mean `migronaut dry-run up`?) — see "
+            "`migronaut help up`");
 }
 
 TEST(ExitCodes, ListsEveryCodeWithItsName) {

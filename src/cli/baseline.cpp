@@ -16,7 +16,8 @@ Command add_baseline(CLI::App& app) {
   document(
       sub, "migronaut baseline --to 20260101090100-create-orders.sql --yes",
       "0 baselined, 3 lock held, 5 connection failed, 8 an unknown --to target, 11 declined or "
-      "cancelled by a signal");
+      "cancelled by a signal, 20 an empty up section, 24 another tool's history not imported (or "
+      "dirty), or a half-reverted migration");
   return {
       sub,
       [to, yes](Context& context) {

@@ -42,6 +42,7 @@ Config Context::config(const nlohmann::json& extra, bool require_uri) {
   if (flags_.env_file) sources.env_file = *flags_.env_file;
   sources.load_env_file = !flags_.no_env;
   sources.environment = process_environment();
+  sources.caller_variables = {std::string(kForceColorVariable), std::string(kNoColorVariable)};
   if (!variables_checked_) warn_about_unknown_variables(output_, sources.environment);
   variables_checked_ = true;
   sources.require_uri = require_uri;

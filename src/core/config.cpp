@@ -566,9 +566,11 @@ std::optional<std::filesystem::path> env_file_to_load(const ConfigSources& sourc
 // A MIGRONAUT* name in the env file that nothing reads from there is a typo until shown
 // otherwise, as an unknown key of the config file is: ignored, its setting would stay at the
 // default without a word.
-void refuse_unknown_variable(const std::string& name, const std::filesystem::path& file) {
-  const std::vector<std::string_view> known = config_variables();
-  if (!name.starts_with("MIGRONAUT") || std::ranges::find(known, name) != known.end()) return;
+void refuse_unknown_variable(const std::string& name, const std::filesystem::path& file,
+                             const std::vector<std::string>& caller_variables) {
+  std::vector<std::string_view> known = config_variables();
+  known.insert(known.end(), caller_variables.begin(), caller_variables.end());
+  if (!name.starts_with("MIGRONAUT_") || std::ranges::find(known, name) != known.end()) return;
   json context = {{"variable", name}, {"file", file.string()}};
   std::string message =
       fmt::format("Invalid configuration: {} in the env file {} is no variable migronaut reads",
@@ -580,11 +582,12 @@ void refuse_unknown_variable(const std::string& name, const std::filesystem::pat
   throw ConfigInvalidError(message, std::move(context));
 }
 
-std::map<std::string, std::string> with_env_file(std::map<std::string, std::string> environment,
+std::map<std::string, std::string> with_env_file(const ConfigSources& sources,
                                                  const std::optional<std::filesystem::path>& path) {
+  std::map<std::string, std::string> environment = sources.environment;
   if (!path) return environment;
   for (auto& [name, value] : read_env_file(*path)) {
-    refuse_unknown_variable(name, *path);
+    refuse_unknown_variable(name, *path, sources.caller_variables);
     environment.try_emplace(name, value);
   }
   return environment;
@@ -666,8 +669,7 @@ std::vector<std::string_view> config_variables() {
 Config load_config(const ConfigSources& sources) {
   const json file = file_layer(sources);
   const json flags = json_layer(sources.flags, "flags");
-  const auto environment =
-      with_env_file(sources.environment, env_file_to_load(sources, file, flags));
+  const auto environment = with_env_file(sources, env_file_to_load(sources, file, flags));
   json merged = defaults();
   merge(merged, file);
   merge(merged, environment_layer(environment));

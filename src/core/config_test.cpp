@@ -264,6 +264,12 @@ TEST_F(LoadConfigTest, AnUnknownMigronautVariableInTheEnvFileIsRefused) {
     EXPECT_EQ(error.context()["variable"], "MIGRONAUT_LOCK_TTLL");
     EXPECT_EQ(error.context()["suggestion"], "MIGRONAUT_LOCK_TTL");
   }
+  // What the caller reads itself (the CLI's color switches) an env file may set.
+  dir_.write(".env", "MIGRONAUT_URI=sqlite:a.db\nMIGRONAUT_NO_COLOR=1\n");
+  auto s = sources();
+  s.caller_variables = {"MIGRONAUT_NO_COLOR"};
+  EXPECT_EQ(load_config(s).uri, "sqlite:a.db");
+  EXPECT_THROW(load_config(sources()), ConfigInvalidError);
 }
 
 TEST_F(LoadConfigTest, NoEnvSkipsTheEnvFile) {

@@ -24,7 +24,15 @@ bool is_key_char(char c) {
 // Other lines are the application's to judge: dotenv ignores what is not an assignment, and
 // Docker's env files take a bare name from the environment.
 bool read_by_migronaut(std::string_view name) {
-  return name.starts_with("MIGRONAUT") || name == "DATABASE_URL";
+  const bool ours = name.starts_with("MIGRONAUT") &&
+                    (name.size() == 9 || std::isalnum(static_cast<unsigned char>(name[9])) == 0);
+  return ours || name == "DATABASE_URL";
+}
+
+// The name a line starts with: its leading run of name characters.
+std::string_view leading_name(std::string_view line) {
+  const auto end = std::find_if_not(line.begin(), line.end(), is_key_char);
+  return line.substr(0, static_cast<std::size_t>(end - line.begin()));
 }
 
 // Walks the text line by line; a double-quoted value may consume further lines.
@@ -50,7 +58,9 @@ class EnvParser {
     const std::string_view key = trim(line.substr(0, equals));
     if (equals == std::string_view::npos || key.empty() ||
         !std::all_of(key.begin(), key.end(), is_key_char)) {
-      if (read_by_migronaut(line)) fail(line_start_number, "is not NAME=VALUE");
+      // A name alone is Docker's pass-through of the process environment's value.
+      const std::string_view name = leading_name(line);
+      if (read_by_migronaut(name) && name != line) fail(line_start_number, "is not NAME=VALUE");
       return;
     }
     std::string_view rest = line.substr(equals + 1);

@@ -80,6 +80,7 @@ TEST(ParseEnvTest, RefusesALineOfAMigronautNameThatIsNoSingleAssignment) {
   const std::vector<std::pair<std::string, int>> cases = {
       {"A=1\nMIGRONAUT_URI sqlite:dev.db\n", 2},
       {"MIGRONAUT-LOCK-TTL: 5\n", 1},
+      {"DATABASE_URL postgres://app:s3cret@db/a\n", 1},
       {"MIGRONAUT_URI=sqlite:a.db\n# again\nMIGRONAUT_URI=sqlite:b.db\n", 3},
       {"DATABASE_URL=postgres://app:s3cret@db/a\nDATABASE_URL=postgres://db/b\n", 2}};
   for (const auto& [text, line] : cases) {
@@ -91,7 +92,9 @@ TEST(ParseEnvTest, RefusesALineOfAMigronautNameThatIsNoSingleAssignment) {
       EXPECT_EQ(std::string(error.what()).find("s3cret"), std::string::npos) << error.what();
     }
   }
-  EXPECT_THAT(parse_env("OTHER_APP_FLAG\nNODE_ENV=dev\nNODE_ENV=test\n", ".env"),
+  EXPECT_THAT(parse_env("OTHER_APP_FLAG\nNODE_ENV=dev\nNODE_ENV=test\nMIGRONAUTICS key\n"
+                        "MIGRONAUT_URI\nexport DATABASE_URL\n",
+                        ".env"),
               ElementsAre(Pair("NODE_ENV", "test")));
 }
 

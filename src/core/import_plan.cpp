@@ -273,12 +273,15 @@ bool left_unapplied_by_migronaut(const ChangelogRecord& record, ForeignTool tool
 
 // The highest version imported from golang-migrate, which only goes up: a file at or below it
 // that it shows applied now was added since, out of order, and it never ran that file. Empty
-// for another tool, or none imported.
-std::string imported_up_to(ForeignTool tool, const std::vector<ChangelogRecord>& existing) {
+// for another tool, or none recorded. With `any_origin`, the highest migronaut records at all:
+// never imported, golang-migrate's version only implies its files, and one at or below what
+// migronaut took over may as well be a late arrival.
+std::string imported_up_to(ForeignTool tool, const std::vector<ChangelogRecord>& existing,
+                           bool any_origin = false) {
   std::string up_to;
   if (tool != ForeignTool::kGolangMigrate) return up_to;
   for (const ChangelogRecord& record : existing) {
-    if (record.origin != foreign_tool_name(tool)) continue;
+    if (!any_origin && record.origin != foreign_tool_name(tool)) continue;
     const std::string version = record_order(record.name).version;
     if (up_to.empty() || compare_versions(version, up_to) > 0) up_to = version;
   }
@@ -352,10 +355,10 @@ std::vector<std::string> applied_since_import(ForeignTool tool,
                                               const std::vector<ForeignRecord>& history,
                                               const std::vector<Migration>& migrations,
                                               const std::vector<ChangelogRecord>& existing) {
-  const std::string up_to = imported_up_to(tool, existing);
   const bool imported = std::any_of(
       existing.begin(), existing.end(),
       [&](const ChangelogRecord& record) { return record.origin == foreign_tool_name(tool); });
+  const std::string up_to = imported_up_to(tool, existing, /*any_origin=*/!imported);
   // Never imported, the tool's rows may all predate migronaut's records (a baseline, then
   // migronaut's own down): only a migration migronaut never recorded is surely the tool's alone.
   const auto known = [&](const ChangelogRecord& record, const ImportedMigration& migration) {
@@ -369,7 +372,7 @@ std::vector<std::string> applied_since_import(ForeignTool tool,
     const bool recorded =
         std::any_of(existing.begin(), existing.end(),
                     [&](const ChangelogRecord& r) { return known(r, migration); });
-    return file && !recorded && (!imported || may_have_run_since(migration, up_to));
+    return file && !recorded && may_have_run_since(migration, up_to);
   };
   std::vector<std::string> names;
   for (ImportedMigration& migration :

@@ -42,7 +42,9 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
 //   after). A migration migronaut applied and reverted, or failed, without the tool, that the
 //   tool's history shows applied, it ran since.
 // - Never imported from it (a `baseline`, or an `up` of files the tool never had, came first):
-//   what the tool applied that migronaut never recorded, in any state.
+//   what the tool applied that migronaut never recorded, in any state; of what its history only
+//   implies, not a Flyway baseline's cover, nor a golang-migrate version at or below the highest
+//   migronaut records (a late arrival as likely as the tool's).
 // Throws as plan_import() does.
 std::vector<std::string> applied_since_import(ForeignTool tool,
                                               const std::vector<ForeignRecord>& history,

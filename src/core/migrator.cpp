@@ -260,7 +260,10 @@ struct Migrator::Impl {
   // what that tool applied. Found when the tool's history covers files of this folder, as
   // `import` would record them; a history of other files (a Rails app's schema_migrations)
   // stands aside. On a database with a changelog, what a tool's history shows applied that the
-  // changelog does not record (applied_since_import()): one read for each tool's table.
+  // changelog does not record (applied_since_import()): one read for each tool's table. A
+  // history that cannot be read for it (a dirty version, a failed row) is refused over on a first
+  // run, or from a tool the changelog was imported from; beside a changelog that holds nothing
+  // from it, it may be another application's, and stands aside.
   HistoryLook unimported_history(const Plan& plan, const std::vector<Migration>& migrations) {
     HistoryLook look;
     for (const ForeignTool tool : foreign_tools()) {
@@ -272,10 +275,18 @@ struct Migrator::Impl {
       } catch (const MigrationFileNotFoundError&) {
         continue;  // none of its versions is a file here
       } catch (const Error&) {
-        if (!look.unreadable) look.unreadable = {tool, std::current_exception()};
+        if (!look.unreadable && (plan.records.empty() || imported_from(plan, tool))) {
+          look.unreadable = {tool, std::current_exception()};
+        }
       }
     }
     return look;
+  }
+
+  static bool imported_from(const Plan& plan, ForeignTool tool) {
+    return std::any_of(plan.records.begin(), plan.records.end(), [&](const ChangelogRecord& r) {
+      return r.origin == foreign_tool_name(tool);
+    });
   }
 
   static std::optional<UnimportedHistory> unimported_by(ForeignTool tool,
@@ -286,11 +297,11 @@ struct Migrator::Impl {
         std::string(foreign_tool_name(tool)), std::string(foreign_tool_table(tool)), 0, {}};
     if (plan.records.empty()) {
       found.covered = plan_import(tool, history, migrations, {}, false).imported.size();
-      return found;
+    } else {
+      found.since_import = applied_since_import(tool, history, migrations, plan.records);
+      found.covered = found.since_import.size();
     }
-    found.since_import = applied_since_import(tool, history, migrations, plan.records);
-    found.covered = found.since_import.size();
-    if (found.covered == 0) return std::nullopt;
+    if (found.covered == 0) return std::nullopt;  // nothing `up` would run again
     return found;
   }
 
@@ -859,7 +870,9 @@ std::vector<StatusRow> Migrator::dry_run_down(const DownOptions& options) {
   std::vector<Migration> migrations = impl_->load();
   Plan plan = impl_->read_plan(migrations);
   std::vector<StatusRow> rows;
-  for (const PlanEntry* entry : select_down(plan, options)) {
+  const std::vector<const PlanEntry*> targets = select_down(plan, options);
+  impl_->check_drift(plan, targets);  // as `down` refuses before it runs
+  for (const PlanEntry* entry : targets) {
     rows.push_back(status_row(*entry, migrations, plan));
     rows.back().script = script_text(*entry->migration->down);
   }

@@ -146,14 +146,20 @@ bool is_folder(const FolderEntry& entry, const fs::path& dir) {
 void refuse_flyway_subfolders(const fs::path& dir, const std::vector<std::string>& subfolders) {
   std::vector<std::string> nested;
   for (const std::string& subfolder : subfolders) {
-    std::error_code error;
+    std::error_code walking;
     for (auto it = fs::recursive_directory_iterator(
-             dir / subfolder, fs::directory_options::skip_permission_denied, error);
-         !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+             dir / subfolder, fs::directory_options::skip_permission_denied, walking);
+         !walking && it != fs::recursive_directory_iterator(); it.increment(walking)) {
       const std::string name = it->path().filename().string();
+      std::error_code entry;  // an entry it cannot stat ends no walk
+      if (name.starts_with('.')) {
+        if (it->is_directory(entry)) it.disable_recursion_pending();
+        continue;
+      }
       const std::optional<FileName> naming = parse_file_name(name, ".sql");
-      if (naming && naming->naming == Naming::kFlyway && it->is_regular_file(error)) {
-        nested.push_back(fs::relative(it->path(), dir, error).string());
+      if (naming && naming->naming == Naming::kFlyway && it->is_regular_file(entry)) {
+        nested.push_back(
+            (fs::path(subfolder) / it->path().lexically_relative(dir / subfolder)).string());
       }
     }
   }

@@ -389,6 +389,8 @@ TEST_F(LoadMigrationsTest, RefusesFlywayMigrationsInSubfolders) {
   dir_.write("V1__a.sql", "SELECT 1;");
   dir_.write("2024/q1/V2__b.sql", "SELECT 2;");
   dir_.write("notes/README.md", "not a migration");
+  dir_.write("2024/.hidden/V3__c.sql", "SELECT 3;");
+  std::filesystem::create_symlink("nowhere", dir_.file("2024/V0__dangling.sql"));
   const auto error =
       error_of<MigrationInvalidNameError>([&] { load_migrations(dir_.path(), ".sql"); });
   EXPECT_EQ(error.context()["files"], nlohmann::json::array({"2024/q1/V2__b.sql"}));

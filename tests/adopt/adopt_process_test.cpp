@@ -264,6 +264,7 @@ TEST_F(AdoptTest, ARenamedAndEditedFileStopsADownOfAnotherMigrationAsItStopsUp) 
   EXPECT_NE(down.err.find("1-x.sql has the version of the applied 1-a.sql"), std::string::npos)
       << down.err;
   expect({"redo"}, 4);
+  expect({"dry-run", "down"}, 4);
   EXPECT_EQ(project.dump(), before);
   expect({"repair", "--yes", "1-x.sql"}, 0);
   expect({"down"}, 0);
@@ -758,38 +759,49 @@ TEST_F(UnimportedHistoryTest, BaselineIsRefusedAsUpIs) {
   EXPECT_EQ(project.dump(), dirty);
 }
 
-// migronaut's changelog began with a file golang-migrate never had (its history then covered no
-// file here); golang-migrate's files came into the folder after. They are applied: `up` refuses
-// to run them again, naming them, until `import --force` records them.
-TEST_F(UnimportedHistoryTest, AChangelogBegunWithoutTheToolDoesNotHideItsHistory) {
-  const std::filesystem::path aside = project.dir().path() / "aside";
-  std::filesystem::create_directory(aside);
-  for (const char* name : {"1_a.up.sql", "2_b.up.sql", "3_c.up.sql"}) {
-    std::filesystem::rename(project.migrations() / name, aside / name);
-  }
+// migronaut's changelog began with a file dbmate never had (its history then covered no file
+// here); dbmate's files came into the folder after. They are applied: `up` refuses to run them
+// again, naming them, until `import --force` records them.
+TEST_F(AdoptTest, AChangelogBegunWithoutTheToolDoesNotHideItsHistory) {
+  { std::ofstream create(project.db_path()); }
+  project.open().exec(
+      "CREATE TABLE schema_migrations (version VARCHAR(128) PRIMARY KEY);"
+      "INSERT INTO schema_migrations VALUES ('20240101000000'), ('20240102000000');"
+      "CREATE TABLE a (id INTEGER); CREATE TABLE b (id INTEGER);");
+  project.write_migration("20240103000000_c.sql", sections("c"));
   expect({"up"}, 0);
-  EXPECT_TRUE(has_table("d"));
-  for (const char* name : {"1_a.up.sql", "2_b.up.sql", "3_c.up.sql"}) {
-    std::filesystem::rename(aside / name, project.migrations() / name);
-  }
-  const std::string with_d = project.dump();
+  EXPECT_TRUE(has_table("c"));
+  project.write_migration("20240101000000_a.sql", sections("a"));
+  project.write_migration("20240102000000_b.sql", sections("b"));
+  const std::string with_c = project.dump();
   const ProcessResult up = expect({"--json", "up"}, 24);
   EXPECT_EQ(json_of(up)["error"]["context"]["sinceImport"],
-            nlohmann::json::array({"1_a.up.sql", "2_b.up.sql", "3_c.up.sql"}))
+            nlohmann::json::array({"20240101000000_a.sql", "20240102000000_b.sql"}))
       << up.out;
-  EXPECT_NE(up.err.find("`migronaut import --from golang-migrate --force`"), std::string::npos)
-      << up.err;
+  EXPECT_NE(up.err.find("`migronaut import --from dbmate --force`"), std::string::npos) << up.err;
   expect({"status", "--check"}, 24);
-  EXPECT_EQ(project.dump(), with_d);
+  EXPECT_EQ(project.dump(), with_c);
 
-  expect({"import", "--from", "golang-migrate", "--force"}, 0);
+  expect({"import", "--from", "dbmate", "--force"}, 0);
   const std::string imported = project.dump();
   expect({"up"}, 0);
   EXPECT_EQ(project.dump(), imported);  // nothing ran again
-  EXPECT_EQ(project.statuses(), (Statuses{{"1_a.up.sql", "applied"},
-                                          {"2_b.up.sql", "applied"},
-                                          {"3_c.up.sql", "applied"},
-                                          {"4_d.up.sql", "applied"}}));
+  EXPECT_EQ(project.statuses(), (Statuses{{"20240101000000_a.sql", "applied"},
+                                          {"20240102000000_b.sql", "applied"},
+                                          {"20240103000000_c.sql", "applied"}}));
+}
+
+// Another application's golang-migrate table, dirty, beside a changelog that holds nothing from
+// it and none of whose versions is a file here, stands aside: `up` runs.
+TEST_F(AdoptTest, AnotherAppsDirtyHistoryBesideAChangelogStandsAside) {
+  project.write_migration("20240103000000_c.sql", sections("c"));
+  expect({"up"}, 0);
+  project.open().exec(
+      "CREATE TABLE schema_migrations (version uint64,dirty bool);"
+      "INSERT INTO schema_migrations VALUES (7, 1);");
+  project.write_migration("20240104000000_d.sql", sections("d"));
+  expect({"up"}, 0);
+  EXPECT_TRUE(has_table("d"));
 }
 
 // migronaut's first run of a migration failed; a host still running golang-migrate then applied

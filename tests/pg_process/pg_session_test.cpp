@@ -135,6 +135,20 @@ TEST_F(PgSessionTest, TransactionFalseSessionSettings) {
   EXPECT_EQ(owner_of(schema_ + ".orders"), value("SELECT current_user"));
 }
 
+// A migration that makes the session's next transactions read-only (a restore script's
+// `SET default_transaction_read_only`) leaves the next migration, and its record, writable.
+TEST_F(PgSessionTest, AReadOnlyDefaultEndsWithItsMigration) {
+  for (const char* header : {"-- migrate:up\n", "-- migrate:up transaction:false\n"}) {
+    SCOPED_TRACE(header);
+    SetUp();
+    dir_.write(kFirst, std::string(header) +
+                           "CREATE TABLE users (id bigint);\n"
+                           "SET default_transaction_read_only = on;\n");
+    dir_.write(kSecond, "-- migrate:up\nCREATE TABLE orders (id bigint);\n");
+    expect_both_applied(kFirst, kSecond);
+  }
+}
+
 // A transaction:false migration sets its own timeouts for its session (the marker's options need
 // a transaction): they end with it, and the next migration runs with the connection's own — here
 // the URI's lock_timeout — not with the script's.

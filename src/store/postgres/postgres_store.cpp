@@ -87,7 +87,7 @@ constexpr std::size_t kMaxIdentifierLength = 63;
 // transaction pooler, DEFAULT is the server session's own state, harmless to its other clients.
 constexpr std::string_view kOwnSession =
     "SET SESSION AUTHORIZATION DEFAULT;\nSET role TO DEFAULT;\nSET search_path TO DEFAULT;\n"
-    "RESET statement_timeout;\nRESET lock_timeout;\n";
+    "RESET statement_timeout;\nRESET lock_timeout;\nRESET default_transaction_read_only;\n";
 // What stands for migronaut's own SQL cut out of a server's message.
 constexpr std::string_view kOwnSqlCut = "…";
 
@@ -626,11 +626,12 @@ class PostgresStore final : public Store {
   // A transaction of its own, as the connection's own role and search_path, which it restores
   // for the session: it may follow the statements of a migration outside a transaction.
   // The session's run tag, if not yet set, goes with it: it comes before every body run outside
-  // a transaction (the `applying` mark).
+  // a transaction (the `applying` mark). READ WRITE: such statements may have made the session's
+  // next transactions read-only (kOwnSession resets that only for the ones after this).
   void write_records(std::span<const RecordWrite> writes,
                      const LockToken* fence = nullptr) override {
     const std::string naming = naming_sql();
-    const Result result = send("BEGIN;\n" + naming + std::string(kOwnSession) +
+    const Result result = send("BEGIN READ WRITE;\n" + naming + std::string(kOwnSession) +
                                commit_script(writes, fence, nullptr));
     note_named(naming, result.get());
     if (fence != nullptr) return check_migration(result);
@@ -944,6 +945,8 @@ class PostgresStore final : public Store {
     if (PQstatus(conn_) == CONNECTION_BAD) return true;
     const char* severity =
         result ? PQresultErrorField(result, PG_DIAG_SEVERITY_NONLOCALIZED) : nullptr;
+    // Servers before 9.6 send it only localized.
+    if (severity == nullptr && result) severity = PQresultErrorField(result, PG_DIAG_SEVERITY);
     if (severity == nullptr ||
         (std::string_view(severity) != "FATAL" && std::string_view(severity) != "PANIC")) {
       return false;

@@ -131,9 +131,17 @@ std::optional<Verdict> judge(const Opcode& op, SavepointStack& savepoints) {
 // run with them on. A query of it ("PRAGMA foreign_keys") sets nothing.
 std::optional<Verdict> judge_text(std::string_view statement) {
   const std::string text = lower_case(statement);
-  const std::size_t name = text.find("foreign_keys");
-  if (!text.starts_with("pragma") || name == std::string::npos ||
-      text.find_first_of("=(", name) == std::string::npos) {
+  // "pragma [schema.]foreign_keys" and then "=" or "(": not defer_foreign_keys, which works
+  // inside a transaction and is what a rebuild there should use.
+  std::size_t at = text.find_first_not_of(" \t\r\n", std::string_view("pragma").size());
+  if (!text.starts_with("pragma") || at == std::string::npos || at == 6) return std::nullopt;
+  const std::size_t dot = text.find('.', at);
+  const std::size_t name_end = text.find_first_of(" \t\r\n=(", at);
+  if (dot != std::string::npos && dot < name_end) at = dot + 1;
+  const std::string_view name = std::string_view(text).substr(at, name_end - at);
+  const std::size_t after = text.find_first_not_of(" \t\r\n", name_end);
+  if ((name != "foreign_keys" && name != "\"foreign_keys\"") || after == std::string::npos ||
+      (text[after] != '=' && text[after] != '(')) {
     return std::nullopt;
   }
   return Verdict{"transaction-incompatible",

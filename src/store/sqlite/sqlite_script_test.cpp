@@ -45,7 +45,8 @@ TEST(SqliteScriptTest, RefusesSettingForeignKeys) {
     EXPECT_EQ(conflict->offset, 20u);
     EXPECT_EQ(conflict->rule, "transaction-incompatible");
   }
-  EXPECT_FALSE(sqlite_transaction_conflict("PRAGMA foreign_keys; PRAGMA foreign_key_check;"));
+  EXPECT_FALSE(sqlite_transaction_conflict(
+      "PRAGMA foreign_keys; PRAGMA foreign_key_check; PRAGMA defer_foreign_keys = ON;"));
   EXPECT_TRUE(sqlite_runs_only_outside_transaction("PRAGMA foreign_keys = OFF;"));
 }
 

@@ -535,7 +535,10 @@ json file_layer(const ConfigSources& sources) {
   if (sources.config_file) {
     path = sources.cwd / *sources.config_file;
     if (!std::filesystem::is_regular_file(path)) {
-      throw ConfigInvalidError("The config file " + path.string() + " does not exist",
+      std::error_code error;
+      const bool exists = std::filesystem::exists(path, error);
+      throw ConfigInvalidError("The config file " + path.string() +
+                                   (exists ? " is not a regular file" : " does not exist"),
                                {{"file", path.string()}});
     }
   } else if (!std::filesystem::is_regular_file(path)) {

@@ -415,6 +415,15 @@ TEST_F(LoadConfigTest, ExplicitConfigFileMustExist) {
   auto s = sources();
   s.config_file = "nope.json";
   EXPECT_THROW(load_config(s), ConfigInvalidError);
+  // A folder there is said to be one, not to be missing.
+  dir_.write("deploy/placeholder", "");
+  s.config_file = "deploy";
+  try {
+    load_config(s);
+    ADD_FAILURE() << "a folder was read as the config file";
+  } catch (const ConfigInvalidError& error) {
+    EXPECT_THAT(error.what(), HasSubstr("is not a regular file"));
+  }
 }
 
 TEST_F(LoadConfigTest, ExplicitConfigFileReplacesDiscovery) {

@@ -344,10 +344,11 @@ void Runner::wait_out_dead_run(const PlanEntry& entry) {
 void Runner::announce(Direction direction, const PlanEntry& entry, const HookInfo& info) {
   const bool up = direction == Direction::kUp;
   if (entry.record && is_mark(entry.record->status)) {
-    env_.logger.warn(
-        fmt::format("re-running {}{}: a previous run was interrupted while {} it (it left {} mark)",
-                    up ? "" : "the down of ", entry.name, up ? "applying" : "reverting",
-                    up ? "an `applying`" : "a `reverting`"));
+    // A down that fails outside a transaction leaves its mark too; an up's failure is recorded.
+    env_.logger.warn(fmt::format(
+        "re-running {}{}: a previous run {} it (it left {} mark)", up ? "" : "the down of ",
+        entry.name, up ? "was interrupted while applying" : "failed or was stopped while reverting",
+        up ? "an `applying`" : "a `reverting`"));
   }
   env_.logger.info(fmt::format("{} {} ({}/{})…", up ? "applying" : "reverting", entry.name,
                                info.index + 1, info.total));

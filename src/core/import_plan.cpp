@@ -351,13 +351,17 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
   return result;
 }
 
+bool imported_from(ForeignTool tool, const std::vector<ChangelogRecord>& existing) {
+  return std::any_of(existing.begin(), existing.end(), [&](const ChangelogRecord& record) {
+    return record.origin == foreign_tool_name(tool);
+  });
+}
+
 std::vector<std::string> applied_since_import(ForeignTool tool,
                                               const std::vector<ForeignRecord>& history,
                                               const std::vector<Migration>& migrations,
                                               const std::vector<ChangelogRecord>& existing) {
-  const bool imported = std::any_of(
-      existing.begin(), existing.end(),
-      [&](const ChangelogRecord& record) { return record.origin == foreign_tool_name(tool); });
+  const bool imported = imported_from(tool, existing);
   const std::string up_to = imported_up_to(tool, existing, /*any_origin=*/!imported);
   // Never imported, the tool's rows may all predate migronaut's records (a baseline, then
   // migronaut's own down): only a migration migronaut never recorded is surely the tool's alone.

@@ -32,6 +32,9 @@ ImportResult plan_import(ForeignTool tool, const std::vector<ForeignRecord>& his
                          const std::vector<ChangelogRecord>& existing, bool trust_hash,
                          const FileTexts& texts = {});
 
+// Whether any record of `existing` was imported from `tool` (its name as their origin).
+bool imported_from(ForeignTool tool, const std::vector<ChangelogRecord>& existing);
+
 // On a database with a changelog (`existing`), the files of the folder `tool`'s `history` shows
 // applied that migronaut's changelog does not record and `up` would run again, in the order the
 // tool applied them.

@@ -275,18 +275,12 @@ struct Migrator::Impl {
       } catch (const MigrationFileNotFoundError&) {
         continue;  // none of its versions is a file here
       } catch (const Error&) {
-        if (!look.unreadable && (plan.records.empty() || imported_from(plan, tool))) {
+        if (!look.unreadable && (plan.records.empty() || imported_from(tool, plan.records))) {
           look.unreadable = {tool, std::current_exception()};
         }
       }
     }
     return look;
-  }
-
-  static bool imported_from(const Plan& plan, ForeignTool tool) {
-    return std::any_of(plan.records.begin(), plan.records.end(), [&](const ChangelogRecord& r) {
-      return r.origin == foreign_tool_name(tool);
-    });
   }
 
   static std::optional<UnimportedHistory> unimported_by(ForeignTool tool,

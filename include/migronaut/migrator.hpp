@@ -107,7 +107,7 @@ struct DownOptions {
   std::optional<std::string> file;
   std::optional<std::int64_t> steps;  // the last n applied, newest first
   std::optional<std::int64_t> batch;  // one batch
-  std::optional<std::string> to;      // everything applied after this one (exclusive)
+  std::optional<std::string> to;      // every applied one that runs after it (version order)
   bool no_lock = false;
   std::string requested_by;
   std::string reason;

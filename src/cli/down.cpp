@@ -25,7 +25,9 @@ Command add_down(CLI::App& app) {
   sub->add_option("file", flags->file, "Revert only this migration")->type_name("FILE");
   sub->add_option("--steps", flags->steps, "Revert the last n applied migrations")->type_name("N");
   sub->add_option("--batch", flags->batch, "Revert this batch")->type_name("N");
-  sub->add_option("--to", flags->to, "Revert everything applied after this migration")
+  sub->add_option("--to", flags->to,
+                  "Revert every applied migration that runs after this one (by version, not by "
+                  "when it was applied)")
       ->type_name("FILE");
   sub->add_flag("--no-lock", flags->no_lock, "Take no lock (development only)");
   sub->add_option("--reason", flags->reason, "Why: stamped on the changelog records")

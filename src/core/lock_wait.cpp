@@ -160,6 +160,7 @@ class LockWait {
         if (options_.on_lock_held == OnLockHeld::kWait && options_.on_attempt) {
           options_.on_attempt(give_up_at());
         }
+        attempt_started_ = clock_.now();
         attempt(result_.attempts);
         return acquired();
       } catch (Error& error) {
@@ -180,8 +181,10 @@ class LockWait {
   }
 
  private:
-  milliseconds waited() const {
-    return wait_start_ ? std::chrono::duration_cast<milliseconds>(clock_.now() - *wait_start_)
+  // From the first refusal to `until` (now, or where the last attempt began).
+  milliseconds waited(std::optional<Clock::TimePoint> until = std::nullopt) const {
+    return wait_start_ ? std::chrono::duration_cast<milliseconds>(until.value_or(clock_.now()) -
+                                                                  *wait_start_)
                        : milliseconds::zero();
   }
 
@@ -192,21 +195,23 @@ class LockWait {
                      : saturating_add(started_, lock_wait_budget(options_.timeout, std::nullopt));
   }
 
-  void settle(WaitOutcome outcome) {
+  void settle(WaitOutcome outcome, milliseconds waited_for) {
     if (result_.waited) {
-      notify(options_.on_settle, LockWaitSettle{waited(), result_.attempts, outcome});
+      notify(options_.on_settle, LockWaitSettle{waited_for, result_.attempts, outcome});
     }
   }
 
+  // The wait ends where the attempt that got through began: what it then ran (migrations
+  // applied under the lock) is no waiting.
   LockWaitResult acquired() {
-    result_.waited_for = waited();
-    settle(WaitOutcome::kAcquired);
+    result_.waited_for = waited(attempt_started_);
+    settle(WaitOutcome::kAcquired, result_.waited_for);
     return result_;
   }
 
   // Throws the stop's own reason, else RunAbortedError, with the wait's progress.
   [[noreturn]] void abort() {
-    settle(WaitOutcome::kAborted);
+    settle(WaitOutcome::kAborted, waited());
     const nlohmann::json progress = {{"attempts", result_.attempts},
                                      {"waitedMs", waited().count()}};
     std::optional<Error> reason;
@@ -267,7 +272,7 @@ class LockWait {
 
   // The last refusal, rethrown by the caller, tells how long the wait went on.
   void time_out(Error& refusal) {
-    settle(WaitOutcome::kTimeout);
+    settle(WaitOutcome::kTimeout, waited());
     refusal.context()["attempts"] = result_.attempts;
     refusal.context()["waitedMs"] = waited().count();
     refusal.context()["timedOut"] = true;
@@ -303,6 +308,7 @@ class LockWait {
   LockWaitResult result_;
   const Clock::TimePoint started_;              // the first attempt's start
   std::optional<Clock::TimePoint> wait_start_;  // what waited() counts from
+  Clock::TimePoint attempt_started_;
   std::optional<Clock::TimePoint> deadline_;
   std::optional<std::int64_t> last_locked_at_;  // the holder's lockedAt at the last refusal
   bool warned_short_budget_ = false;

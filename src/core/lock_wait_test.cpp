@@ -233,6 +233,21 @@ TEST_F(LockWaitTest, TheClockStartsAtTheFirstRefusal) {
   EXPECT_EQ(result.waited_for, milliseconds(500));  // only the one sleep
 }
 
+// What the attempt that got the lock then runs (the migrations) is no waiting.
+TEST_F(LockWaitTest, TheClockStopsWhereTheAttemptThatGotThroughBegan) {
+  auto o = options();
+  milliseconds settled{-1};
+  o.on_settle = [&](const LockWaitSettle& settle) { settled = settle.waited; };
+  const auto result = with_lock_wait(
+      [&](int attempt) {
+        if (attempt == 1) throw refusal(1'000);
+        clock.advance(seconds(300));  // applying under the lock
+      },
+      o);
+  EXPECT_EQ(result.waited_for, milliseconds(500));
+  EXPECT_EQ(settled, milliseconds(500));
+}
+
 TEST_F(LockWaitTest, ThrowPolicyRethrowsTheFirstRefusal) {
   auto o = options();
   o.on_lock_held = OnLockHeld::kThrow;

@@ -8,6 +8,7 @@
 
 #include "core/audit.hpp"
 #include "core/changelog.hpp"
+#include "core/guarded_logger.hpp"
 #include "core/heartbeat.hpp"
 #include "core/import_plan.hpp"
 #include "core/lease.hpp"
@@ -46,7 +47,8 @@ struct Migrator::Impl {
   Impl(Config c, MigratorOptions o)
       : config(std::move(c)),
         options(std::move(o)),
-        logger(options.logger ? options.logger : default_logger()) {}
+        logger(options.logger ? std::make_shared<GuardedLogger>(options.logger)
+                              : default_logger()) {}
 
   bool empty_reported = false;
   // Set while up() runs, which creates a missing database: saying it is missing is noise there

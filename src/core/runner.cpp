@@ -72,6 +72,10 @@ MigrationTimeoutError timeout_error(const std::string& migration, milliseconds t
   nlohmann::json context = {{"migration", migration}, {"timeoutMs", timeout.count()}};
   std::string message =
       fmt::format("Migration {} exceeded its timeout of {} ms", migration, timeout.count());
+  // A body past its deadline fails with this error itself (work_within()).
+  if (cause != nullptr && cause->code() == ErrorCode::kMigrationTimeout) {
+    return MigrationTimeoutError(cause->what(), cause->context());
+  }
   if (cause != nullptr) {
     message += fmt::format(": {}", redact(cause->what()));
     if (cause->context().is_object()) {
@@ -81,19 +85,37 @@ MigrationTimeoutError timeout_error(const std::string& migration, milliseconds t
   return MigrationTimeoutError(message, std::move(context));
 }
 
-// The work to run: a body in a transaction that returns after its deadline ignored the stop, and
-// fails there, so that its work rolls back as an interrupted statement's does instead of
-// committing a migration the run then reports as timed out. `bounded` keeps that wrapper.
+// Runs a caller's body. An Error of migronaut's type it throws (a call into the library, a type
+// reused) is the migration's failure, as any exception of the body's is: not the run's lost
+// lock or connection, nor a bad configuration, which would leave no record of the failure.
+// Its context is kept (a MongoDB transient label still retries the transaction).
+void run_callers_body(const MigrationBody& body, MigrationContext& context) {
+  try {
+    body(context);
+  } catch (const MigrationExecutionFailedError&) {
+    throw;
+  } catch (const Error& e) {
+    nlohmann::json details = e.context().is_object() ? e.context() : nlohmann::json::object();
+    details["thrown"] = e.code_name();
+    throw MigrationExecutionFailedError(e.what(), std::move(details));
+  }
+}
+
+// The work to run: a body runs through run_callers_body(), and in a transaction with a
+// timeout, one that returns after its deadline ignored the stop fails there, so that its work
+// rolls back as an interrupted statement's does instead of committing a migration the run then
+// reports as timed out. `wrapped` keeps the wrapper.
 const Work* work_within(const Work& work, bool in_transaction,
                         const std::optional<milliseconds>& timeout, const Watchdog& watchdog,
-                        const std::string& name, std::optional<Work>& bounded) {
+                        const std::string& name, std::optional<Work>& wrapped) {
   const auto* body = std::get_if<MigrationBody>(&work);
-  if (body == nullptr || !timeout || !in_transaction) return &work;
-  bounded = MigrationBody([body, &watchdog, name, timeout](MigrationContext& context) {
-    (*body)(context);
-    if (watchdog.fired()) throw timeout_error(name, *timeout);
+  if (body == nullptr) return &work;
+  const bool bounded = timeout && in_transaction;
+  wrapped = MigrationBody([body, &watchdog, name, timeout, bounded](MigrationContext& context) {
+    run_callers_body(*body, context);
+    if (bounded && watchdog.fired()) throw timeout_error(name, *timeout);
   });
-  return &*bounded;
+  return &*wrapped;
 }
 
 // Tells the lease while a transactional migration runs (see Lease::set_migration_writing).
@@ -434,13 +456,13 @@ void Runner::execute(const Step& step, const LockToken* fence) {
   announced_after_renewals_.reset();
   const Heartbeat::Renewals renewals_before =
       env_.lease ? env_.lease->renewals() : Heartbeat::Renewals{};
-  std::optional<Work> bounded;
+  std::optional<Work> wrapped;
   try {
     Watchdog watchdog(*env_.clock, timeout, body_stop, env_.store);
     MigrationWriting writing(env_.lease, step.in_transaction);
     stopped_between_tries = !execute_with_lock_retries(
         Execution{.work = work_within(up ? migration.up : *migration.down, step.in_transaction,
-                                      timeout, watchdog, migration.name, bounded),
+                                      timeout, watchdog, migration.name, wrapped),
                   .transactional = step.in_transaction,
                   .record = &record,
                   .fence = fence,

@@ -32,6 +32,25 @@ std::optional<std::string_view> comment_body(std::string_view line) {
   return trim(line.substr(2));
 }
 
+// "up" or "down" when `line` reads as a marker however it is written: indented, more dashes,
+// any case, and ':', '_', '-', '.', a blank or nothing between "migrate" and the direction
+// ("  -- migrate:down", "--- Migrate_Down", "-- migrate down").
+std::optional<std::string> marker_direction(std::string_view line) {
+  const std::size_t dashes = line.find_first_not_of(" \t");
+  if (dashes == std::string_view::npos || line.substr(dashes, 2) != "--") return std::nullopt;
+  std::string_view rest =
+      line.substr(std::min(line.size(), line.find_first_not_of("- \t", dashes)));
+  constexpr std::string_view kMigrate = "migrate";
+  if (lower_case(rest.substr(0, kMigrate.size())) != kMigrate) return std::nullopt;
+  rest.remove_prefix(kMigrate.size());
+  if (!rest.empty() && std::string_view(":_-. \t").find(rest.front()) != std::string_view::npos) {
+    rest.remove_prefix(1);
+  }
+  std::string direction = lower_case(rest.substr(0, rest.find_first_of(" \t")));
+  if (direction != "up" && direction != "down") return std::nullopt;
+  return direction;
+}
+
 struct Section {
   std::size_t marker_line = 0;  // 1-based; 0 while the section is absent
   std::string text;             // its lines, joined by '\n' as they come
@@ -65,7 +84,7 @@ class SqlParser {
  private:
   void parse_line(std::string_view line, std::size_t number) {
     const std::optional<std::string_view> comment = comment_body(line);
-    if (comment) refuse_marker_lookalike(*comment, number);
+    refuse_marker_lookalike(line, comment, number);
     if (comment && comment->starts_with(kMarkerPrefix)) {
       start_section(comment->substr(kMarkerPrefix.size()), number);
     } else if (current_ != nullptr) {
@@ -80,14 +99,19 @@ class SqlParser {
   // A marker spelled otherwise is read as a comment: its section would join the one before it,
   // or be missing (a `-- Migrate:Down` would leave the migration irreversible). sql-migrate's
   // markers are said to be that tool's.
-  void refuse_marker_lookalike(std::string_view comment, std::size_t number) const {
-    const std::string lower = lower_case(comment.substr(0, comment.find_first_of(" \t")));
-    if (lower == "migrate:up" || lower == "migrate:down") {
-      if (comment.starts_with(kMarkerPrefix)) return;
-      fail(number, fmt::format("'-- {}' is no marker: markers are lower-case, '-- {}'",
-                               comment.substr(0, lower.size()), lower));
+  void refuse_marker_lookalike(std::string_view line, std::optional<std::string_view> comment,
+                               std::size_t number) const {
+    if (comment && comment->starts_with(kMarkerPrefix)) return;  // a marker, read as one
+    if (const std::optional<std::string> direction = marker_direction(line)) {
+      const std::optional<std::string_view> unindented = comment_body(trim(line));
+      if (unindented && unindented->starts_with(kMarkerPrefix)) {
+        fail(number, fmt::format("'{}' is indented: a marker starts its line", trim(line)));
+      }
+      fail(number, fmt::format("'{}' is no marker: write '-- migrate:{}', lower-case, at the start "
+                               "of its line",
+                               trim(line), *direction));
     }
-    if (lower == "+migrate") {
+    if (comment && lower_case(comment->substr(0, comment->find_first_of(" \t"))) == "+migrate") {
       fail(number,
            "'-- +migrate' is sql-migrate's marker, which migronaut does not read: write "
            "'-- migrate:up' and '-- migrate:down' ('-- migrate:up transaction:false' for "

@@ -75,7 +75,14 @@ TEST(SqlFileTest, RefusesAMarkerSpelledOtherwise) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"-- Migrate:Up\nSELECT 1;\n", "'-- Migrate:Up' is no marker"},
       {"-- migrate:up\nSELECT 1;\n-- MIGRATE:DOWN\nSELECT 2;\n", "'-- MIGRATE:DOWN' is no marker"},
-      {"-- +migrate Up\nSELECT 1;\n", "sql-migrate's marker"}};
+      {"-- +migrate Up\nSELECT 1;\n", "sql-migrate's marker"},
+      // Indented, more dashes, another separator: the down would run as part of the up.
+      {"-- migrate:up\nSELECT 1;\n  -- migrate:down\nSELECT 2;\n",
+       "'-- migrate:down' is indented: a marker starts its line"},
+      {"-- migrate:up\nSELECT 1;\n--- migrate:down\nSELECT 2;\n", "'--- migrate:down' is no"},
+      {"-- migrate:up\nSELECT 1;\n-- migrate down\nSELECT 2;\n", "'-- migrate down' is no"},
+      {"-- migrate:up\nSELECT 1;\n-- Migrate_Down\nSELECT 2;\n", "write '-- migrate:down'"},
+      {"\t--migrate-up\nSELECT 1;\n", "'--migrate-up' is no marker"}};
   for (const auto& [text, reason] : cases) {
     try {
       parse_sql_migration(kName, text);
@@ -88,6 +95,9 @@ TEST(SqlFileTest, RefusesAMarkerSpelledOtherwise) {
   EXPECT_EQ(
       script(parse_sql_migration(kName, "-- migrate:up\n-- Migrate: the old rows\nSELECT 1;").up),
       "-- Migrate: the old rows\nSELECT 1;");
+  EXPECT_EQ(
+      script(parse_sql_migration(kName, "-- migrate:up\n  -- migrated upwards\nSELECT 1;").up),
+      "  -- migrated upwards\nSELECT 1;");
 }
 
 TEST(SqlFileTest, TransactionOption) {

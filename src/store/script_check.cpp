@@ -56,6 +56,24 @@ std::string place_in_file(const Script& script, std::size_t offset, std::string_
   return where + " in `" + shown + "`";
 }
 
+std::string own_transaction_rolled_back(const Script& script, const OwnTransaction& own,
+                                        nlohmann::json& context) {
+  return fmt::format("\nThe transaction the script opened on line {} was rolled back.",
+                     position_in_file(script, own.offset).line) +
+         statements_left_applied(own.ran_before, context);
+}
+
+void fail_open_transaction(const Script& script, const OwnTransaction& own,
+                           std::string_view statement) {
+  nlohmann::json context = {{"error", "transaction left open"}};
+  const std::string message =
+      place_in_file(script, own.offset, statement, context) +
+      ": the transaction it opens is never committed (no COMMIT or END after it), so it was "
+      "rolled back" +
+      statements_left_applied(own.ran_before, context);
+  throw MigrationExecutionFailedError(message, std::move(context));
+}
+
 namespace {
 
 // What to do about a statement a transaction cannot hold, after its reason; other rules'

@@ -35,4 +35,22 @@ std::string place_in_file(const Script& script, std::size_t offset, std::string_
 // applied: …" (or that it was the first), `ran_before` set as the context's "statementsApplied".
 std::string statements_left_applied(std::size_t ran_before, nlohmann::json& context);
 
+// A transaction a script opened itself, outside migronaut's (`-- migrate:up transaction:false`):
+// the byte of its BEGIN in the script and the number of statements that ran before it.
+struct OwnTransaction {
+  std::size_t offset = 0;
+  std::size_t ran_before = 0;
+};
+
+// What a failure inside `own`, rolled back, leaves: "\nThe transaction the script opened on line
+// L was rolled back." and statements_left_applied() of the statements before its BEGIN.
+std::string own_transaction_rolled_back(const Script& script, const OwnTransaction& own,
+                                        nlohmann::json& context);
+
+// Throws MigrationExecutionFailedError for a script that ended with `own` still open, which the
+// caller rolled back: the changelog record written next would have committed it, or been
+// refused inside it. `statement` is its BEGIN.
+[[noreturn]] void fail_open_transaction(const Script& script, const OwnTransaction& own,
+                                        std::string_view statement);
+
 }  // namespace migronaut

@@ -363,6 +363,26 @@ TEST_F(LibraryTest, ThrowingCodeMigrationRollsBackAndIsRecordedFailed) {
   EXPECT_THAT(row->record->error, HasSubstr("boom"));
 }
 
+// A body's own error of one of migronaut's types is the migration's failure, recorded: not the
+// run's lost connection or lock, which would leave no record and be retried as such.
+TEST_F(LibraryTest, ABodyThrowingOneOfMigronautsErrorsFailsAsTheMigration) {
+  MigratorOptions options = quiet();
+  options.migrations.push_back(code_migration("0001-calls-out", [](MigrationContext&) {
+    throw ConnectionFailedError("cannot reach the other service's database");
+  }));
+  try {
+    run_migrations(config_, run_options(options));
+    FAIL() << "the run should have failed";
+  } catch (const MigrationExecutionFailedError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("the other service's database"));
+    EXPECT_EQ(e.context().value("thrown", ""), "CONNECTION_FAILED");
+  }
+  const std::optional<StatusRow> row = status_of("0001-calls-out", options);
+  ASSERT_TRUE(row && row->record);
+  EXPECT_EQ(row->state, MigrationState::kFailed);
+  EXPECT_EQ(database().count("SELECT count(*) FROM _migronaut_locks"), 0);
+}
+
 TEST_F(LibraryTest, DownRunsTheCodeMigrationsDownBody) {
   add_file("0001-users.sql", "users");
   MigratorOptions options = quiet();
@@ -438,6 +458,28 @@ TEST_F(LibraryTest, ThrowingListenerNeverBreaksTheRun) {
   EXPECT_EQ(result.applied.size(), 1u);
   EXPECT_GT(calls, 0);
   EXPECT_TRUE(database().has_table("users"));
+}
+
+// A log sink that fails (a full disk) must not end the run midway, its lock left to the TTL.
+TEST_F(LibraryTest, AThrowingLoggerNeverBreaksTheRunNorKeepsTheLock) {
+  class ThrowingLogger : public Logger {
+   public:
+    void log(Level, std::string_view) override {
+      ++calls;
+      throw std::runtime_error("log sink full");
+    }
+    int calls = 0;
+  };
+  add_file("0001-users.sql", "users");
+  const auto logger = std::make_shared<ThrowingLogger>();
+  MigratorOptions options;
+  options.logger = logger;
+  const RunMigrationsResult result = run_migrations(config_, run_options(options));
+  EXPECT_EQ(result.applied.size(), 1u);
+  EXPECT_GT(logger->calls, 0);
+  Database db = database();
+  EXPECT_TRUE(db.has_table("users"));
+  EXPECT_EQ(db.count("SELECT count(*) FROM _migronaut_locks"), 0);
 }
 
 // --- hooks ----------------------------------------------------------------------------------

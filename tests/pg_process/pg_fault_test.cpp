@@ -534,6 +534,47 @@ TEST_F(PgFaultTest, RenewalsBlockedByARowLockLoseTheLockAndStartNoFurtherMigrati
   EXPECT_FALSE(lock_row_exists());
 }
 
+// A lock connection whose server takes the renewal and never answers (its backend stopped, as a
+// hung proxy or a black-holed path would leave it): the renewal gives up at its own bound, the
+// lease is lost, and the run stops after the migration in flight instead of hanging for ever.
+TEST_F(PgFaultTest, ALockConnectionThatNeverAnswersLosesTheLockInsteadOfHanging) {
+  write_gated_set();
+  dir_.write("20260101000003-after.sql",
+             "-- migrate:up\nINSERT INTO log (name) VALUES ('after');\n");
+  auto holder = start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "2"}});
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
+  // The lock connection keeps the default name (the migration's carries the run's); stopped
+  // between renewals, so that it holds no row lock the migration's fence would queue behind.
+  pid_t backend = 0;
+  ASSERT_TRUE(eventually([&] {
+    backend =
+        std::stoi(value("SELECT coalesce(min(pid), 0) FROM pg_stat_activity WHERE "
+                        "application_name = 'migronaut' AND pid <> pg_backend_pid()"));
+    if (backend == 0 || kill(backend, SIGSTOP) != 0) return false;
+    if (value("SELECT state FROM pg_stat_activity WHERE pid = " + std::to_string(backend)) ==
+        "idle") {
+      return true;
+    }
+    kill(backend, SIGCONT);
+    return false;
+  }));
+  struct Resume {
+    pid_t pid;
+    ~Resume() { kill(pid, SIGCONT); }
+  } resume{backend};
+  ASSERT_TRUE(eventually(
+      [&] { return holder->err_so_far().find("Lost the migration lock") != std::string::npos; },
+      seconds(20)))
+      << holder->err_so_far();
+  open_gate();
+  const std::optional<ProcessResult> lost = holder->wait_for(seconds(30));
+  ASSERT_TRUE(lost.has_value()) << "still waiting for the stopped backend: "
+                                << holder->err_so_far();
+  EXPECT_EQ(lost->exit_code, 10) << lost->err;
+  EXPECT_EQ(count("SELECT count(*) FROM log WHERE name = 'after'"), 0);
+  EXPECT_EQ(applied("20260101000003-after.sql"), 0);
+}
+
 // Waiters survive a server restart: they reconnect with backoff inside their budget, reclaim
 // the dead holder's lease after its TTL and finish — every one of them exits 0.
 TEST_F(PgFaultTest, TenWaitersSurviveAServerRestartAndAllExitZero) {

@@ -9,6 +9,8 @@
 #include <memory>
 #include <set>
 
+#include "store/postgres/bounded_exec.hpp"
+
 namespace migronaut {
 namespace {
 
@@ -73,11 +75,6 @@ std::string word_at(std::string_view text, std::size_t at) {
   return word;
 }
 
-bool failed(const PGresult* result) {
-  const ExecStatusType status = PQresultStatus(result);
-  return status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK && status != PGRES_EMPTY_QUERY;
-}
-
 // "pid 4242 (application 'psql', user 'app', active for 3.2 s): LOCK TABLE".
 std::string describe_session(const nlohmann::json& session) {
   std::string text =
@@ -139,18 +136,10 @@ Watched exec_watching_blockers(PGconn* conn, const std::string& sql, const std::
     PGresult* result = PQgetResult(conn);
     if (result == nullptr) break;
     if (end_client_copy(conn, result)) continue;
-    if (!failed(result) && (watched.result == nullptr || !failed(watched.result))) {
+    if (!failed_result(result) && (watched.result == nullptr || !failed_result(watched.result))) {
       ++watched.completed;
     }
-    if (watched.result == nullptr || (failed(result) && !failed(watched.result))) {
-      if (watched.result != nullptr) PQclear(watched.result);
-      watched.result = result;
-    } else if (!failed(watched.result)) {
-      PQclear(watched.result);
-      watched.result = result;
-    } else {
-      PQclear(result);
-    }
+    keep_result(watched.result, result);
   }
   if (watched.result == nullptr) watched.result = PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
   return watched;

@@ -37,6 +37,7 @@
 #include "store/execution.hpp"
 #include "store/postgres/adopt.hpp"
 #include "store/postgres/blockers.hpp"
+#include "store/postgres/bounded_exec.hpp"
 #include "store/postgres/left_behind.hpp"
 #include "store/postgres/run_sessions.hpp"
 #include "store/postgres/search_path_uri.hpp"
@@ -303,6 +304,8 @@ struct SentPiece {
   std::size_t number = 0;
   // Whether the statements before it ran in the same transaction, rolled back with it.
   bool transactional = true;
+  // Outside migronaut's transaction, one the script opened itself, rolled back with it.
+  const OwnTransaction* own = nullptr;
 };
 
 // How much of migronaut's text after a script a message must quote to be cut there: enough to
@@ -384,8 +387,11 @@ bool locate(const PGresult* result, const SentPiece& piece, nlohmann::json& cont
 
 class PostgresStore final : public Store {
  public:
-  PostgresStore(const Config& config, PGconn* conn, std::string redacted_uri)
+  // `answer_bound`: the lock connection's wait for any answer (bounded_exec.hpp).
+  PostgresStore(const Config& config, PGconn* conn, std::string redacted_uri,
+                std::optional<std::chrono::milliseconds> answer_bound)
       : conn_(conn),
+        answer_bound_(answer_bound),
         cancel_(PQgetCancel(conn)),
         uri_(std::move(redacted_uri)),
         lock_table_(quote_identifier(config.lock_table)),
@@ -814,7 +820,10 @@ class PostgresStore final : public Store {
               Format format = Format::kText) {
     reconnect_if_broken();
     Result result;
-    if (params.empty() && format == Format::kText) {
+    if (answer_bound_) {
+      result.reset(exec_until(conn_, sql, params, format == Format::kBinary,
+                              std::chrono::steady_clock::now() + *answer_bound_));
+    } else if (params.empty() && format == Format::kText) {
       result.reset(PQexec(conn_, sql.c_str()));
     } else {
       std::vector<const char*> values;
@@ -1048,7 +1057,9 @@ class PostgresStore final : public Store {
                                    : std::string();
       message = fmt::format("{}: {}", where, said.empty() ? message : said);
     }
-    if (!piece.transactional && piece.statement != nullptr) {
+    if (piece.own != nullptr) {
+      message += own_transaction_rolled_back(*piece.script, *piece.own, context);
+    } else if (!piece.transactional && piece.statement != nullptr) {
       message += left_behind(*piece.statement, piece.number - 1, context);
     }
     throw MigrationExecutionFailedError(message, std::move(context));
@@ -1065,6 +1076,7 @@ class PostgresStore final : public Store {
           SentPiece{.script = &script, .length = script.text.size(), .transactional = false});
       return;
     }
+    std::optional<OwnTransaction> own;  // the script's own, while open
     for (std::size_t i = 0; i < statements.size(); ++i) {
       require_still_held(still_held, i);
       const PgStatement& statement = statements[i];
@@ -1074,7 +1086,18 @@ class PostgresStore final : public Store {
                                 .length = statement.end - statement.offset,
                                 .statement = &statement,
                                 .number = i + 1,
-                                .transactional = false});
+                                .transactional = false,
+                                .own = own ? &*own : nullptr});
+      if (PQtransactionStatus(conn_) == PQTRANS_IDLE) {
+        own.reset();
+      } else if (!own) {
+        own = OwnTransaction{statement.offset, i};
+      }
+    }
+    // The changelog record's transaction would commit it along (BEGIN only warns in one).
+    if (own) {
+      rollback_if_open();
+      fail_open_transaction(script, *own, statements[own->ran_before].text(script.text));
     }
   }
 
@@ -1271,6 +1294,7 @@ class PostgresStore final : public Store {
   }
 
   PGconn* conn_;
+  std::optional<std::chrono::milliseconds> answer_bound_;
   std::mutex cancel_mutex_;      // interrupt() may race a reconnect
   PGcancel* cancel_;             // remade at each (re)connect: PQcancel is safe from any thread
   std::string uri_;              // redacted
@@ -1557,7 +1581,14 @@ std::unique_ptr<Store> open_postgres_store(const Config& given, const Connection
     throw ConnectionFailedError("postgres: cannot connect to " + redacted + ": " + reason,
                                 std::move(context));
   }
-  return std::make_unique<PostgresStore>(config, conn, std::move(redacted));
+  // Twice the server's own bound, and never under a second: the server's timeouts answer first
+  // whenever it answers at all.
+  std::optional<std::chrono::milliseconds> answer_bound;
+  if (options.statement_bound) {
+    answer_bound =
+        std::max<std::chrono::milliseconds>(2 * *options.statement_bound, std::chrono::seconds(1));
+  }
+  return std::make_unique<PostgresStore>(config, conn, std::move(redacted), answer_bound);
 }
 
 }  // namespace migronaut

@@ -1,5 +1,7 @@
 #include "store/sqlite/script_run.hpp"
 
+#include <fmt/format.h>
+
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -30,18 +32,47 @@ int error_offset(sqlite3* db) {
 #endif
 }
 
+// The first byte of the statement at byte `start` (past the blanks and comments before it).
+std::size_t first_token(const Script& script, std::size_t start) {
+  return static_cast<std::size_t>(sqlite_statement_at(script.text, start).data() -
+                                  script.text.data());
+}
+
+// After the statement at `start` (the `ran`th) ran outside migronaut's transaction: notes the
+// script's own BEGIN, and forgets it once committed or rolled back.
+void track_transaction(sqlite3* db, const Script& script, std::size_t start, std::size_t ran,
+                       std::optional<OwnTransaction>& own) {
+  if (sqlite3_get_autocommit(db) != 0) {
+    own.reset();
+  } else if (!own) {
+    own = OwnTransaction{first_token(script, start), ran};
+  }
+}
+
+// What a failure outside migronaut's transaction leaves, `ran` statements having run. A
+// transaction of the script's own still open is rolled back (the record written next could
+// neither begin nor commit it).
+std::string left_applied(sqlite3* db, const Script& script, std::size_t ran,
+                         const std::optional<OwnTransaction>& own, nlohmann::json& context) {
+  if (sqlite3_get_autocommit(db) != 0) return statements_left_applied(ran, context);
+  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  return own ? own_transaction_rolled_back(script, *own, context)
+             : statements_left_applied(ran, context);
+}
+
 // The failure of the statement at byte `start` of the script (the blanks before it included).
 // `blamed` is error_offset()'s answer, -1 when the error names no token of it. Outside a
-// transaction, the `ran` statements before it stay applied, and it says so.
+// transaction (`ran` given), says what stays applied.
 [[noreturn]] void fail(sqlite3* db, const Script& script, std::size_t start, int blamed,
-                       std::optional<std::size_t> ran) {
+                       std::optional<std::size_t> ran,
+                       const std::optional<OwnTransaction>& own = std::nullopt) {
   const std::string error = sqlite3_errmsg(db);
   const std::string_view statement = sqlite_statement_at(script.text, start);
-  const std::size_t first = static_cast<std::size_t>(statement.data() - script.text.data());
-  const std::size_t offset = blamed >= 0 ? start + static_cast<std::size_t>(blamed) : first;
+  const std::size_t offset =
+      blamed >= 0 ? start + static_cast<std::size_t>(blamed) : first_token(script, start);
   nlohmann::json context = {{"error", error}};
   std::string message = place_in_file(script, offset, statement, context) + ": " + error;
-  if (ran) message += statements_left_applied(*ran, context);
+  if (ran) message += left_applied(db, script, *ran, own, context);
   throw MigrationExecutionFailedError(message, std::move(context));
 }
 
@@ -52,6 +83,7 @@ void run_sqlite_script(sqlite3* db, const Script& script, bool transactional,
   const char* const begin = script.text.data();
   const char* const end = begin + script.text.size();
   std::size_t ran = 0;
+  std::optional<OwnTransaction> own;  // outside migronaut's, the script's own, while open
   const auto left = [&] { return transactional ? std::nullopt : std::optional(ran); };
   for (const char* rest = begin; rest < end;) {
     sqlite3_stmt* raw = nullptr;
@@ -62,16 +94,21 @@ void run_sqlite_script(sqlite3* db, const Script& script, bool transactional,
         sqlite3_prepare_v2(db, rest, static_cast<int>(end - rest) + 1, &raw, &tail);
     const StatementHandle statement(raw);
     const auto start = static_cast<std::size_t>(rest - begin);
-    if (prepared != SQLITE_OK) fail(db, script, start, error_offset(db), left());
+    if (prepared != SQLITE_OK) fail(db, script, start, error_offset(db), left(), own);
     if (statement != nullptr) {  // none for a rest of blanks and comments
       require_still_held(still_held, ran);
       int stepped = SQLITE_ROW;
       while (stepped == SQLITE_ROW) stepped = sqlite3_step(raw);
-      if (stepped != SQLITE_DONE) fail(db, script, start, -1, left());
+      if (stepped != SQLITE_DONE) fail(db, script, start, -1, left(), own);
+      if (!transactional) track_transaction(db, script, start, ran, own);
       ++ran;
     }
     if (tail == rest) break;  // no progress (a NUL in the text): as sqlite3_exec, stop
     rest = tail;
+  }
+  if (own) {
+    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    fail_open_transaction(script, *own, sqlite_statement_at(script.text, own->offset));
   }
 }
 

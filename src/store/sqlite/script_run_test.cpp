@@ -70,6 +70,37 @@ TEST_F(ScriptRunTest, AFailureOutsideATransactionSaysWhatStaysApplied) {
             std::string::npos);
 }
 
+// Outside migronaut's transaction, a BEGIN of the script's own left open would be committed, or
+// refused, by the record written next: it is rolled back and the migration fails, naming it.
+TEST_F(ScriptRunTest, ATransactionTheScriptLeavesOpenIsRolledBackAndFails) {
+  const auto run = [&](const std::string& text) -> std::string {
+    try {
+      run_sqlite_script(db_.get(), Script{text, 1}, /*transactional=*/false);
+    } catch (const MigrationExecutionFailedError& error) {
+      EXPECT_EQ(error.context()["statementsApplied"], 1) << error.what();
+      return error.what();
+    }
+    ADD_FAILURE() << "ran without an error: " << text;
+    return "";
+  };
+  const std::string unclosed = run("CREATE TABLE a (x);\nBEGIN;\nCREATE TABLE b (x);\n");
+  EXPECT_NE(unclosed.find("line 2, column 1 in `BEGIN`: the transaction it opens is never "
+                          "committed (no COMMIT or END after it)"),
+            std::string::npos)
+      << unclosed;
+  const std::string failed =
+      run("CREATE TABLE c (x);\nBEGIN;\nCREATE TABLE d (x);\nSELECT * FROM gone;\n");
+  EXPECT_NE(failed.find("The transaction the script opened on line 2 was rolled back."),
+            std::string::npos)
+      << failed;
+  EXPECT_EQ(sqlite3_get_autocommit(db_.get()), 1);
+  EXPECT_EQ(value("SELECT group_concat(name) FROM (SELECT name FROM sqlite_master ORDER BY name)"),
+            "a,c");
+  // A transaction the script commits is its own business.
+  run_sqlite_script(db_.get(), Script{"BEGIN;\nCREATE TABLE e (x);\nCOMMIT;\n", 1}, false);
+  EXPECT_EQ(value("SELECT count(*) FROM sqlite_master WHERE name = 'e'"), "1");
+}
+
 TEST_F(ScriptRunTest, AFailingStepIsPlacedAtItsStatementInTheFile) {
   const MigrationExecutionFailedError error = failure(
       "CREATE TABLE t (id INTEGER PRIMARY KEY);\nINSERT INTO t VALUES (1);\n\n"

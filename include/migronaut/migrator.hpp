@@ -226,7 +226,9 @@ class Migrator {
   ImportResult import_history(const ImportOptions& options);
 
   std::optional<LockInfo> lock_info();
-  std::optional<LockInfo> force_unlock();
+  // Releases the lock whoever holds it, or only if the run `owner` does (the holder a caller
+  // showed and was told to release); returns the holder it removed.
+  std::optional<LockInfo> force_unlock(std::string_view owner = {});
   // The database's clock in ms since the epoch: what a holder's lockedAt is judged against.
   std::int64_t database_now_ms();
 

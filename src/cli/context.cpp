@@ -53,7 +53,7 @@ Config Context::config(const nlohmann::json& extra, bool require_uri) {
   sources.flags = std::move(layer);
   Config config = load_config(sources);
   if (require_uri) {
-    output_.debug(fmt::format("connecting to {}{}; migrations in {}", redact(config.uri),
+    output_.debug(fmt::format("connecting to {}{}; migrations in {}", redact_uri(config.uri),
                               config.db_name.empty() ? "" : " (database " + config.db_name + ")",
                               config.migrations_dir.string()));
   }

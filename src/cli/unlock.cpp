@@ -48,9 +48,19 @@ Command add_unlock(CLI::App& app) {
             if (current && !confirm(context, "Release the migration lock?", *yes)) {
               throw RunAbortedError("unlock cancelled");
             }
-            const std::optional<LockInfo> removed = migrator.force_unlock();
+            // Only the holder shown: a run that took the lock meanwhile is alive.
+            const std::optional<LockInfo> removed =
+                migrator.force_unlock(current ? current->run_id : std::string());
+            const std::optional<LockInfo> now_held =
+                removed || !current ? std::nullopt : migrator.lock_info();
             if (removed) {
               out.success("Lock released");
+            } else if (now_held) {
+              throw LockAlreadyHeldError(
+                  "Nothing released: another run took the lock since it was shown (" +
+                      describe_holder(*now_held, migrator.database_now_ms()) +
+                      "); run `migronaut lock` to see it",
+                  {{"holder", *now_held}});
             } else if (current) {
               // On SQLite a holder's open transaction holds the release back until it commits.
               out.success("Nothing to release: its holder released the lock first");

@@ -46,6 +46,11 @@ AuditCheck lock(Store& store, const Config& config) {
     const std::int64_t now_ms = store.now_ms();
     const std::string who = fmt::format("held by {} on {} (pid {}) for {} ms", holder->run_id,
                                         holder->host, holder->pid, now_ms - holder->locked_at_ms);
+    // What `up` refuses (LOCK_RECORD_INVALID) fails here too.
+    if (const std::string why = lock_row_unusable(*holder, now_ms, config.lock_ttl_ms());
+        !why.empty()) {
+      return fail("lock", who + ": unusable, " + why + " (`migronaut unlock` clears it)");
+    }
     if (lease_expired(*holder, now_ms, config.lock_ttl_ms())) {
       return warn("lock", who + ": stale (a crashed holder?); the next run takes it");
     }

@@ -669,6 +669,19 @@ std::vector<std::string_view> config_variables() {
   return names;
 }
 
+namespace {
+
+// The URI's secrets are known before any message can quote it: a password that ends a URI's
+// text early (a quote, a space) is masked wherever it shows, in the refusal of a bad URI or the
+// verbose connect line.
+void remember_uri_secrets(const json& merged) {
+  if (merged.contains("uri") && merged["uri"].is_string()) {
+    remember_secrets(merged["uri"].get<std::string>());
+  }
+}
+
+}  // namespace
+
 Config load_config(const ConfigSources& sources) {
   const json file = file_layer(sources);
   const json flags = json_layer(sources.flags, "flags");
@@ -683,6 +696,7 @@ Config load_config(const ConfigSources& sources) {
     platform.variable = "DATABASE_URL";
     if (json uri = environment_value(platform, environment); !uri.is_null()) merged["uri"] = uri;
   }
+  remember_uri_secrets(merged);
   return build(merged, sources.cwd, environment, sources.require_uri);
 }
 
@@ -691,6 +705,7 @@ void validate_config(const Config& config) { validate(config, true); }
 Config config_from_json(const nlohmann::json& document) {
   json merged = defaults();
   merge(merged, json_layer(document, "config"));
+  remember_uri_secrets(merged);
   return build(merged, std::filesystem::current_path(), process_environment(), true);
 }
 

@@ -1103,10 +1103,10 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
 
 std::optional<LockInfo> Migrator::lock_info() { return impl_->reader().read_lock(); }
 
-std::optional<LockInfo> Migrator::force_unlock() {
+std::optional<LockInfo> Migrator::force_unlock(std::string_view owner) {
   // Nothing held: nothing to write, and a missing database stays missing.
   if (!impl_->reader().read_lock()) return std::nullopt;
-  return impl_->writer().force_release();
+  return impl_->writer().force_release(owner);
 }
 
 LockWaitOptions Migrator::Impl::lock_wait_options(const RunMigrationsOptions& options) {

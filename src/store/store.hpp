@@ -239,8 +239,10 @@ class Store {
   // Deletes the record scoped to owner + nonce; a no-op when it is not ours.
   virtual void release(const LockToken& token) = 0;
   virtual std::optional<LockInfo> read_lock() = 0;
-  // Deletes the record whoever holds it; returns the holder it removed.
-  virtual std::optional<LockInfo> force_release() = 0;
+  // Deletes the record if `owner` holds it, or whoever does for an empty `owner`; returns the
+  // holder it removed. `unlock` names the holder it showed: a run that took the lock since, as
+  // the dead holder's TTL ran out, is never the one released.
+  virtual std::optional<LockInfo> force_release(std::string_view owner) = 0;
   // Where the database can push (PostgreSQL LISTEN/NOTIFY): blocks until a release is
   // announced, `timeout` passes or `stop` is requested, and returns true when woken by a
   // release. Stores that cannot push return false at once without waiting.

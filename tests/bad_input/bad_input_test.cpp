@@ -750,6 +750,10 @@ TEST(BadInputLock, AnUnusableLockRowIsClearedByUnlock) {
     project->write_migration("0002-two.sql", kValid);
     project->exec(project->ghost_lock_sql(-86'400'000, 60'000));
     EXPECT_EQ(project->run({"up"}).exit_code, 40) << store;
+    // audit fails where up refuses: the row does not pass for a live holder's.
+    const ProcessResult audit = project->run({"audit"});
+    EXPECT_EQ(audit.exit_code, 22) << describe(audit);
+    EXPECT_NE(audit.out.find("unusable, it was renewed"), std::string::npos) << describe(audit);
     const ProcessResult shown = project->run({"lock"});
     EXPECT_EQ(shown.exit_code, 0) << describe(shown);
     EXPECT_NE(shown.err.find("The lock row cannot be trusted"), std::string::npos)

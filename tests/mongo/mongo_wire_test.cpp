@@ -180,7 +180,7 @@ TEST(MongoWire, ForceReleaseDeletesByIdAloneAndReturnsTheHolder) {
   MockMongo server("force-release");
   auto store = open_store(config_for(server));
 
-  const auto removed = store->force_release();
+  const auto removed = store->force_release("");
 
   ASSERT_TRUE(removed.has_value());
   EXPECT_EQ(removed->run_id, "peer-run");
@@ -192,11 +192,22 @@ TEST(MongoWire, ForceReleaseDeletesByIdAloneAndReturnsTheHolder) {
   EXPECT_EQ(sent[0].doc["writeConcern"], kMajority);
 }
 
+// `unlock` names the holder it showed: only that run's record is removed.
+TEST(MongoWire, ForceReleaseNamingAHolderDeletesOnlyItsRecord) {
+  MockMongo server("force-release");
+  auto store = open_store(config_for(server));
+
+  ASSERT_TRUE(store->force_release("peer-run").has_value());
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("findAndModify"));
+  EXPECT_EQ(sent[0].doc["query"], json({{"_id", "migronaut_lock"}, {"owner", "peer-run"}}));
+}
+
 TEST(MongoWire, ForceReleaseWithNoRecordReturnsNothing) {
   MockMongo server("primary");
   auto store = open_store(config_for(server));
 
-  EXPECT_FALSE(store->force_release().has_value());
+  EXPECT_FALSE(store->force_release("").has_value());
 }
 
 TEST(MongoWire, ReadLockFindsByIdOnThePrimary) {

@@ -53,7 +53,9 @@ class FaultStore : public Store {
   bool renew(const LockToken& token, const LockProgress& progress) override;
   void release(const LockToken& token) override;
   std::optional<LockInfo> read_lock() override;
-  std::optional<LockInfo> force_release() override { return inner_->force_release(); }
+  std::optional<LockInfo> force_release(std::string_view owner) override {
+    return inner_->force_release(owner);
+  }
   std::vector<ChangelogRecord> read_changelog() override { return inner_->read_changelog(); }
   void write_records(std::span<const RecordWrite> writes,
                      const LockToken* fence = nullptr) override {

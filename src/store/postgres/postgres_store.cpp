@@ -519,13 +519,14 @@ class PostgresStore final : public Store {
     return lock_info_at(result.get(), 0);
   }
 
-  std::optional<LockInfo> force_release() override {
-    const Result result = run("force-release the lock",
-                              "WITH gone AS (DELETE FROM " + lock_table_ +
-                                  " WHERE id = $1 RETURNING *)"
-                                  " SELECT " +
-                                  kLockColumns + ", pg_notify($2, '') FROM gone",
-                              {std::string(kLockId), channel_}, MissingTable::kIsEmpty);
+  std::optional<LockInfo> force_release(std::string_view owner) override {
+    const Result result =
+        run("force-release the lock",
+            "WITH gone AS (DELETE FROM " + lock_table_ +
+                " WHERE id = $1 AND ($3 = '' OR owner = $3) RETURNING *)"
+                " SELECT " +
+                kLockColumns + ", pg_notify($2, '') FROM gone",
+            {std::string(kLockId), channel_, std::string(owner)}, MissingTable::kIsEmpty);
     if (PQntuples(result.get()) == 0) return std::nullopt;
     return lock_info_at(result.get(), 0);
   }

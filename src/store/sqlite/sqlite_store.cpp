@@ -322,13 +322,14 @@ class SqliteStore final : public Store {
     return select_lock();
   }
 
-  std::optional<LockInfo> force_release() override {
+  std::optional<LockInfo> force_release(std::string_view owner) override {
     busy_->begin_operation();
     if (!lock_table_exists()) return std::nullopt;
     Statement remove(connection(),
-                     "DELETE FROM " + lock_table_ + " WHERE id = ? RETURNING " + lock_columns(),
+                     "DELETE FROM " + lock_table_ + " WHERE id = ? AND (? = '' OR owner = ?) " +
+                         "RETURNING " + lock_columns(),
                      "force release lock");
-    remove.bind(kLockId);
+    remove.bind(kLockId).bind(owner).bind(owner);
     std::optional<LockInfo> holder;
     if (remove.step()) holder = lock_info(remove);
     remove.run();

@@ -484,6 +484,14 @@ void Runner::execute(const Step& step, const LockToken* fence) {
     lock_lost(e);
     throw;
   } catch (const ConnectionFailedError&) {
+    // A run that took the lock over ends a dead-looking holder's session: if the lock is no
+    // longer ours, that, not the network, is what happened.
+    if (env_.lease) {
+      env_.lease->renew_now();
+      if (!env_.lease->held() && env_.stop.reason_code() == ErrorCode::kLockLost) {
+        env_.stop.throw_reason(nlohmann::json::array());
+      }
+    }
     throw;
   } catch (const Error& e) {
     if (timeout && body_stop.stop_requested() && !env_.stop.requested()) {

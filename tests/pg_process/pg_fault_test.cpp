@@ -575,6 +575,42 @@ TEST_F(PgFaultTest, ALockConnectionThatNeverAnswersLosesTheLockInsteadOfHanging)
   EXPECT_EQ(applied("20260101000003-after.sql"), 0);
 }
 
+// A run that takes over a stalled holder's lock ends the holder's statement outside a
+// transaction: the holder, woken, reports the lost lock (exit 10), not a network failure.
+TEST_F(PgFaultTest, AHolderWhoseStatementTheReclaimerEndedReportsTheLostLock) {
+  dir_.write("20260101000001-log.sql",
+             "-- migrate:up\nCREATE TABLE log (name text NOT NULL);\n"
+             "INSERT INTO log (name) VALUES ('log');\n");
+  dir_.write(std::string(kGatedName), kGatedUnfenced);
+  pg_query_value(uri_, "CREATE TABLE gate (closed int); INSERT INTO gate VALUES (1)");
+  auto holder = start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "10"}});
+  ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
+  ASSERT_FALSE(gated_backend_gone());
+  const std::string holder_owner = value("SELECT owner FROM _migronaut_locks");
+  // The holder's lease aged on the server between its renewals (every 5 s), until the peer,
+  // polling every 50 ms, takes it over.
+  auto peer = start_up(/*wait=*/true, {{"MIGRONAUT_LOCK_TTL", "10"}});
+  ASSERT_TRUE(eventually(
+      [&] {
+        pg_query_value(uri_,
+                       "UPDATE _migronaut_locks SET locked_at = now() - interval '1 hour' "
+                       "WHERE owner = '" +
+                           holder_owner + "'");
+        const std::string owner = value("SELECT owner FROM _migronaut_locks");
+        return owner != holder_owner && owner != "<null>";
+      },
+      seconds(20)))
+      << peer->err_so_far();
+  const std::optional<ProcessResult> lost = holder->wait_for(seconds(30));
+  ASSERT_TRUE(lost.has_value()) << holder->err_so_far();
+  EXPECT_EQ(lost->exit_code, 10) << lost->err;
+  open_gate();
+  const ProcessResult done = peer->wait();
+  EXPECT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_EQ(applied(kGatedName), 1);
+  EXPECT_FALSE(lock_row_exists());
+}
+
 // Waiters survive a server restart: they reconnect with backoff inside their budget, reclaim
 // the dead holder's lease after its TTL and finish — every one of them exits 0.
 TEST_F(PgFaultTest, TenWaitersSurviveAServerRestartAndAllExitZero) {

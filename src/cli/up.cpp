@@ -29,7 +29,7 @@ struct UpFlags {
   std::string steps;
   bool wait = false;
   bool no_wait = false;
-  std::string wait_timeout;
+  std::optional<std::string> wait_timeout;  // "" is refused, never read as no timeout
   bool no_lock = false;
   std::string reason;
   bool lint = false;
@@ -166,8 +166,9 @@ Command add_up(CLI::App& app) {
             nlohmann::json extra = nlohmann::json::object();
             if (flags->wait) extra["onLockHeld"] = "wait";
             if (flags->no_wait) extra["onLockHeld"] = "throw";
-            if (!flags->wait_timeout.empty()) {
-              extra["lockWaitTimeoutMs"] = parse_duration_ms(flags->wait_timeout, "--wait-timeout");
+            if (flags->wait_timeout) {
+              extra["lockWaitTimeoutMs"] =
+                  parse_duration_ms(*flags->wait_timeout, "--wait-timeout");
             }
             const Config config = context.config(extra);
 

@@ -73,7 +73,9 @@ bool a_live_run_holds_the_lock(Migrator& migrator, const Config& config) {
 
 Command add_wait(CLI::App& app) {
   auto* sub = app.add_subcommand("wait", "Block until no migration is pending (takes no lock)");
-  auto timeout = std::make_shared<std::string>();
+  // Optional, not empty-when-absent: `--timeout ""` (an unset variable in a manifest) is refused,
+  // never read as no timeout.
+  auto timeout = std::make_shared<std::optional<std::string>>();
   sub->add_option("--timeout", *timeout, "Give up after this long (exit 2)")->type_name("DURATION");
   document(
       sub, "migronaut wait --timeout 10m",
@@ -88,9 +90,7 @@ Command add_wait(CLI::App& app) {
       sub,
       [timeout](Context& context) {
         nlohmann::json extra = nlohmann::json::object();
-        if (!timeout->empty()) {
-          extra["lockWaitTimeoutMs"] = parse_duration_ms(*timeout, "--timeout");
-        }
+        if (*timeout) extra["lockWaitTimeoutMs"] = parse_duration_ms(**timeout, "--timeout");
         const Config config = context.config(extra);
         const milliseconds budget(
             config.lock_wait_timeout_ms.value_or(std::numeric_limits<std::int32_t>::max()));

@@ -392,6 +392,9 @@ const BadInput kCorpus[] = {
     bad_flags("WaitTimeoutUnknownUnit", {"up", "--wait-timeout", "30x"}, "--wait-timeout"),
     bad_flags("WaitTimeoutFraction", {"up", "--wait-timeout", "1.5s"}, "--wait-timeout"),
     bad_flags("WaitCommandTimeout", {"wait", "--timeout", "soon"}, "--timeout"),
+    // An unset variable in a manifest: refused, never read as waiting for ever.
+    bad_flags("WaitCommandTimeoutEmpty", {"wait", "--timeout", ""}, "--timeout"),
+    bad_flags("WaitTimeoutEmpty", {"up", "--wait", "--wait-timeout", ""}, "--wait-timeout"),
     bad_flags("WaitAndNoWait", {"up", "--wait", "--no-wait"}, "--no-wait"),
     bad_flags("DownStepsZero", {"down", "--steps", "0"}, "--steps"),
     bad_flags("DownStepsText", {"down", "--steps", "abc"}, "--steps"),

@@ -240,6 +240,13 @@ void check_drop(const json& node, LintState& state, const LintReport& report) {
   }
 }
 
+// ALTER TYPE … ADD VALUE runs again only with IF NOT EXISTS; RENAME VALUE never does.
+void check_alter_enum(const json& node, const LintState& state, const LintReport& report) {
+  if (state.options.transactional || flag(node, "skipIfNewValExists")) return;
+  report("prefer-robust-stmts",
+         text(node, "oldVal").empty() ? "ADD VALUE without IF NOT EXISTS" : "RENAME VALUE");
+}
+
 void check_rename(const json& node, const LintState& state, const LintReport& report) {
   const std::string kind = text(node, "renameType");
   if (kind == "OBJECT_COLUMN") report("renaming-column", "column " + text(node, "subname"));
@@ -285,6 +292,7 @@ void check_statement(const PgStatement& statement, LintState& state, const LintR
   if (kind == "AlterTableStmt") check_alter_table(node, state, report);
   if (kind == "DropStmt") check_drop(node, state, report);
   if (kind == "RenameStmt") check_rename(node, state, report);
+  if (kind == "AlterEnumStmt") check_alter_enum(node, state, report);
 }
 
 }  // namespace migronaut

@@ -76,6 +76,18 @@ TEST(LintTest, ReRunnabilityMattersOnlyOutsideATransaction) {
             Found{});
 }
 
+// A transaction:false section's usual statement: an enum's new value, which fails "already
+// exists" when a half-applied section runs again, unless IF NOT EXISTS.
+TEST(LintTest, AnEnumValueAddedOutsideATransactionNeedsIfNotExists) {
+  constexpr LintOptions kOutside{.transactional = false};
+  EXPECT_EQ(findings_of("ALTER TYPE mood ADD VALUE 'happy';", kOutside),
+            (Found{"prefer-robust-stmts@0"}));
+  EXPECT_EQ(findings_of("ALTER TYPE mood RENAME VALUE 'sad' TO 'blue';", kOutside),
+            (Found{"prefer-robust-stmts@0"}));
+  EXPECT_EQ(findings_of("ALTER TYPE mood ADD VALUE IF NOT EXISTS 'happy';", kOutside), Found{});
+  EXPECT_EQ(findings_of("ALTER TYPE mood ADD VALUE 'happy';", kTimeoutsSet), Found{});
+}
+
 // The remedy prefer-robust-stmts' help gives for an index: dropped IF EXISTS earlier in the
 // file, the same index (as named), which also removes an INVALID one a failed build left.
 TEST(LintTest, AnIndexDroppedIfExistsBeforeItIsReRunnable) {

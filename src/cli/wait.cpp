@@ -69,6 +69,8 @@ bool a_live_run_holds_the_lock(Migrator& migrator, const Config& config) {
   return holder && !lease_expired(*holder, migrator.database_now_ms(), config.lock_ttl_ms());
 }
 
+constexpr milliseconds kSayAgainAfter{30'000};
+
 }  // namespace
 
 Command add_wait(CLI::App& app) {
@@ -103,6 +105,8 @@ Command add_wait(CLI::App& app) {
         Migrator migrator(config, std::move(options));
         Output& out = context.out();
         bool second_look_due = false;
+        std::string said;  // the last reason logged without a terminal, and when
+        milliseconds said_at{0};
         for (int attempt = 1;;) {
           // A database not reachable yet is waited for too, inside the same budget.
           std::optional<ConnectionFailedError> unreachable;
@@ -165,16 +169,23 @@ Command add_wait(CLI::App& app) {
           // The last sleep takes only what is left, so the final poll lands on the deadline.
           const milliseconds delay = std::min(
               lock_wait_backoff(base, attempt, budget, lock_wait_random01()), budget - waited);
-          out.live(unreachable ? fmt::format("⏳ Waiting for the database ({}) — waited {}s",
-                                             unreachable->what(), waited.count() / 1000)
-                               : fmt::format("⏳ {} migration(s) pending{} — waited {}s",
-                                             pending.names.size(),
-                                             pending.unimported ? ", another tool's history not "
+          const std::string reason =
+              unreachable ? fmt::format("⏳ Waiting for the database ({})", unreachable->what())
+                          : fmt::format("⏳ {} migration(s) pending{}", pending.names.size(),
+                                        pending.unimported      ? ", another tool's history not "
                                                                   "imported yet"
-                                             : tool_at_work(pending) ? ", another tool's history "
-                                                                       "at work (dirty)"
-                                                                     : "",
-                                             waited.count() / 1000));
+                                        : tool_at_work(pending) ? ", another tool's history "
+                                                                  "at work (dirty)"
+                                                                : "");
+          const std::string line = fmt::format("{} — waited {}s", reason, waited.count() / 1000);
+          out.live(line);
+          // Without a terminal (an init container's log) the live line is not drawn: a line
+          // when the reason changes, and every half minute, says the wait is alive.
+          if (!out.terminal() && (reason != said || waited - said_at >= kSayAgainAfter)) {
+            out.info(line);
+            said = reason;
+            said_at = waited;
+          }
           if (!clock.sleep_for(delay, context.stop())) {
             throw RunAbortedError("wait interrupted", {{"pending", pending.names}});
           }

@@ -42,6 +42,14 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+std::size_t count_of(const std::string& text, const std::string& part) {
+  std::size_t count = 0;
+  for (std::size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) {
+    ++count;
+  }
+  return count;
+}
+
 std::size_t line_count(const std::string& text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
 }
@@ -402,7 +410,10 @@ TEST_F(CliTest, WaitGivesUpOnAFailedMigrationWhenNoLiveRunHoldsTheLock) {
   project.write_migration("0001-users.sql", "-- migrate:up\nSELECT * FROM nosuch;\n");
   ASSERT_EQ(project.run({"up"}).exit_code, 7);
   hold_foreign_lock(/*age_ms=*/0);
-  EXPECT_EQ(project.run({"wait", "--timeout", "300ms"}, kFastLock).exit_code, 2);
+  const ProcessResult held = project.run({"wait", "--timeout", "300ms"}, kFastLock);
+  EXPECT_EQ(held.exit_code, 2) << describe(held);
+  // No terminal here, as in an init container's log: the wait says it is alive, once.
+  EXPECT_EQ(count_of(held.err, "1 migration(s) pending — waited"), 1u) << held.err;
   project.open().exec("UPDATE _migronaut_locks SET locked_at = locked_at - 120000");
   const ProcessResult stale = project.run({"wait", "--timeout", "1m"}, kFastLock);
   EXPECT_EQ(stale.exit_code, 7) << describe(stale);

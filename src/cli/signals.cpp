@@ -30,6 +30,25 @@ struct Signals::State {
   std::string in_flight;
 };
 
+// Exits 128 + `signal` at once. A second signal, cutting a run short, says what it leaves, and
+// under --json in the one document stdout promises (docs/JSON.md). A command that writes
+// nothing (graceful off) just ends.
+void Signals::exit_now(State& state, int signal, bool second) {
+  std::unique_lock lock(state.mutex, std::try_to_lock);  // a warning mid-way: no words then
+  if (second && lock.owns_lock() && state.output != nullptr) {
+    const std::string message =
+        "Stopped at once by a second signal: a lock this run held stays until its TTL runs out, "
+        "and a migration it was running outside a transaction shows as interrupted";
+    state.output->error(message);
+    if (state.output->json_mode()) {
+      state.output->document(
+          {{"error",
+            {{"code", "SIGNAL"}, {"message", message}, {"context", {{"signal", signal}}}}}});
+    }
+  }
+  _exit(128 + signal);
+}
+
 Signals::Signals() : state_(std::make_shared<State>()) {
   const sigset_t set = stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
@@ -68,7 +87,7 @@ void Signals::wait_for_signals(const std::shared_ptr<State>& state) {
   for (int received = 0;; ++received) {
     int signal = 0;
     if (sigwait(&set, &signal) != 0) continue;
-    if (received > 0 || !state->graceful) _exit(128 + signal);
+    if (received > 0 || !state->graceful) exit_now(*state, signal, received > 0);
     state->stop.request_stop();
     std::lock_guard lock(state->mutex);
     if (state->output != nullptr && !state->in_flight.empty()) {

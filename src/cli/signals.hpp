@@ -54,6 +54,7 @@ class Signals {
  private:
   struct State;
   static void wait_for_signals(const std::shared_ptr<State>& state);
+  [[noreturn]] static void exit_now(State& state, int signal, bool second);
 
   std::shared_ptr<State> state_;  // shared with the signal thread
 };

@@ -228,7 +228,7 @@ TEST_P(StopSignalTest, FirstSignalDuringTheLastMigrationExits0SayingNothingWasLe
 
 TEST_P(StopSignalTest, SecondSignalExitsAtOnceLeavingTheLock) {
   write_slow_then_fast();
-  auto run = start_sending_the_slow_one({});
+  auto run = start_sending_the_slow_one({"--json"});
   run->signal(GetParam());
   // Two signals sent back to back could merge into one: the second goes after the first
   // was handled.
@@ -238,6 +238,9 @@ TEST_P(StopSignalTest, SecondSignalExitsAtOnceLeavingTheLock) {
   const ProcessResult result = run->wait();
 
   EXPECT_EQ(result.exit_code, 128 + GetParam()) << describe(result);
+  // It says what it leaves, and --json still gets its one document.
+  EXPECT_NE(result.err.find("Stopped at once by a second signal"), std::string::npos) << result.err;
+  EXPECT_EQ(json_of(result)["error"]["code"], "SIGNAL");
   EXPECT_NE(project.lock_row(), std::nullopt);
   EXPECT_EQ(project.statuses(), Statuses{});
   EXPECT_EQ(applied_log(), std::vector<std::string>{});

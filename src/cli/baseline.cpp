@@ -1,5 +1,6 @@
 // `migronaut baseline [--to f] [--yes]`: marks migrations applied without running them, for a
 // database that already has their effects. The records are forward-only.
+#include "cli/format.hpp"
 #include "cli/help.hpp"
 #include "cli/run_output.hpp"
 #include "fmt/format.h"
@@ -9,7 +10,7 @@ namespace migronaut::cli {
 Command add_baseline(CLI::App& app) {
   auto* sub =
       app.add_subcommand("baseline", "Mark pending migrations applied without running them");
-  auto to = std::make_shared<std::string>();
+  auto to = std::make_shared<std::optional<std::string>>();
   auto yes = std::make_shared<bool>(false);
   sub->add_option("--to", *to, "Only up to and including this migration")->type_name("FILE");
   sub->add_flag("-y,--yes", *yes, "Do not ask for confirmation");
@@ -22,12 +23,12 @@ Command add_baseline(CLI::App& app) {
       sub,
       [to, yes](Context& context) {
         const Config config = context.config();
+        const std::optional<std::string> target = named_migration(*to, "--to");
         if (!confirm(context, "Mark migrations applied WITHOUT running them?", *yes)) {
           throw RunAbortedError("baseline cancelled");
         }
         StoppableMigrator migrator(context, config);
-        const BaselineResult result =
-            migrator->baseline(to->empty() ? std::nullopt : std::optional(*to));
+        const BaselineResult result = migrator->baseline(target);
         Output& out = context.out();
         if (result.baselined.empty()) {
           out.success(

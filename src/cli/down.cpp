@@ -9,10 +9,10 @@ namespace migronaut::cli {
 namespace {
 
 struct DownFlags {
-  std::string file;
-  std::string steps;
-  std::string batch;
-  std::string to;
+  std::optional<std::string> file;
+  std::optional<std::string> steps;
+  std::optional<std::string> batch;
+  std::optional<std::string> to;
   bool no_lock = false;
   std::string reason;
 };
@@ -40,8 +40,8 @@ Command add_down(CLI::App& app) {
   return {sub,
           [flags](Context& context) {
             DownOptions options;
-            if (!flags->file.empty()) options.file = flags->file;
-            if (!flags->to.empty()) options.to = flags->to;
+            options.file = named_migration(flags->file, "the migration to revert");
+            options.to = named_migration(flags->to, "--to");
             options.steps = positive_flag(flags->steps, "--steps");
             options.batch = positive_flag(flags->batch, "--batch");
             options.no_lock = flags->no_lock;

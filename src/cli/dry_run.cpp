@@ -16,10 +16,10 @@ namespace {
 
 struct DryRunFlags {
   std::string direction;
-  std::string file;
-  std::string to;
-  std::string steps;
-  std::string batch;
+  std::optional<std::string> file;
+  std::optional<std::string> to;
+  std::optional<std::string> steps;
+  std::optional<std::string> batch;
   bool sql = false;
   std::string output;
 };
@@ -113,14 +113,14 @@ Command add_dry_run(CLI::App& app) {
             std::vector<StatusRow> rows;
             if (flags->direction == "up") {
               UpOptions options;
-              if (!flags->file.empty()) options.file = flags->file;
-              if (!flags->to.empty()) options.to = flags->to;
+              options.file = named_migration(flags->file, "the migration");
+              options.to = named_migration(flags->to, "--to");
               options.steps = positive_flag(flags->steps, "--steps");
               rows = migrator.dry_run_up(options);
             } else {
               DownOptions options;
-              if (!flags->file.empty()) options.file = flags->file;
-              if (!flags->to.empty()) options.to = flags->to;
+              options.file = named_migration(flags->file, "the migration");
+              options.to = named_migration(flags->to, "--to");
               options.steps = positive_flag(flags->steps, "--steps");
               options.batch = positive_flag(flags->batch, "--batch");
               rows = migrator.dry_run_down(options);

@@ -107,14 +107,25 @@ std::optional<std::int64_t> whole_number(const std::string& text) {
 
 }  // namespace
 
-std::optional<std::int64_t> positive_flag(const std::string& text, const char* flag) {
-  if (text.empty()) return std::nullopt;
-  const std::optional<std::int64_t> number = whole_number(text);
+std::optional<std::int64_t> positive_flag(const std::optional<std::string>& text,
+                                          const char* flag) {
+  if (!text) return std::nullopt;
+  const std::optional<std::int64_t> number = whole_number(*text);
   if (!number || *number <= 0) {
     throw ConfigInvalidError(fmt::format("{} must be a positive integer", flag),
-                             {{"option", flag}, {"value", text}});
+                             {{"option", flag}, {"value", *text}});
   }
   return number;
+}
+
+std::optional<std::string> named_migration(const std::optional<std::string>& value,
+                                           const char* what) {
+  if (value && value->empty()) {
+    throw ConfigInvalidError(
+        fmt::format("{} is empty: name a migration (a file name or a version)", what),
+        {{"option", what}, {"value", ""}});
+  }
+  return value;
 }
 
 }  // namespace migronaut::cli

@@ -32,7 +32,13 @@ std::vector<std::string> holder_warnings(const LockInfo& holder, std::int64_t no
 std::int64_t renewal_age_ms(const LockInfo& holder, std::int64_t now_ms);
 // This machine's clock, ms since the epoch.
 std::int64_t wall_clock_ms();
-// A count flag such as --steps: absent when empty, else a positive integer or ConfigInvalidError.
-std::optional<std::int64_t> positive_flag(const std::string& text, const char* flag);
+// A count flag such as --steps: absent when not given, else a positive integer or
+// ConfigInvalidError (an empty value too: an unset variable must not widen what a command does).
+std::optional<std::int64_t> positive_flag(const std::optional<std::string>& text, const char* flag);
+// A migration named by a flag or argument (`what`): absent when not given; refused
+// (ConfigInvalidError) when given empty, as `down "$MIGRATION"` with the variable unset would
+// otherwise revert the last batch.
+std::optional<std::string> named_migration(const std::optional<std::string>& value,
+                                           const char* what);
 
 }  // namespace migronaut::cli

@@ -178,6 +178,7 @@ void Output::clear_live() {
 }
 
 void Output::document(const nlohmann::json& value) {
+  if (document_written_.exchange(true)) return;
   // Database strings may carry anything; dump() escapes controls, and redaction keeps
   // credentials out of pipelines that log stdout.
   const std::string text =

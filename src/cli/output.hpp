@@ -4,6 +4,7 @@
 // redacted and stripped of terminal controls, since much of it comes from the database.
 #pragma once
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -56,6 +57,8 @@ class Output {
   bool report_color_;
   bool live_shown_ = false;
   std::mutex mutex_;  // heartbeat and signal threads print too
+  // stdout carries one document: a second signal's, racing the command's own, is dropped.
+  std::atomic<bool> document_written_ = false;
 };
 
 // The variables color_enabled() reads that are migronaut's own.

@@ -1,4 +1,5 @@
 // `migronaut redo [file]`: reverts and re-applies the newest applied migration under one lock.
+#include "cli/format.hpp"
 #include "cli/help.hpp"
 #include "cli/run_output.hpp"
 
@@ -6,7 +7,7 @@ namespace migronaut::cli {
 
 Command add_redo(CLI::App& app) {
   auto* sub = app.add_subcommand("redo", "Revert and re-apply the newest applied migration");
-  auto file = std::make_shared<std::string>();
+  auto file = std::make_shared<std::optional<std::string>>();
   sub->add_option("file", *file, "Redo this migration instead")->type_name("FILE");
   document(sub, "migronaut redo",
            "0 done (a first signal during the redo lets it finish, revert and re-apply), 3 lock "
@@ -19,7 +20,7 @@ Command add_redo(CLI::App& app) {
           [file](Context& context) {
             StoppableMigrator migrator(context, context.config(), StopsAfter::kRedo);
             report_results(context,
-                           migrator->redo(file->empty() ? std::nullopt : std::optional(*file)));
+                           migrator->redo(named_migration(*file, "the migration to redo")));
             return 0;
           },
           /*graceful_stop=*/true};

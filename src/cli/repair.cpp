@@ -1,5 +1,6 @@
 // `migronaut repair [file] [--reason r] [--yes]`: accepts changed files of applied migrations
 // by re-stamping their checksums under the lock, after listing them and asking. Runs nothing.
+#include "cli/format.hpp"
 #include "cli/help.hpp"
 #include "cli/run_output.hpp"
 #include "fmt/format.h"
@@ -8,7 +9,7 @@ namespace migronaut::cli {
 namespace {
 
 struct RepairFlags {
-  std::string file;
+  std::optional<std::string> file;
   std::string reason;
   bool yes = false;
 };
@@ -36,7 +37,7 @@ Command add_repair(CLI::App& app) {
   return {sub,
           [flags](Context& context) {
             const std::optional<std::string> file =
-                flags->file.empty() ? std::nullopt : std::optional(flags->file);
+                named_migration(flags->file, "the migration to repair");
             StoppableMigrator migrator(context, context.config());
             Output& out = context.out();
             const std::vector<RepairTarget> targets = migrator->repair_targets(file);

@@ -17,7 +17,8 @@ Command add_unlock(CLI::App& app) {
   sub->add_flag("-y,--yes", *yes, "Do not ask for confirmation");
   sub->add_flag("--force", *force, "Release it even though its holder renewed it within its TTL");
   document(sub, "migronaut unlock --yes",
-           "0 released (or it was free), 3 its holder renewed it within its TTL (use --force), "
+           "0 released (or it was free), 3 its holder renewed it within its TTL (use --force), or "
+           "another run took it since it was shown, "
            "5 connection failed, 11 declined or cancelled by a signal");
   return {sub, [yes, force](Context& context) {
             Migrator migrator(context.config(), context.migrator_options());
@@ -50,7 +51,7 @@ Command add_unlock(CLI::App& app) {
             }
             // Only the holder shown: a run that took the lock meanwhile is alive.
             const std::optional<LockInfo> removed =
-                migrator.force_unlock(current ? current->run_id : std::string());
+                current ? migrator.force_unlock(current->run_id) : std::nullopt;
             const std::optional<LockInfo> now_held =
                 removed || !current ? std::nullopt : migrator.lock_info();
             if (removed) {

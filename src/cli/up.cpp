@@ -24,9 +24,9 @@ using std::chrono::steady_clock;
 constexpr auto kStatusLineInterval = std::chrono::seconds(10);
 
 struct UpFlags {
-  std::string file;
-  std::string to;
-  std::string steps;
+  std::optional<std::string> file;
+  std::optional<std::string> to;
+  std::optional<std::string> steps;
   bool wait = false;
   bool no_wait = false;
   std::optional<std::string> wait_timeout;  // "" is refused, never read as no timeout
@@ -157,59 +157,58 @@ Command add_up(CLI::App& app) {
            "imported or a half-reverted migration, 35/36 the folder or a file cannot be read, 37 "
            "an unreadable changelog record, 45 lint failed (--lint), 46 a lock_timeout ran out "
            "(see `migronaut help exit-codes`)");
-  return {sub,
-          [flags](Context& context) {
-            if (flags->wait && flags->no_wait) {
-              throw ConfigInvalidError("up takes --wait or --no-wait, not both",
-                                       {{"option", "--no-wait"}});
-            }
-            nlohmann::json extra = nlohmann::json::object();
-            if (flags->wait) extra["onLockHeld"] = "wait";
-            if (flags->no_wait) extra["onLockHeld"] = "throw";
-            if (flags->wait_timeout) {
-              extra["lockWaitTimeoutMs"] =
-                  parse_duration_ms(*flags->wait_timeout, "--wait-timeout");
-            }
-            const Config config = context.config(extra);
+  return {
+      sub,
+      [flags](Context& context) {
+        if (flags->wait && flags->no_wait) {
+          throw ConfigInvalidError("up takes --wait or --no-wait, not both",
+                                   {{"option", "--no-wait"}});
+        }
+        nlohmann::json extra = nlohmann::json::object();
+        if (flags->wait) extra["onLockHeld"] = "wait";
+        if (flags->no_wait) extra["onLockHeld"] = "throw";
+        if (flags->wait_timeout) {
+          extra["lockWaitTimeoutMs"] = parse_duration_ms(*flags->wait_timeout, "--wait-timeout");
+        }
+        const Config config = context.config(extra);
 
-            RunMigrationsOptions options;
-            // Waiting for the lock is the default; waiting for the database takes --wait.
-            options.wait_for_database = flags->wait;
-            options.migrator = context.migrator_options();
-            if (!flags->file.empty()) options.up.file = flags->file;
-            if (!flags->to.empty()) options.up.to = flags->to;
-            options.up.steps = positive_flag(flags->steps, "--steps");
-            options.up.no_lock = flags->no_lock;
-            options.up.reason = flags->reason;
-            options.stop = context.stop();
-            if (flags->lint) lint_pending(context, config, options.up);
-            WaitLine line(context.out());
-            options.on_wait = [&line](const LockWaitReport& report) { line.update(report); };
+        RunMigrationsOptions options;
+        // Waiting for the lock is the default; waiting for the database takes --wait.
+        options.wait_for_database = flags->wait;
+        options.migrator = context.migrator_options();
+        options.up.file = named_migration(flags->file, "the migration to apply");
+        options.up.to = named_migration(flags->to, "--to");
+        options.up.steps = positive_flag(flags->steps, "--steps");
+        options.up.no_lock = flags->no_lock;
+        options.up.reason = flags->reason;
+        options.stop = context.stop();
+        if (flags->lint) lint_pending(context, config, options.up);
+        WaitLine line(context.out());
+        options.on_wait = [&line](const LockWaitReport& report) { line.update(report); };
 
-            const RunMigrationsResult result = run_migrations(config, options);
-            Output& out = context.out();
-            out.clear_live();
-            if (result.up_to_date) {
-              const bool selected =
-                  !flags->file.empty() || !flags->to.empty() || options.up.steps.has_value();
-              out.success(result.waited ? "Up to date (a peer applied the pending migrations)"
-                          : selected    ? "Nothing to apply in the selection"
-                                        : "Up to date: nothing to apply");
-            } else {
-              out.success(fmt::format("{} migration(s) applied", result.applied.size()));
-            }
-            if (out.json_mode()) {
-              out.document({{"results", result.applied},
-                            {"upToDate", result.up_to_date},
-                            {"waited", result.waited},
-                            {"waitedMs", result.waited_for.count()},
-                            {"attempts", result.attempts},
-                            {"stopRequested", context.stop().stop_requested()}});
-            }
-            return 0;
-          },
-          /*graceful_stop=*/true,
-          /*waits_for_lock=*/true};
+        const RunMigrationsResult result = run_migrations(config, options);
+        Output& out = context.out();
+        out.clear_live();
+        if (result.up_to_date) {
+          const bool selected = options.up.file || options.up.to || options.up.steps.has_value();
+          out.success(result.waited ? "Up to date (a peer applied the pending migrations)"
+                      : selected    ? "Nothing to apply in the selection"
+                                    : "Up to date: nothing to apply");
+        } else {
+          out.success(fmt::format("{} migration(s) applied", result.applied.size()));
+        }
+        if (out.json_mode()) {
+          out.document({{"results", result.applied},
+                        {"upToDate", result.up_to_date},
+                        {"waited", result.waited},
+                        {"waitedMs", result.waited_for.count()},
+                        {"attempts", result.attempts},
+                        {"stopRequested", context.stop().stop_requested()}});
+        }
+        return 0;
+      },
+      /*graceful_stop=*/true,
+      /*waits_for_lock=*/true};
 }
 
 }  // namespace migronaut::cli

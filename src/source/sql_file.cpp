@@ -34,7 +34,8 @@ std::optional<std::string_view> comment_body(std::string_view line) {
 
 // "up" or "down" when `line` reads as a marker however it is written: indented, more dashes,
 // any case, and ':', '_', '-', '.', a blank or nothing between "migrate" and the direction
-// ("  -- migrate:down", "--- Migrate_Down", "-- migrate down").
+// ("  -- migrate:down", "--- Migrate_Down", "-- migrate down"), the direction ending the line or
+// followed by options ("transaction:false"). Prose goes on otherwise: "-- migrate up to v2".
 std::optional<std::string> marker_direction(std::string_view line) {
   const std::size_t dashes = line.find_first_not_of(" \t");
   if (dashes == std::string_view::npos || line.substr(dashes, 2) != "--") return std::nullopt;
@@ -46,8 +47,12 @@ std::optional<std::string> marker_direction(std::string_view line) {
   if (!rest.empty() && std::string_view(":_-. \t").find(rest.front()) != std::string_view::npos) {
     rest.remove_prefix(1);
   }
-  std::string direction = lower_case(rest.substr(0, rest.find_first_of(" \t")));
+  const std::size_t blank = std::min(rest.size(), rest.find_first_of(" \t"));
+  std::string direction = lower_case(rest.substr(0, blank));
   if (direction != "up" && direction != "down") return std::nullopt;
+  const std::string_view after = trim(rest.substr(blank));
+  const std::string_view next = after.substr(0, after.find_first_of(" \t"));
+  if (!next.empty() && next.find(':') == std::string_view::npos) return std::nullopt;
   return direction;
 }
 

@@ -82,7 +82,8 @@ TEST(SqlFileTest, RefusesAMarkerSpelledOtherwise) {
       {"-- migrate:up\nSELECT 1;\n--- migrate:down\nSELECT 2;\n", "'--- migrate:down' is no"},
       {"-- migrate:up\nSELECT 1;\n-- migrate down\nSELECT 2;\n", "'-- migrate down' is no"},
       {"-- migrate:up\nSELECT 1;\n-- Migrate_Down\nSELECT 2;\n", "write '-- migrate:down'"},
-      {"\t--migrate-up\nSELECT 1;\n", "'--migrate-up' is no marker"}};
+      {"\t--migrate-up\nSELECT 1;\n", "'--migrate-up' is no marker"},
+      {"-- migrate up transaction:false\nSELECT 1;\n", "'-- migrate up transaction:false' is no"}};
   for (const auto& [text, reason] : cases) {
     try {
       parse_sql_migration(kName, text);
@@ -95,9 +96,11 @@ TEST(SqlFileTest, RefusesAMarkerSpelledOtherwise) {
   EXPECT_EQ(
       script(parse_sql_migration(kName, "-- migrate:up\n-- Migrate: the old rows\nSELECT 1;").up),
       "-- Migrate: the old rows\nSELECT 1;");
-  EXPECT_EQ(
-      script(parse_sql_migration(kName, "-- migrate:up\n  -- migrated upwards\nSELECT 1;").up),
-      "  -- migrated upwards\nSELECT 1;");
+  for (const std::string prose :
+       {"  -- migrated upwards", "-- migrate up to v2 later", "-- Migrate down the legacy rows"}) {
+    EXPECT_EQ(script(parse_sql_migration(kName, "-- migrate:up\n" + prose + "\nSELECT 1;").up),
+              prose + "\nSELECT 1;");
+  }
 }
 
 TEST(SqlFileTest, TransactionOption) {

@@ -66,11 +66,15 @@ std::string own_transaction_rolled_back(const Script& script, const OwnTransacti
 void fail_open_transaction(const Script& script, const OwnTransaction& own,
                            std::string_view statement) {
   nlohmann::json context = {{"error", "transaction left open"}};
+  // Unplaced when the script went whole (one the parser could not split).
   const std::string message =
-      place_in_file(script, own.offset, statement, context) +
-      ": the transaction it opens is never committed (no COMMIT or END after it), so it was "
-      "rolled back" +
-      statements_left_applied(own.ran_before, context);
+      statement.empty()
+          ? "the script leaves a transaction of its own open (a BEGIN with no COMMIT or END "
+            "after it), so it was rolled back"
+          : place_in_file(script, own.offset, statement, context) +
+                ": the transaction it opens is never committed (no COMMIT or END after it), so "
+                "it was rolled back" +
+                statements_left_applied(own.ran_before, context);
   throw MigrationExecutionFailedError(message, std::move(context));
 }
 

@@ -49,7 +49,7 @@ std::string own_transaction_rolled_back(const Script& script, const OwnTransacti
 
 // Throws MigrationExecutionFailedError for a script that ended with `own` still open, which the
 // caller rolled back: the changelog record written next would have committed it, or been
-// refused inside it. `statement` is its BEGIN.
+// refused inside it. `statement` is its BEGIN ("" when unknown: the message places nothing).
 [[noreturn]] void fail_open_transaction(const Script& script, const OwnTransaction& own,
                                         std::string_view statement);
 

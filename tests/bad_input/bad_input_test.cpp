@@ -395,6 +395,11 @@ const BadInput kCorpus[] = {
     // An unset variable in a manifest: refused, never read as waiting for ever.
     bad_flags("WaitCommandTimeoutEmpty", {"wait", "--timeout", ""}, "--timeout"),
     bad_flags("WaitTimeoutEmpty", {"up", "--wait", "--wait-timeout", ""}, "--wait-timeout"),
+    // Unset variables: `down "$MIGRATION"` must not revert the last batch instead.
+    bad_flags("DownFileEmpty", {"down", ""}, "the migration to revert is empty"),
+    bad_flags("DownToEmpty", {"down", "--to", ""}, "--to is empty"),
+    bad_flags("UpStepsEmpty", {"up", "--steps", ""}, "--steps"),
+    bad_flags("BaselineToEmpty", {"baseline", "--to", "", "--yes"}, "--to is empty"),
     bad_flags("WaitAndNoWait", {"up", "--wait", "--no-wait"}, "--no-wait"),
     bad_flags("DownStepsZero", {"down", "--steps", "0"}, "--steps"),
     bad_flags("DownStepsText", {"down", "--steps", "abc"}, "--steps"),

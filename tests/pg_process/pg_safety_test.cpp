@@ -496,6 +496,36 @@ TEST_F(PgSafetyTest, ATimeoutOutsideATransactionSaysWhatStaysApplied) {
   EXPECT_TRUE(table_exists("made_first"));
 }
 
+// Outside migronaut's transaction, a BEGIN of the script's own left open would be committed with
+// the record: it is rolled back and the migration fails, as on SQLite; a failure inside it says
+// that only what ran before its BEGIN stays.
+TEST_F(PgSafetyTest, ATransactionTheScriptLeavesOpenIsRolledBackAndFails) {
+  dir_.write("20260101000001-open.sql",
+             "-- migrate:up transaction:false\nCREATE TABLE before_begin (id int);\nBEGIN;\n"
+             "CREATE TABLE inside_begin (id int);\n");
+  const ProcessResult open = migronaut({"up"});
+  EXPECT_EQ(open.exit_code, 7) << open.out << open.err;
+  const nlohmann::json error = nlohmann::json::parse(open.out).at("error");
+  EXPECT_NE(error["message"].get<std::string>().find(
+                "line 3, column 1 in `BEGIN`: the transaction it opens is never committed"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(error["context"]["statementsApplied"], 1) << error;
+  EXPECT_TRUE(table_exists("before_begin"));
+  EXPECT_FALSE(table_exists("inside_begin"));
+  EXPECT_EQ(value("SELECT status FROM _migronaut_migrations"), "failed");
+
+  dir_.write("20260101000001-open.sql",
+             "-- migrate:up transaction:false\nCREATE TABLE IF NOT EXISTS before_begin (id int);"
+             "\nBEGIN;\nCREATE TABLE inside_begin (id int);\nSELECT * FROM gone;\nCOMMIT;\n");
+  const ProcessResult failed = migronaut({"up"});
+  EXPECT_EQ(failed.exit_code, 7) << failed.out << failed.err;
+  EXPECT_NE(failed.err.find("The transaction the script opened on line 3 was rolled back."),
+            std::string::npos)
+      << failed.err;
+  EXPECT_FALSE(table_exists("inside_begin"));
+}
+
 TEST_F(PgSafetyTest, ABlockedMigrationRetriesWithoutStallingReadersAndAppliesOnce) {
   auto blocker = start_blocker(uri_);
   dir_.write(std::string(kAlterName),

@@ -12,6 +12,7 @@ using std::chrono::steady_clock;
 
 // Waits for `events` on the connection's socket until `deadline`; false when it passed.
 bool wait_for(PGconn* conn, short events, steady_clock::time_point deadline) {
+  if (PQsocket(conn) < 0) return true;  // no socket: libpq reports the failure at once
   for (;;) {
     const auto left =
         std::chrono::ceil<std::chrono::milliseconds>(deadline - steady_clock::now()).count();
@@ -61,14 +62,16 @@ void keep_result(PGresult*& kept, PGresult* result) {
 }
 
 PGresult* exec_until(PGconn* conn, const std::string& sql, const std::vector<std::string>& params,
-                     bool binary, steady_clock::time_point deadline) {
+                     bool binary, steady_clock::time_point deadline, bool* timed_out) {
+  *timed_out = false;
   if (!send_query(conn, sql, params, binary)) return PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);
   PGresult* kept = nullptr;
   for (;;) {
     if (!await_result(conn, deadline)) {
       // No answer in time: what the server does with the query is no longer ours to wait for.
+      *timed_out = true;
       shutdown(PQsocket(conn), SHUT_RDWR);
-      PQconsumeInput(conn);  // sees the end of the stream: the connection reads broken
+      PQconsumeInput(conn);  // reads what came, then the end of the stream
       while (PGresult* rest = PQgetResult(conn)) PQclear(rest);
       if (kept != nullptr) PQclear(kept);
       return PQmakeEmptyPGresult(conn, PGRES_FATAL_ERROR);

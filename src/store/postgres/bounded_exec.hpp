@@ -21,9 +21,10 @@ void keep_result(PGresult*& kept, PGresult* result);
 bool failed_result(const PGresult* result);
 
 // PQexec(), or PQexecParams() with `params` or for results in binary (`binary`), giving up at
-// `deadline`: the connection is then shut down, so the result is a failure and the connection
-// reads broken (CONNECTION_BAD), to be opened again. Never null; the caller PQclear-s it.
+// `deadline`: the connection's socket is then shut down and `*timed_out` set; the connection is
+// the caller's to open again (libpq may not have seen it end yet). Never null; the caller
+// PQclear-s it.
 PGresult* exec_until(PGconn* conn, const std::string& sql, const std::vector<std::string>& params,
-                     bool binary, std::chrono::steady_clock::time_point deadline);
+                     bool binary, std::chrono::steady_clock::time_point deadline, bool* timed_out);
 
 }  // namespace migronaut

@@ -822,8 +822,17 @@ class PostgresStore final : public Store {
     reconnect_if_broken();
     Result result;
     if (answer_bound_) {
+      bool timed_out = false;
       result.reset(exec_until(conn_, sql, params, format == Format::kBinary,
-                              std::chrono::steady_clock::now() + *answer_bound_));
+                              std::chrono::steady_clock::now() + *answer_bound_, &timed_out));
+      if (timed_out) {
+        abandoned_ = true;  // opened again before the next statement
+        throw ConnectionFailedError(
+            fmt::format("postgres: no answer from the server within {} ms on the lock's "
+                        "connection; it was closed",
+                        answer_bound_->count()),
+            {{"uri", uri_}});
+      }
     } else if (params.empty() && format == Format::kText) {
       result.reset(PQexec(conn_, sql.c_str()));
     } else {
@@ -870,7 +879,11 @@ class PostgresStore final : public Store {
   // the lock's statements are scoped to owner and nonce, so a holder simply resumes renewing if
   // the record is still its own.
   void reconnect_if_broken() {
-    if (in_migration_ || (PQstatus(conn_) != CONNECTION_BAD && !closed_while_idle())) return;
+    if (in_migration_ ||
+        (!abandoned_ && PQstatus(conn_) != CONNECTION_BAD && !closed_while_idle())) {
+      return;
+    }
+    abandoned_ = false;
     PQreset(conn_);
     if (PQstatus(conn_) != CONNECTION_OK) throw connection_lost("reconnect");
     listening_ = false;
@@ -1075,11 +1088,20 @@ class PostgresStore final : public Store {
       check_migration(
           send(script.text),
           SentPiece{.script = &script, .length = script.text.size(), .transactional = false});
+      if (PQtransactionStatus(conn_) != PQTRANS_IDLE) {
+        rollback_if_open();
+        fail_open_transaction(script, OwnTransaction{}, "");
+      }
       return;
     }
     std::optional<OwnTransaction> own;  // the script's own, while open
     for (std::size_t i = 0; i < statements.size(); ++i) {
-      require_still_held(still_held, i);
+      try {
+        require_still_held(still_held, i);
+      } catch (const LockLostError&) {
+        rollback_if_open();  // what ran in the script's own transaction must not commit
+        throw;
+      }
       const PgStatement& statement = statements[i];
       check_migration(send(std::string(statement.text(script.text))),
                       SentPiece{.script = &script,
@@ -1296,6 +1318,7 @@ class PostgresStore final : public Store {
 
   PGconn* conn_;
   std::optional<std::chrono::milliseconds> answer_bound_;
+  bool abandoned_ = false;       // a query given up on at answer_bound_: the connection is done
   std::mutex cancel_mutex_;      // interrupt() may race a reconnect
   PGcancel* cancel_;             // remade at each (re)connect: PQcancel is safe from any thread
   std::string uri_;              // redacted

@@ -49,13 +49,17 @@ void track_transaction(sqlite3* db, const Script& script, std::size_t start, std
   }
 }
 
-// What a failure outside migronaut's transaction leaves, `ran` statements having run. A
-// transaction of the script's own still open is rolled back (the record written next could
-// neither begin nor commit it).
+// Rolls back a transaction the script left open: the record written next could neither begin
+// nor commit it. (SQLite itself ends one on some errors: ON CONFLICT ROLLBACK, a full disk.)
+void roll_back_own(sqlite3* db) {
+  if (sqlite3_get_autocommit(db) == 0) sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+// What a failure outside migronaut's transaction leaves, `ran` statements having run: inside
+// the script's own transaction, only what ran before its BEGIN.
 std::string left_applied(sqlite3* db, const Script& script, std::size_t ran,
                          const std::optional<OwnTransaction>& own, nlohmann::json& context) {
-  if (sqlite3_get_autocommit(db) != 0) return statements_left_applied(ran, context);
-  sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+  roll_back_own(db);
   return own ? own_transaction_rolled_back(script, *own, context)
              : statements_left_applied(ran, context);
 }
@@ -96,7 +100,12 @@ void run_sqlite_script(sqlite3* db, const Script& script, bool transactional,
     const auto start = static_cast<std::size_t>(rest - begin);
     if (prepared != SQLITE_OK) fail(db, script, start, error_offset(db), left(), own);
     if (statement != nullptr) {  // none for a rest of blanks and comments
-      require_still_held(still_held, ran);
+      try {
+        require_still_held(still_held, ran);
+      } catch (const LockLostError&) {
+        roll_back_own(db);  // what ran in it must not commit without the lock
+        throw;
+      }
       int stepped = SQLITE_ROW;
       while (stepped == SQLITE_ROW) stepped = sqlite3_step(raw);
       if (stepped != SQLITE_DONE) fail(db, script, start, -1, left(), own);
@@ -107,7 +116,7 @@ void run_sqlite_script(sqlite3* db, const Script& script, bool transactional,
     rest = tail;
   }
   if (own) {
-    sqlite3_exec(db, "ROLLBACK", nullptr, nullptr, nullptr);
+    roll_back_own(db);
     fail_open_transaction(script, *own, sqlite_statement_at(script.text, own->offset));
   }
 }

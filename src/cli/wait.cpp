@@ -180,10 +180,12 @@ Command add_wait(CLI::App& app) {
           const std::string line = fmt::format("{} — waited {}s", reason, waited.count() / 1000);
           out.live(line);
           // Without a terminal (an init container's log) the live line is not drawn: a line
-          // when the reason changes, and every half minute, says the wait is alive.
-          if (!out.terminal() && (reason != said || waited - said_at >= kSayAgainAfter)) {
+          // when the reason changes, and every half minute, says the wait is alive. (The
+          // database's own words for being unreachable may change at every poll.)
+          const std::string kind = unreachable ? "unreachable" : reason;
+          if (!out.terminal() && (kind != said || waited - said_at >= kSayAgainAfter)) {
             out.info(line);
-            said = reason;
+            said = kind;
             said_at = waited;
           }
           if (!clock.sleep_for(delay, context.stop())) {

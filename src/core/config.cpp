@@ -9,6 +9,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <span>
 #include <vector>
@@ -413,7 +414,16 @@ bool is_known_key(std::string_view name) {
 [[noreturn]] void reject_unknown_key(const std::string& name, const std::string& layer) {
   json context = {{"key", name}, {"source", layer}};
   std::string message = "Invalid configuration: unknown key \"" + name + "\" in " + layer;
-  if (const auto suggestion = near_miss(name, key_names())) {
+  // The names the C++ Config's fields, and other tools, give these keys.
+  static const std::map<std::string_view, std::string_view> kOtherNames = {
+      {"migrationsTable", "migrationsCollection"},
+      {"lockTable", "lockCollection"},
+      {"migrationsDirectory", "migrationsDir"},
+      {"url", "uri"},
+      {"databaseUrl", "uri"}};
+  const auto other = kOtherNames.find(name);
+  if (const auto suggestion = other != kOtherNames.end() ? std::optional(other->second)
+                                                         : near_miss(name, key_names())) {
     message += "; did you mean \"" + std::string(*suggestion) + "\"?";
     context["suggestion"] = *suggestion;
   }

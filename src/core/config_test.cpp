@@ -350,7 +350,10 @@ TEST_F(LoadConfigTest, UnknownKeysAreRefusedWithTheNearestKnownOne) {
   const std::pair<const char*, const char*> typos[] = {{"migrationDir", "migrationsDir"},
                                                        {"lockTTLSecond", "lockTTLSeconds"},
                                                        {"locktTlseconds", "lockTTLSeconds"},
-                                                       {"URI", "uri"}};
+                                                       {"URI", "uri"},
+                                                       // what the C++ field, or another tool, says
+                                                       {"migrationsTable", "migrationsCollection"},
+                                                       {"databaseUrl", "uri"}};
   for (const auto& [typo, meant] : typos) {
     write_config({{"uri", "sqlite:a.db"}, {typo, 1}});
     const ConfigInvalidError error = config_error([&] { load_config(sources()); });

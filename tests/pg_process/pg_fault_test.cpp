@@ -126,12 +126,13 @@ class PgFaultTest : public ::testing::Test {
   }
   bool gated_backend_gone() const { return gated_backend() == "<null>"; }
 
-  // A log table, a gate that is closed, and the gated migration after the one creating them.
-  void write_gated_set() {
+  // A log table, a gate that is closed, and the gated migration (`gated`, kGatedMigration's text
+  // or kGatedUnfenced's) after the one creating them.
+  void write_gated_set(std::string_view gated = kGatedMigration) {
     dir_.write("20260101000001-log.sql",
                "-- migrate:up\nCREATE TABLE log (name text NOT NULL);\n"
                "INSERT INTO log (name) VALUES ('log');\n");
-    dir_.write(std::string(kGatedName), kGatedMigration);
+    dir_.write(std::string(kGatedName), std::string(gated));
     pg_query_value(uri_, "CREATE TABLE gate (closed int); INSERT INTO gate VALUES (1)");
   }
   void open_gate() const { pg_query_value(uri_, "DELETE FROM gate"); }
@@ -578,11 +579,7 @@ TEST_F(PgFaultTest, ALockConnectionThatNeverAnswersLosesTheLockInsteadOfHanging)
 // A run that takes over a stalled holder's lock ends the holder's statement outside a
 // transaction: the holder, woken, reports the lost lock (exit 10), not a network failure.
 TEST_F(PgFaultTest, AHolderWhoseStatementTheReclaimerEndedReportsTheLostLock) {
-  dir_.write("20260101000001-log.sql",
-             "-- migrate:up\nCREATE TABLE log (name text NOT NULL);\n"
-             "INSERT INTO log (name) VALUES ('log');\n");
-  dir_.write(std::string(kGatedName), kGatedUnfenced);
-  pg_query_value(uri_, "CREATE TABLE gate (closed int); INSERT INTO gate VALUES (1)");
+  write_gated_set(kGatedUnfenced);
   auto holder = start_up(/*wait=*/false, {{"MIGRONAUT_LOCK_TTL", "10"}});
   ASSERT_TRUE(eventually([&] { return holder_is_in(kGatedName); })) << holder->err_so_far();
   ASSERT_FALSE(gated_backend_gone());

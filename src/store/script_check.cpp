@@ -56,6 +56,15 @@ std::string place_in_file(const Script& script, std::size_t offset, std::string_
   return where + " in `" + shown + "`";
 }
 
+void track_own_transaction(std::optional<OwnTransaction>& own, bool in_transaction,
+                           std::size_t offset, std::size_t ran) {
+  if (!in_transaction) {
+    own.reset();
+  } else if (!own) {
+    own = OwnTransaction{offset, ran};
+  }
+}
+
 std::string own_transaction_rolled_back(const Script& script, const OwnTransaction& own,
                                         nlohmann::json& context) {
   return fmt::format("\nThe transaction the script opened on line {} was rolled back.",

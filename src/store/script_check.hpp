@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,6 +42,11 @@ struct OwnTransaction {
   std::size_t offset = 0;
   std::size_t ran_before = 0;
 };
+
+// After the `ran`th statement (at byte `offset`) ran outside migronaut's transaction, with the
+// session `in_transaction` or not: notes the script's own BEGIN, forgets it once it ended.
+void track_own_transaction(std::optional<OwnTransaction>& own, bool in_transaction,
+                           std::size_t offset, std::size_t ran);
 
 // What a failure inside `own`, rolled back, leaves: "\nThe transaction the script opened on line
 // L was rolled back." and statements_left_applied() of the statements before its BEGIN.

@@ -1111,11 +1111,7 @@ class PostgresStore final : public Store {
                                 .number = i + 1,
                                 .transactional = false,
                                 .own = own ? &*own : nullptr});
-      if (PQtransactionStatus(conn_) == PQTRANS_IDLE) {
-        own.reset();
-      } else if (!own) {
-        own = OwnTransaction{statement.offset, i};
-      }
+      track_own_transaction(own, PQtransactionStatus(conn_) != PQTRANS_IDLE, statement.offset, i);
     }
     // The changelog record's transaction would commit it along (BEGIN only warns in one).
     if (own) {

@@ -38,17 +38,6 @@ std::size_t first_token(const Script& script, std::size_t start) {
                                   script.text.data());
 }
 
-// After the statement at `start` (the `ran`th) ran outside migronaut's transaction: notes the
-// script's own BEGIN, and forgets it once committed or rolled back.
-void track_transaction(sqlite3* db, const Script& script, std::size_t start, std::size_t ran,
-                       std::optional<OwnTransaction>& own) {
-  if (sqlite3_get_autocommit(db) != 0) {
-    own.reset();
-  } else if (!own) {
-    own = OwnTransaction{first_token(script, start), ran};
-  }
-}
-
 // Rolls back a transaction the script left open: the record written next could neither begin
 // nor commit it. (SQLite itself ends one on some errors: ON CONFLICT ROLLBACK, a full disk.)
 void roll_back_own(sqlite3* db) {
@@ -109,7 +98,10 @@ void run_sqlite_script(sqlite3* db, const Script& script, bool transactional,
       int stepped = SQLITE_ROW;
       while (stepped == SQLITE_ROW) stepped = sqlite3_step(raw);
       if (stepped != SQLITE_DONE) fail(db, script, start, -1, left(), own);
-      if (!transactional) track_transaction(db, script, start, ran, own);
+      if (!transactional) {
+        track_own_transaction(own, sqlite3_get_autocommit(db) == 0, first_token(script, start),
+                              ran);
+      }
       ++ran;
     }
     if (tail == rest) break;  // no progress (a NUL in the text): as sqlite3_exec, stop

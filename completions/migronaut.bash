@@ -37,7 +37,7 @@ _migronaut() {
     --config | --env-file | --template | --output) _filedir; return ;;
     --dir) _filedir -d; return ;;
     --uri | --db | --reason | --steps | --batch | --wait-timeout | --timeout) return ;;
-    --from) COMPREPLY=($(compgen -W "dbmate golang-migrate flyway knex node-pg-migrate migrate-mongo" -- "$cur")); return ;;
+    --from) COMPREPLY=($(compgen -W "dbmate golang-migrate flyway knex node-pg-migrate sql-migrate migrate-mongo" -- "$cur")); return ;;
     --to) _migronaut_files; return ;;
   esac
 

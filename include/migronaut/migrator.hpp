@@ -143,7 +143,8 @@ struct RepairTarget {
 
 // `import --from <tool>`: adopts another tool's history without running anything.
 struct ImportOptions {
-  std::string from;  // dbmate, golang-migrate, flyway, knex, node-pg-migrate, migrate-mongo
+  // dbmate, golang-migrate, flyway, knex, node-pg-migrate, sql-migrate or migrate-mongo.
+  std::string from;
   bool dry_run = false;
   bool force = false;       // import into a changelog that already has records
   bool trust_hash = false;  // migrate-mongo: keep its fileHash even when the file differs

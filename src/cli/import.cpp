@@ -31,8 +31,9 @@ std::string imported_line(const ImportedMigration& migration) {
 Command add_import(CLI::App& app) {
   auto* sub = app.add_subcommand("import", "Adopt another tool's history without running anything");
   auto options = std::make_shared<ImportOptions>();
-  sub->add_option("--from", options->from,
-                  "dbmate, golang-migrate, flyway, knex, node-pg-migrate or migrate-mongo")
+  sub->add_option(
+         "--from", options->from,
+         "dbmate, golang-migrate, flyway, knex, node-pg-migrate, sql-migrate or migrate-mongo")
       ->required();
   sub->add_flag("--dry-run", options->dry_run, "Show what would be imported; write nothing");
   sub->add_flag("--force", options->force, "Import into a changelog that has records");

@@ -1051,10 +1051,10 @@ std::string import_origin(const ImportedMigration& migration, const std::string&
 ImportResult Migrator::import_history(const ImportOptions& options) {
   const std::optional<ForeignTool> tool = parse_foreign_tool(options.from);
   if (!tool) {
+    std::vector<std::string_view> tools;
+    for (const ForeignTool known : foreign_tools()) tools.push_back(foreign_tool_name(known));
     throw ConfigInvalidError(
-        fmt::format("import --from '{}': the tools are dbmate, golang-migrate, flyway, knex, "
-                    "node-pg-migrate and migrate-mongo",
-                    options.from),
+        fmt::format("import --from '{}': the tools are {}", options.from, fmt::join(tools, ", ")),
         {{"key", "from"}, {"value", options.from}});
   }
   const std::vector<Migration> migrations = impl_->load();

@@ -17,6 +17,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::string_view kSqlSkeleton = "-- migrate:up\n\n-- migrate:down\n";
+constexpr std::string_view kSqlMigrateSkeleton = "-- +migrate Up\n\n-- +migrate Down\n";
 constexpr std::string_view kJsonSkeleton = R"({
   "description": "",
   "up": [],
@@ -24,11 +25,23 @@ constexpr std::string_view kJsonSkeleton = R"({
 }
 )";
 
-// Sections for migronaut and dbmate (an object for ".json"); plain-SQL files start empty.
-std::string default_template(Naming naming, std::string_view extension) {
+// Whether the folder's last file in name order opens its up with sql-migrate's command: its
+// next file gets them too, so that sql-migrate, still run on some hosts, reads it.
+bool uses_sql_migrate_commands(const fs::path& dir, const std::vector<NamedFile>& files) {
+  if (files.empty()) return false;
+  const std::optional<std::string> text = read_whole_file(dir / files.back().name);
+  constexpr std::string_view kUp = "-- +migrate Up";
+  return text &&
+         (text->starts_with(kUp) || text->find("\n" + std::string(kUp)) != std::string::npos);
+}
+
+// Sections for migronaut and dbmate, in the folder's kind of marker (an object for ".json");
+// plain-SQL files start empty.
+std::string default_template(Naming naming, std::string_view extension, const fs::path& dir,
+                             const std::vector<NamedFile>& files) {
   if (!has_sections(naming)) return "";
   if (extension == ".json") return std::string(kJsonSkeleton);
-  return std::string(kSqlSkeleton);
+  return std::string(uses_sql_migrate_commands(dir, files) ? kSqlMigrateSkeleton : kSqlSkeleton);
 }
 
 std::string read_template(const fs::path& path) {
@@ -90,8 +103,9 @@ std::vector<fs::path> create_migration_files(const fs::path& dir, std::string_vi
                                              std::chrono::system_clock::time_point now) {
   const std::vector<NamedFile> files = list_migration_files(dir, extension);
   const Naming naming = folder_naming(files).value_or(Naming::kMigronaut);
-  const std::string content =
-      template_path.empty() ? default_template(naming, extension) : read_template(template_path);
+  const std::string content = template_path.empty()
+                                  ? default_template(naming, extension, dir, files)
+                                  : read_template(template_path);
   return write_new_files(
       dir, new_migration_files(title, naming, sequential, names_of(files), now, extension),
       content);

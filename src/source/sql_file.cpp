@@ -17,6 +17,11 @@ namespace migronaut {
 namespace {
 
 constexpr std::string_view kMarkerPrefix = "migrate:";
+// sql-migrate's command lines: "-- +migrate Up", "-- +migrate Down", each optionally with
+// "notransaction", and "-- +migrate StatementBegin" / "StatementEnd", which group statements
+// for its own splitter and are the comments they look like to a script run whole.
+constexpr std::string_view kSqlMigratePrefix = "-- +migrate ";
+constexpr std::string_view kSqlMigrateWord = "+migrate";
 constexpr std::string_view kDescriptionPrefix = "description:";
 constexpr std::string_view kTransactionOption = "transaction:";
 constexpr std::string_view kLockTimeoutOption = "lock_timeout:";
@@ -87,9 +92,16 @@ class SqlParser {
   }
 
  private:
+  // Which tool's markers the file uses: one file, one kind.
+  enum class Markers { kNone, kMigronaut, kSqlMigrate };
+
   void parse_line(std::string_view line, std::size_t number) {
     const std::optional<std::string_view> comment = comment_body(line);
-    refuse_marker_lookalike(line, comment, number);
+    if (is_sql_migrate_line(line)) {
+      if (sql_migrate_command(line, number)) return;
+    } else {
+      refuse_marker_lookalike(line, comment, number);
+    }
     if (comment && comment->starts_with(kMarkerPrefix)) {
       start_section(comment->substr(kMarkerPrefix.size()), number);
     } else if (current_ != nullptr) {
@@ -101,9 +113,75 @@ class SqlParser {
     }
   }
 
+  // Whether `line` reads as one of sql-migrate's command lines however it is written.
+  static bool is_sql_migrate_line(std::string_view line) {
+    const std::optional<std::string_view> comment = comment_body(trim(line));
+    return comment &&
+           lower_case(comment->substr(0, comment->find_first_of(" \t"))) == kSqlMigrateWord;
+  }
+
+  // sql-migrate reads a command only from a line that starts with exactly "-- +migrate ", and
+  // only the commands it knows; it skips any other line of that look without a word, its
+  // section joined to the one before. So those are refused. Up and Down open their section
+  // (true); StatementBegin and StatementEnd stay in it as comments (false).
+  bool sql_migrate_command(std::string_view line, std::size_t number) {
+    if (!line.starts_with(kSqlMigratePrefix)) {
+      fail(number, fmt::format("'{}' is no sql-migrate command: sql-migrate reads one only from "
+                               "a line that starts with exactly '-- +migrate ' (unindented, "
+                               "lower-case), and skips this one",
+                               trim(line)));
+    }
+    const std::string_view fields = trim(line.substr(kSqlMigratePrefix.size()));
+    const std::size_t blank = fields.find_first_of(" \t");
+    const std::string_view command = fields.substr(0, blank);
+    if (command == "StatementBegin" || command == "StatementEnd") return false;
+    if (command != "Up" && command != "Down") {
+      fail(number, fmt::format("unknown sql-migrate command '{}': sql-migrate reads Up, Down, "
+                               "StatementBegin and StatementEnd, in that case, and skips any other",
+                               command));
+    }
+    use_markers(Markers::kSqlMigrate, number);
+    // sql-migrate runs each direction in a transaction unless its own line says notransaction:
+    // a down does not take the up's.
+    RunOptions options;
+    for (std::string_view rest = blank == std::string_view::npos ? "" : trim(fields.substr(blank));
+         !rest.empty();) {
+      const std::size_t end = rest.find_first_of(" \t");
+      const std::string_view option = rest.substr(0, end);
+      if (option != "notransaction") {
+        fail(number,
+             fmt::format("unknown option '{}': sql-migrate knows only notransaction", option));
+      }
+      options.transactional = false;
+      rest = end == std::string_view::npos ? std::string_view() : trim(rest.substr(end));
+    }
+    if (command == "Up") {
+      open(up_, number);
+      up_options_ = options;
+    } else {
+      open(down_, number);
+      down_options_ = options;
+    }
+    return true;
+  }
+
+  void use_markers(Markers markers, std::size_t number) {
+    if (markers_ != Markers::kNone && markers_ != markers) {
+      fail(number,
+           "the file mixes migronaut's '-- migrate:' markers with sql-migrate's "
+           "'-- +migrate' commands: use one kind");
+    }
+    markers_ = markers;
+  }
+
+  // How the file names the marker of `direction` ("up", "down") in a message.
+  std::string marker(std::string_view direction) const {
+    if (markers_ != Markers::kSqlMigrate) return fmt::format("'-- migrate:{}'", direction);
+    return direction == "up" ? "'-- +migrate Up'" : "'-- +migrate Down'";
+  }
+
   // A marker spelled otherwise is read as a comment: its section would join the one before it,
-  // or be missing (a `-- Migrate:Down` would leave the migration irreversible). sql-migrate's
-  // markers are said to be that tool's.
+  // or be missing (a `-- Migrate:Down` would leave the migration irreversible).
   void refuse_marker_lookalike(std::string_view line, std::optional<std::string_view> comment,
                                std::size_t number) const {
     if (comment && comment->starts_with(kMarkerPrefix)) return;  // a marker, read as one
@@ -115,13 +193,6 @@ class SqlParser {
       fail(number, fmt::format("'{}' is no marker: write '-- migrate:{}', lower-case, at the start "
                                "of its line",
                                trim(line), *direction));
-    }
-    if (comment && lower_case(comment->substr(0, comment->find_first_of(" \t"))) == "+migrate") {
-      fail(number,
-           "'-- +migrate' is sql-migrate's marker, which migronaut does not read: write "
-           "'-- migrate:up' and '-- migrate:down' ('-- migrate:up transaction:false' for "
-           "'notransaction'); what it applied (gorp_migrations) is not imported: record it with "
-           "`migronaut baseline --to <its last migration>`");
     }
   }
 
@@ -137,12 +208,13 @@ class SqlParser {
     const std::string_view direction = marker.substr(0, space);
     const std::string_view options =
         space == std::string_view::npos ? std::string_view() : trim(marker.substr(space));
+    use_markers(Markers::kMigronaut, number);
     if (direction == "up") {
-      open(up_, "up", number);
+      open(up_, number);
       up_options_ = parse_options(options, number);
     } else if (direction == "down") {
       if (up_.marker_line == 0) fail(number, "'-- migrate:down' comes before '-- migrate:up'");
-      open(down_, "down", number);
+      open(down_, number);
       // A down marker with options runs the down with those alone, as dbmate reads them; one
       // without takes the up's, as such files always have.
       if (!options.empty()) down_options_ = parse_options(options, number);
@@ -151,10 +223,10 @@ class SqlParser {
     }
   }
 
-  void open(Section& section, std::string_view direction, std::size_t number) {
+  void open(Section& section, std::size_t number) {
     if (section.marker_line != 0) {
-      fail(number, fmt::format("duplicate '-- migrate:{}' marker (first on line {})", direction,
-                               section.marker_line));
+      fail(number, fmt::format("duplicate {} marker (first on line {})",
+                               marker(&section == &up_ ? "up" : "down"), section.marker_line));
     }
     section.marker_line = number;
     current_ = &section;
@@ -212,7 +284,7 @@ class SqlParser {
   }
 
   Migration build() {
-    if (up_.marker_line == 0) fail(1, "no '-- migrate:up' marker");
+    if (up_.marker_line == 0) fail(1, fmt::format("no {} marker", marker("up")));
     Migration migration;
     migration.name = std::string(name_);
     migration.description = std::move(description_);
@@ -253,6 +325,7 @@ class SqlParser {
   Section up_;
   Section down_;
   Section* current_ = nullptr;
+  Markers markers_ = Markers::kNone;
 };
 
 }  // namespace

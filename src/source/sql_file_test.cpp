@@ -69,13 +69,12 @@ TEST(SqlFileTest, NoDownSectionIsIrreversible) {
                   .down.has_value());
 }
 
-// A marker in another case, or sql-migrate's, would be read as a comment, its section joined to
-// the one before it or missing: refused, naming the line.
+// A marker in another case would be read as a comment, its section joined to the one before it
+// or missing: refused, naming the line.
 TEST(SqlFileTest, RefusesAMarkerSpelledOtherwise) {
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"-- Migrate:Up\nSELECT 1;\n", "'-- Migrate:Up' is no marker"},
       {"-- migrate:up\nSELECT 1;\n-- MIGRATE:DOWN\nSELECT 2;\n", "'-- MIGRATE:DOWN' is no marker"},
-      {"-- +migrate Up\nSELECT 1;\n", "sql-migrate's marker"},
       // Indented, more dashes, another separator: the down would run as part of the up.
       {"-- migrate:up\nSELECT 1;\n  -- migrate:down\nSELECT 2;\n",
        "'-- migrate:down' is indented: a marker starts its line"},
@@ -100,6 +99,55 @@ TEST(SqlFileTest, RefusesAMarkerSpelledOtherwise) {
        {"  -- migrated upwards", "-- migrate up to v2 later", "-- Migrate down the legacy rows"}) {
     EXPECT_EQ(script(parse_sql_migration(kName, "-- migrate:up\n" + prose + "\nSELECT 1;").up),
               prose + "\nSELECT 1;");
+  }
+}
+
+// sql-migrate's files read as sql-migrate reads them: Up and Down sections, notransaction for
+// its own direction alone, StatementBegin/End kept as the comments they are to a whole script.
+TEST(SqlFileTest, ReadsSqlMigrateCommands) {
+  const Migration migration =
+      parse_sql_migration(kName,
+                          "-- +migrate Up notransaction\nCREATE INDEX CONCURRENTLY t_c ON t (c);\n"
+                          "-- +migrate StatementBegin\nCREATE FUNCTION f() RETURNS int AS $$ "
+                          "SELECT 1; $$ LANGUAGE sql;\n"
+                          "-- +migrate StatementEnd\n\n-- +migrate Down\nDROP INDEX t_c;\n");
+  EXPECT_EQ(script(migration.up),
+            "CREATE INDEX CONCURRENTLY t_c ON t (c);\n-- +migrate StatementBegin\nCREATE FUNCTION "
+            "f() RETURNS int AS $$ SELECT 1; $$ LANGUAGE sql;\n-- +migrate StatementEnd\n");
+  EXPECT_EQ(std::get<Script>(migration.up).first_line, 2u);
+  EXPECT_EQ(migration.options_for(Direction::kUp).transactional, false);
+  ASSERT_TRUE(migration.down.has_value());
+  EXPECT_EQ(script(*migration.down), "DROP INDEX t_c;\n");
+  EXPECT_EQ(migration.options_for(Direction::kDown).transactional, std::nullopt);
+  // sql-migrate takes the sections in either order.
+  const Migration down_first = parse_sql_migration(
+      kName, "-- +migrate Down\nDROP TABLE t;\n-- +migrate Up\nCREATE TABLE t (c int);\n");
+  EXPECT_EQ(script(down_first.up), "CREATE TABLE t (c int);\n");
+  EXPECT_EQ(script(*down_first.down), "DROP TABLE t;");
+}
+
+// What sql-migrate would skip without a word (a command in another spelling or case, an
+// unknown one), or read otherwise, is refused, naming the line.
+TEST(SqlFileTest, RefusesSqlMigrateCommandsItWouldSkip) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"-- +migrate up\nSELECT 1;\n", "line 1: unknown sql-migrate command 'up'"},
+      {"-- +migrate Up\nSELECT 1;\n-- +Migrate Down\nSELECT 2;\n",
+       "line 3: '-- +Migrate Down' is no sql-migrate command"},
+      {"-- +migrate Up\nSELECT 1;\n--+migrate Down\nSELECT 2;\n", "'--+migrate Down' is no"},
+      {"-- +migrate Up\nSELECT 1;\n  -- +migrate Down\nSELECT 2;\n", "'-- +migrate Down' is no"},
+      {"-- +migrate Up no-transaction\nSELECT 1;\n",
+       "unknown option 'no-transaction': sql-migrate knows only notransaction"},
+      {"-- +migrate Up\nSELECT 1;\n-- migrate:down\nSELECT 2;\n", "line 3: the file mixes"},
+      {"-- +migrate Up\nSELECT 1;\n-- +migrate Up\nSELECT 2;\n",
+       "duplicate '-- +migrate Up' marker (first on line 1)"},
+      {"-- +migrate Down\nSELECT 1;\n", "no '-- +migrate Up' marker"}};
+  for (const auto& [text, reason] : cases) {
+    try {
+      parse_sql_migration(kName, text);
+      ADD_FAILURE() << "read: " << text;
+    } catch (const MigrationInvalidFormatError& error) {
+      EXPECT_NE(std::string(error.what()).find(reason), std::string::npos) << error.what();
+    }
   }
 }
 

@@ -11,12 +11,13 @@ struct ToolNames {
   std::string_view table;
 };
 
-constexpr std::array<ToolNames, 6> kToolNames = {{
+constexpr std::array<ToolNames, 7> kToolNames = {{
     {ForeignTool::kDbmate, "dbmate", "schema_migrations"},
     {ForeignTool::kGolangMigrate, "golang-migrate", "schema_migrations"},
     {ForeignTool::kFlyway, "flyway", "flyway_schema_history"},
     {ForeignTool::kKnex, "knex", "knex_migrations"},
     {ForeignTool::kNodePgMigrate, "node-pg-migrate", "pgmigrations"},
+    {ForeignTool::kSqlMigrate, "sql-migrate", "gorp_migrations"},
     {ForeignTool::kMigrateMongo, "migrate-mongo", "changelog"},
 }};
 

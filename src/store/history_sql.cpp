@@ -39,6 +39,12 @@ std::optional<HistoryQuery> history_query(
                           "SELECT NULL, name, NULL, " + epoch_ms("run_on") +
                               ", NULL, 1, NULL FROM " + table + " ORDER BY id",
                           ""};
+    case ForeignTool::kSqlMigrate:
+      // Its id is the file's name; it writes a row only once the migration ran.
+      return HistoryQuery{table,
+                          "SELECT NULL, id, NULL, " + epoch_ms("applied_at") +
+                              ", NULL, 1, NULL FROM " + table + " ORDER BY applied_at, id",
+                          ""};
     case ForeignTool::kMigrateMongo:
       return std::nullopt;
   }

@@ -192,14 +192,22 @@ struct LeftSessions {
 
 // The tools whose history a store can read. Each keeps it in its own table (collection) under
 // its default name: dbmate and golang-migrate `schema_migrations`, Flyway
-// `flyway_schema_history`, knex `knex_migrations`, node-pg-migrate `pgmigrations`,
-// migrate-mongo `changelog`.
-enum class ForeignTool { kDbmate, kGolangMigrate, kFlyway, kKnex, kNodePgMigrate, kMigrateMongo };
+// `flyway_schema_history`, knex `knex_migrations`, node-pg-migrate `pgmigrations`, sql-migrate
+// `gorp_migrations`, migrate-mongo `changelog`.
+enum class ForeignTool {
+  kDbmate,
+  kGolangMigrate,
+  kFlyway,
+  kKnex,
+  kNodePgMigrate,
+  kSqlMigrate,
+  kMigrateMongo
+};
 
 // One row of another tool's history, as the tool wrote it; fields it does not keep stay empty.
 struct ForeignRecord {
-  std::string version;      // dbmate, golang-migrate, Flyway ("1.2"; "" for a repeatable)
-  std::string name;         // knex, node-pg-migrate, migrate-mongo file name; Flyway's script
+  std::string version;  // dbmate, golang-migrate, Flyway ("1.2"; "" for a repeatable)
+  std::string name;  // knex, node-pg-migrate, sql-migrate, migrate-mongo file name; Flyway's script
   std::string description;  // Flyway
   std::optional<std::int64_t> applied_at_ms;
   std::string checksum;  // migrate-mongo's fileHash; Flyway's CRC32 as text

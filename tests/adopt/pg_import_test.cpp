@@ -139,5 +139,26 @@ TEST_F(PgImportTest, DbmateHistoryAndADirtyGolangMigrateOne) {
   EXPECT_EQ(value("SELECT to_regclass('a') IS NULL"), "t");
 }
 
+// sql-migrate's table as gorp creates it for PostgreSQL (id text, applied_at with time zone).
+// Before the import `up` would run the migration it applied again: refused. After it, the
+// record keeps sql-migrate's time, and `up` runs only what sql-migrate did not.
+TEST_F(PgImportTest, SqlMigrateHistoryKeepsItsTimes) {
+  write("1_create_a.sql",
+        "-- +migrate Up\nCREATE TABLE a (id int);\n-- +migrate Down\nDROP TABLE a;\n");
+  write("2_create_b.sql", "-- +migrate Up notransaction\nCREATE TABLE b (id int);\n");
+  value(
+      "CREATE TABLE gorp_migrations (id text NOT NULL PRIMARY KEY,"
+      " applied_at timestamp with time zone)");
+  value("INSERT INTO gorp_migrations VALUES ('1_create_a.sql', '2025-01-02 03:04:05.678+00')");
+  expect({"up"}, 24);
+  EXPECT_EQ(value("SELECT to_regclass('a') IS NULL"), "t");
+  expect({"import", "--from", "sql-migrate"}, 0);
+  EXPECT_EQ(applied(), "1_create_a.sql@1735787045678");
+  EXPECT_EQ(value("SELECT origin FROM _migronaut_migrations"), "sql-migrate");
+  expect({"up"}, 0);
+  EXPECT_EQ(value("SELECT to_regclass('a') IS NULL"), "t");  // sql-migrate's run stands
+  EXPECT_EQ(value("SELECT to_regclass('b') IS NOT NULL"), "t");
+}
+
 }  // namespace
 }  // namespace migronaut::testing

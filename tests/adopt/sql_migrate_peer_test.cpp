@@ -1,0 +1,143 @@
+// The real sql-migrate binary (Debian's) applies a folder of its own files; migronaut reads
+// those files as they are, `import --from sql-migrate` adopts the database without running
+// anything, and migronaut carries on from there. Skipped, with the reason, when sql-migrate is not
+// installed (scripts/install-deps test installs it).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "process/sqlite_project.hpp"
+
+namespace migronaut::testing {
+namespace {
+
+constexpr const char* kSqlMigrate = "/usr/bin/sql-migrate";
+
+std::string describe(const ProcessResult& result) {
+  return "exit " + std::to_string(result.exit_code) + "\nstdout: " + result.out +
+         "\nstderr: " + result.err;
+}
+
+// A table and a trigger whose body holds a ';', which sql-migrate's splitter needs told.
+constexpr const char* kUsers = R"(-- +migrate Up
+CREATE TABLE users (id INTEGER PRIMARY KEY, email TEXT NOT NULL);
+CREATE TABLE audit (email TEXT);
+-- +migrate StatementBegin
+CREATE TRIGGER users_audit AFTER INSERT ON users BEGIN
+  INSERT INTO audit VALUES (new.email);
+END;
+-- +migrate StatementEnd
+
+-- +migrate Down
+DROP TABLE audit;
+DROP TABLE users;
+)";
+constexpr const char* kOrders = R"(-- +migrate Up notransaction
+CREATE TABLE orders (id INTEGER PRIMARY KEY, user_id INTEGER REFERENCES users);
+-- +migrate Down
+DROP TABLE orders;
+)";
+constexpr const char* kInvoices = R"(-- +migrate Up
+CREATE TABLE invoices (id INTEGER PRIMARY KEY);
+-- +migrate Down
+DROP TABLE invoices;
+)";
+
+class SqlMigratePeerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(kSqlMigrate)) {
+      GTEST_SKIP() << kSqlMigrate << " is not installed (scripts/install-deps test)";
+    }
+    std::ofstream(project.cwd() / "dbconfig.yml")
+        << "development:\n  dialect: sqlite3\n  datasource: " << project.db_path().string()
+        << "\n  dir: " << project.migrations().string() << "\n";
+  }
+  // `sql-migrate up` of the project's folder, as a host still running sql-migrate makes it.
+  ProcessResult sql_migrate_up() const {
+    return Process({kSqlMigrate, "up"}, {}, project.cwd()).wait();
+  }
+
+  SqliteProject project;
+};
+
+TEST_F(SqlMigratePeerTest, ADatabaseSqlMigrateAppliedIsAdoptedAndCarriedOn) {
+  project.write_migration("1_create_users.sql", kUsers);
+  project.write_migration("2_create_orders.sql", kOrders);
+  const ProcessResult applied = sql_migrate_up();
+  ASSERT_EQ(applied.exit_code, 0) << describe(applied);
+  const std::string as_sql_migrate_left_it = project.dump();
+
+  // Before the import, `up` would run both again: refused, naming the tool, nothing written.
+  const ProcessResult refused = project.run({"up"});
+  EXPECT_EQ(refused.exit_code, 24) << describe(refused);
+  EXPECT_NE(refused.err.find("sql-migrate"), std::string::npos) << refused.err;
+  EXPECT_EQ(project.dump(), as_sql_migrate_left_it);
+
+  const ProcessResult imported = project.run({"import", "--from", "sql-migrate"});
+  ASSERT_EQ(imported.exit_code, 0) << describe(imported);
+  EXPECT_EQ(project.open().value("SELECT group_concat(id, ',') FROM gorp_migrations"),
+            "1_create_users.sql,2_create_orders.sql");  // sql-migrate's table untouched
+  const ProcessResult status = project.run({"--json", "status"});
+  ASSERT_EQ(status.exit_code, 0) << describe(status);
+  const nlohmann::json rows = nlohmann::json::parse(status.out);
+  EXPECT_EQ(rows["pending"], 0);
+  ASSERT_EQ(rows["migrations"].size(), 2u);
+  for (const auto& row : rows["migrations"]) {
+    EXPECT_EQ(row["state"], "applied") << row.dump();
+    EXPECT_EQ(row["record"]["origin"], "sql-migrate") << row.dump();
+  }
+  // sql-migrate's time of each is kept, to the millisecond (it writes nanoseconds).
+  SqliteDb db = project.open();
+  EXPECT_EQ(db.value("SELECT group_concat(applied_at, ',') FROM (SELECT CAST(round((julianday("
+                     "applied_at) - 2440587.5) * 86400000.0) AS INTEGER) AS applied_at FROM "
+                     "gorp_migrations ORDER BY id)"),
+            db.value("SELECT group_concat(applied_at, ',') FROM (SELECT applied_at FROM "
+                     "_migronaut_migrations ORDER BY name)"));
+
+  const std::string before_up = project.dump();
+  const ProcessResult nothing = project.run({"up"});
+  EXPECT_EQ(nothing.exit_code, 0) << describe(nothing);
+  EXPECT_EQ(project.dump(), before_up);  // nothing ran, nothing written
+
+  project.write_migration("3_create_invoices.sql", kInvoices);
+  const ProcessResult next = project.run({"up"});
+  EXPECT_EQ(next.exit_code, 0) << describe(next);
+  EXPECT_TRUE(project.open().has_table("invoices"));
+  EXPECT_EQ(project.statuses()["3_create_invoices.sql"], "applied");
+
+  // The Down sections revert as sql-migrate's would: the last migration, then the imported ones.
+  ASSERT_EQ(project.run({"down"}).exit_code, 0);
+  EXPECT_FALSE(project.open().has_table("invoices"));
+  ASSERT_EQ(project.run({"down", "--to", "1"}).exit_code, 0);
+  SqliteDb reverted = project.open();
+  EXPECT_FALSE(reverted.has_table("orders"));
+  EXPECT_TRUE(reverted.has_table("users"));
+}
+
+// The trigger sql-migrate kept whole between StatementBegin and StatementEnd runs whole under
+// migronaut too, and a file sql-migrate would read otherwise is refused before anything runs.
+TEST_F(SqlMigratePeerTest, MigronautRunsSqlMigrateFilesAsSqlMigrateDoes) {
+  project.write_migration("1_create_users.sql", kUsers);
+  const ProcessResult applied = project.run({"up"});
+  ASSERT_EQ(applied.exit_code, 0) << describe(applied);
+  SqliteDb db = project.open();
+  db.exec("INSERT INTO users (email) VALUES ('a@example.com')");
+  EXPECT_EQ(db.value("SELECT email FROM audit"), "a@example.com");
+
+  // "-- +migrate down": sql-migrate skips it, and would run the DROP as part of the up.
+  project.write_migration("2_create_orders.sql",
+                          "-- +migrate Up\nCREATE TABLE orders (id INTEGER);\n"
+                          "-- +migrate down\nDROP TABLE users;\n");
+  const std::string before = project.dump();
+  const ProcessResult refused = project.run({"up"});
+  EXPECT_NE(refused.exit_code, 0) << describe(refused);
+  EXPECT_NE(refused.err.find("2_create_orders.sql at line 3: unknown sql-migrate command 'down'"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_EQ(project.dump(), before);
+}
+
+}  // namespace
+}  // namespace migronaut::testing

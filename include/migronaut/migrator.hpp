@@ -145,6 +145,10 @@ struct RepairTarget {
 struct ImportOptions {
   // dbmate, golang-migrate, flyway, knex, node-pg-migrate, sql-migrate or migrate-mongo.
   std::string from;
+  // The tool's history table (MongoDB: collection) when it was configured with another name than
+  // its default (dbmate's --migrations-table, Flyway's table, sql-migrate's table: …);
+  // PostgreSQL takes schema.table. "" for the default.
+  std::string table;
   bool dry_run = false;
   bool force = false;       // import into a changelog that already has records
   bool trust_hash = false;  // migrate-mongo: keep its fileHash even when the file differs

@@ -35,6 +35,9 @@ Command add_import(CLI::App& app) {
          "--from", options->from,
          "dbmate, golang-migrate, flyway, knex, node-pg-migrate, sql-migrate or migrate-mongo")
       ->required();
+  sub->add_option("--table", options->table,
+                  "The tool's history table when it was configured with another name "
+                  "(PostgreSQL: schema.table; MongoDB: the collection)");
   sub->add_flag("--dry-run", options->dry_run, "Show what would be imported; write nothing");
   sub->add_flag("--force", options->force, "Import into a changelog that has records");
   sub->add_flag("--trust-hash", options->trust_hash,

@@ -241,16 +241,6 @@ std::string allowed_list(std::span<const std::string_view> allowed) {
   return list;
 }
 
-// [A-Za-z_][A-Za-z0-9_]{0,62}: what every backend takes unquoted (PostgreSQL's 63-byte names).
-bool is_identifier(std::string_view name) {
-  const auto letter = [](char c) {
-    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-  };
-  const auto word = [&](char c) { return letter(c) || (c >= '0' && c <= '9'); };
-  return !name.empty() && name.size() <= 63 && letter(name[0]) &&
-         std::all_of(name.begin(), name.end(), word);
-}
-
 // A JSON number that is a whole number in 1..max, as an integer.
 std::optional<std::int64_t> positive_integer(const json& value, std::int64_t min,
                                              std::int64_t max) {

@@ -253,7 +253,10 @@ std::optional<ImportedMigration> match(const Applied& applied,
     return std::nullopt;
   }
   if (!is_valid_record_name(applied.name)) {
-    result.not_imported.emplace_back(label, "not a valid migration name, and no file matches it");
+    result.not_imported.emplace_back(
+        label,
+        "not a valid migration name, and no file matches it: if a file here is this one renamed, "
+        "give the row the file's name and import again, or `up` runs that file a second time");
     return std::nullopt;
   }
   imported.name = applied.name;

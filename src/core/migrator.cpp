@@ -24,6 +24,7 @@
 #include "util/process_identity.hpp"
 #include "util/redact.hpp"
 #include "util/scoped_flag.hpp"
+#include "util/text.hpp"
 
 namespace migronaut {
 
@@ -237,7 +238,7 @@ struct Migrator::Impl {
   std::optional<std::vector<ForeignRecord>> foreign_history(ForeignTool tool) {
     try {
       std::optional<std::vector<ForeignRecord>> history =
-          reader_or_waiters().read_foreign_history(tool);
+          reader_or_waiters().read_foreign_history(tool, std::string(foreign_tool_table(tool)));
       if (history && !history->empty()) return history;
     } catch (const Error&) {
       // not this backend's tool, or its table is another tool's
@@ -1039,6 +1040,25 @@ FileTexts texts_to_check(ForeignTool tool, const std::filesystem::path& dir,
   return texts;
 }
 
+// The table `import` reads `tool`'s history from: the tool's default, or the one named, checked
+// before it reaches SQL.
+std::string history_table(ForeignTool tool, const std::string& table) {
+  if (table.empty()) return std::string(foreign_tool_table(tool));
+  const std::size_t dot = table.find('.');
+  const bool valid = dot == std::string::npos ? is_identifier(table)
+                                              : is_identifier(table.substr(0, dot)) &&
+                                                    is_identifier(table.substr(dot + 1));
+  if (!valid) {
+    throw ConfigInvalidError(
+        fmt::format(
+            "import --table '{}': a table is a name matching ^[A-Za-z_][A-Za-z0-9_]{{0,62}}$, "
+            "or two such as schema.table",
+            table),
+        {{"key", "table"}, {"value", table}});
+  }
+  return table;
+}
+
 // Where an imported record comes from: the tool, or "baseline" for one a Flyway baseline covers
 // — never run by anyone, so forward-only as Flyway has it, and `down` refuses it like migronaut's
 // own baseline.
@@ -1057,6 +1077,7 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
         fmt::format("import --from '{}': the tools are {}", options.from, fmt::join(tools, ", ")),
         {{"key", "from"}, {"value", options.from}});
   }
+  const std::string table = history_table(*tool, options.table);
   const std::vector<Migration> migrations = impl_->load();
   const FileTexts texts = texts_to_check(*tool, impl_->config.migrations_dir, migrations);
   const auto plan_now = [&] {
@@ -1064,10 +1085,15 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
     // search_path exists) is refused as that, not as one without the tool's history.
     const std::vector<ChangelogRecord> existing = impl_->reader().read_changelog();
     const std::optional<std::vector<ForeignRecord>> history =
-        impl_->reader().read_foreign_history(*tool);
+        impl_->reader().read_foreign_history(*tool, table);
     if (!history) {
-      throw ConfigInvalidError(fmt::format("No {} history in this database", options.from),
-                               {{"key", "from"}, {"tool", options.from}});
+      throw ConfigInvalidError(
+          fmt::format("No {} history in this database: it has no table {}{}", options.from, table,
+                      options.table.empty() ? fmt::format(" (if {} was configured with another "
+                                                          "table, name that with --table)",
+                                                          options.from)
+                                            : ""),
+          {{"key", "from"}, {"tool", options.from}, {"table", table}});
     }
     if (!existing.empty() && !options.force) {
       throw ImportTargetNotEmptyError(

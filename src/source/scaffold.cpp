@@ -1,5 +1,6 @@
 #include "source/scaffold.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <memory>
@@ -9,6 +10,8 @@
 #include "migronaut/errors.hpp"
 #include "source/migration_set.hpp"
 #include "source/names.hpp"
+#include "source/sql_file.hpp"
+#include "source/version.hpp"
 #include "util/file.hpp"
 
 namespace migronaut {
@@ -25,14 +28,15 @@ constexpr std::string_view kJsonSkeleton = R"({
 }
 )";
 
-// Whether the folder's last file in name order opens its up with sql-migrate's command: its
-// next file gets them too, so that sql-migrate, still run on some hosts, reads it.
+// Whether the folder's newest file (the highest version) has sql-migrate's commands: the next
+// file gets them too, so that sql-migrate, still run on some hosts, reads it.
 bool uses_sql_migrate_commands(const fs::path& dir, const std::vector<NamedFile>& files) {
-  if (files.empty()) return false;
-  const std::optional<std::string> text = read_whole_file(dir / files.back().name);
-  constexpr std::string_view kUp = "-- +migrate Up";
-  return text &&
-         (text->starts_with(kUp) || text->find("\n" + std::string(kUp)) != std::string::npos);
+  const auto newest = std::max_element(files.begin(), files.end(), [](auto& a, auto& b) {
+    return compare_versions(a.naming.version, b.naming.version) < 0;
+  });
+  if (newest == files.end()) return false;
+  const std::optional<std::string> text = read_whole_file(dir / newest->name);
+  return text && has_sql_migrate_commands(*text);
 }
 
 // Sections for migronaut and dbmate, in the folder's kind of marker (an object for ".json");

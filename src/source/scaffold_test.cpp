@@ -94,13 +94,15 @@ TEST_F(ScaffoldTest, ADbmateFolderGetsADbmateFileWithSections) {
   EXPECT_EQ(content_of(path), "-- migrate:up\n\n-- migrate:down\n");
 }
 
-// sql-migrate's folder: its next file in its commands, numbered on, which both tools read.
+// sql-migrate's folder: its next file in the commands of its newest (by version, not name),
+// numbered on, which both tools read.
 TEST_F(ScaffoldTest, ASqlMigrateFolderGetsSqlMigratesCommands) {
-  dir_.write("1_create_a.sql", "-- +migrate Up\nSELECT 1;\n-- +migrate Down\nSELECT 2;\n");
+  dir_.write("9_create_a.sql", "-- migrate:up\nSELECT 1;\n");
+  dir_.write("10_create_b.sql", "-- +migrate Up\nSELECT 1;\n-- +migrate Down\nSELECT 2;\n");
   const auto path = create_one(dir_.path(), "Add users", /*sequential=*/true);
-  EXPECT_EQ(path.filename(), "2_add_users.sql");
+  EXPECT_EQ(path.filename(), "11_add_users.sql");
   EXPECT_EQ(content_of(path), "-- +migrate Up\n\n-- +migrate Down\n");
-  EXPECT_EQ(load_migrations(dir_.path(), ".sql").size(), 2u);
+  EXPECT_EQ(load_migrations(dir_.path(), ".sql").size(), 3u);
 }
 
 TEST_F(ScaffoldTest, AGolangMigrateFolderGetsAnEmptyPairThatLoadsAsEmpty) {

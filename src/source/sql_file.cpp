@@ -7,6 +7,7 @@
 #include <charconv>
 #include <chrono>
 #include <optional>
+#include <vector>
 
 #include "migronaut/errors.hpp"
 #include "sql/blank_sql.hpp"
@@ -30,6 +31,17 @@ constexpr std::string_view kStatementTimeoutOption = "statement_timeout:";
 constexpr std::int64_t kMaxTimeoutMs = 2'147'483'647;
 
 bool is_blank(std::string_view text) { return trim(text).empty(); }
+
+// The words of `text`, separated by blanks and tabs.
+std::vector<std::string_view> words(std::string_view text) {
+  std::vector<std::string_view> found;
+  for (text = trim(text); !text.empty();) {
+    const std::size_t end = text.find_first_of(" \t");
+    found.push_back(text.substr(0, end));
+    text = end == std::string_view::npos ? std::string_view() : trim(text.substr(end));
+  }
+  return found;
+}
 
 // The text after "--" on a comment line, or nullopt for a line that is not a comment.
 std::optional<std::string_view> comment_body(std::string_view line) {
@@ -78,7 +90,10 @@ class SqlParser {
   SqlParser(std::string_view name, std::string_view text) : name_(name), text_(text) {}
 
   Migration parse() {
-    if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);
+    if (text_.starts_with("\xEF\xBB\xBF")) {
+      text_.remove_prefix(3);
+      had_bom_ = true;
+    }
     refuse_bad_bytes();
     std::string_view rest = text_;
     for (std::size_t number = 1;; ++number) {
@@ -109,7 +124,9 @@ class SqlParser {
     } else if (comment) {
       take_description(*comment);
     } else if (!is_blank(line)) {
-      fail(number, "only comments may come before the first '-- migrate:' marker");
+      fail(number,
+           "only comments may come before the first marker ('-- migrate:up', or sql-migrate's "
+           "'-- +migrate Up')");
     }
   }
 
@@ -123,38 +140,22 @@ class SqlParser {
   // sql-migrate reads a command only from a line that starts with exactly "-- +migrate ", and
   // only the commands it knows; it skips any other line of that look without a word, its
   // section joined to the one before. So those are refused. Up and Down open their section
-  // (true); StatementBegin and StatementEnd stay in it as comments (false).
+  // (true); StatementBegin and StatementEnd stay in it as the comments they are here (false).
   bool sql_migrate_command(std::string_view line, std::size_t number) {
-    if (!line.starts_with(kSqlMigratePrefix)) {
-      fail(number, fmt::format("'{}' is no sql-migrate command: sql-migrate reads one only from "
-                               "a line that starts with exactly '-- +migrate ' (unindented, "
-                               "lower-case), and skips this one",
-                               trim(line)));
+    const std::vector<std::string_view> fields = sql_migrate_fields(line, number);
+    const std::string_view command = fields.empty() ? "" : fields.front();
+    if (command == "StatementBegin" || command == "StatementEnd") {
+      // As sql-migrate reads them: a StatementBegin counts inside a section, until its End.
+      if (current_ != nullptr) statement_begin_line_ = command == "StatementBegin" ? number : 0;
+      return false;
     }
-    const std::string_view fields = trim(line.substr(kSqlMigratePrefix.size()));
-    const std::size_t blank = fields.find_first_of(" \t");
-    const std::string_view command = fields.substr(0, blank);
-    if (command == "StatementBegin" || command == "StatementEnd") return false;
     if (command != "Up" && command != "Down") {
       fail(number, fmt::format("unknown sql-migrate command '{}': sql-migrate reads Up, Down, "
                                "StatementBegin and StatementEnd, in that case, and skips any other",
                                command));
     }
     use_markers(Markers::kSqlMigrate, number);
-    // sql-migrate runs each direction in a transaction unless its own line says notransaction:
-    // a down does not take the up's.
-    RunOptions options;
-    for (std::string_view rest = blank == std::string_view::npos ? "" : trim(fields.substr(blank));
-         !rest.empty();) {
-      const std::size_t end = rest.find_first_of(" \t");
-      const std::string_view option = rest.substr(0, end);
-      if (option != "notransaction") {
-        fail(number,
-             fmt::format("unknown option '{}': sql-migrate knows only notransaction", option));
-      }
-      options.transactional = false;
-      rest = end == std::string_view::npos ? std::string_view() : trim(rest.substr(end));
-    }
+    const RunOptions options = sql_migrate_options({fields.begin() + 1, fields.end()}, number);
     if (command == "Up") {
       open(up_, number);
       up_options_ = options;
@@ -163,6 +164,39 @@ class SqlParser {
       down_options_ = options;
     }
     return true;
+  }
+
+  // The words after "-- +migrate ", on a line sql-migrate reads as a command.
+  std::vector<std::string_view> sql_migrate_fields(std::string_view line,
+                                                   std::size_t number) const {
+    if (!line.starts_with(kSqlMigratePrefix)) {
+      fail(number, fmt::format("'{}' is no sql-migrate command: sql-migrate reads one only from "
+                               "a line that starts with exactly '-- +migrate ' (unindented, "
+                               "lower-case), and skips this one",
+                               trim(line)));
+    }
+    if (number == 1 && had_bom_) {
+      fail(number,
+           "a byte-order mark comes before '-- +migrate': sql-migrate does not read the line as "
+           "a command then, and skips its section. Save the file without it");
+    }
+    return words(line.substr(kSqlMigratePrefix.size()));
+  }
+
+  // sql-migrate runs each direction in a transaction unless its own line says notransaction:
+  // whatever the configuration's useTransaction says, and a down does not take the up's.
+  RunOptions sql_migrate_options(const std::vector<std::string_view>& options,
+                                 std::size_t number) const {
+    RunOptions parsed;
+    parsed.transactional = true;
+    for (const std::string_view option : options) {
+      if (option != "notransaction") {
+        fail(number,
+             fmt::format("unknown option '{}': sql-migrate knows only notransaction", option));
+      }
+      parsed.transactional = false;
+    }
+    return parsed;
   }
 
   void use_markers(Markers markers, std::size_t number) {
@@ -235,9 +269,7 @@ class SqlParser {
   RunOptions parse_options(std::string_view options, std::size_t number) const {
     RunOptions parsed;
     std::string_view timeout_set;  // the last timeout option that is not off, as written
-    while (!options.empty()) {
-      const std::size_t end = options.find_first_of(" \t");
-      const std::string_view option = options.substr(0, end);
+    for (const std::string_view option : words(options)) {
       std::optional<std::chrono::milliseconds>* timeout = nullptr;
       if (option == "transaction:false") {
         parsed.transactional = false;
@@ -258,7 +290,6 @@ class SqlParser {
         *timeout = duration(option.substr(option.find(':') + 1), option, number);
         if (**timeout > std::chrono::milliseconds(0)) timeout_set = option;
       }
-      options = end == std::string_view::npos ? std::string_view() : trim(options.substr(end));
     }
     if (parsed.transactional == false && !timeout_set.empty()) {
       fail(number, untransacted_timeout_reason(timeout_set, "with 'transaction:false'"));
@@ -285,6 +316,11 @@ class SqlParser {
 
   Migration build() {
     if (up_.marker_line == 0) fail(1, fmt::format("no {} marker", marker("up")));
+    if (statement_begin_line_ != 0) {
+      fail(statement_begin_line_,
+           "'-- +migrate StatementBegin' has no '-- +migrate StatementEnd' after it, which "
+           "sql-migrate refuses");
+    }
     Migration migration;
     migration.name = std::string(name_);
     migration.description = std::move(description_);
@@ -326,6 +362,8 @@ class SqlParser {
   Section down_;
   Section* current_ = nullptr;
   Markers markers_ = Markers::kNone;
+  bool had_bom_ = false;
+  std::size_t statement_begin_line_ = 0;  // an open StatementBegin's line, 0 when none is open
 };
 
 }  // namespace
@@ -343,6 +381,11 @@ std::string untransacted_timeout_reason(std::string_view option, std::string_vie
 
 Migration parse_sql_migration(std::string_view name, std::string_view text) {
   return SqlParser(name, text).parse();
+}
+
+bool has_sql_migrate_commands(std::string_view text) {
+  return text.starts_with(kSqlMigratePrefix) ||
+         text.find("\n" + std::string(kSqlMigratePrefix)) != std::string_view::npos;
 }
 
 }  // namespace migronaut

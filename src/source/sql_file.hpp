@@ -5,6 +5,10 @@
 //   CREATE TABLE users (...);
 //   -- migrate:down [the same options, for the down alone]
 //   DROP TABLE users;
+//
+// or in sql-migrate's: `-- +migrate Up [notransaction]`, `-- +migrate Down [notransaction]`,
+// `-- +migrate StatementBegin` / `StatementEnd` (comments here), each direction in a transaction
+// unless its own line says notransaction.
 #pragma once
 
 #include <string>
@@ -22,6 +26,9 @@ namespace migronaut {
 // migration's transaction. Before the first marker only blank and comment lines may appear.
 // Anything else throws MigrationInvalidFormatError with {"file", "line", "reason"}.
 Migration parse_sql_migration(std::string_view name, std::string_view text);
+
+// Whether `text` has a line sql-migrate reads as a command ("-- +migrate ...").
+bool has_sql_migrate_commands(std::string_view text);
 
 // Why the timeout `option` ("lock_timeout:30s") cannot apply `where` (with 'transaction:false', or
 // what else runs the section without a transaction), with what to write instead. The store sets a

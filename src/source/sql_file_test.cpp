@@ -102,8 +102,9 @@ TEST(SqlFileTest, RefusesAMarkerSpelledOtherwise) {
   }
 }
 
-// sql-migrate's files read as sql-migrate reads them: Up and Down sections, notransaction for
-// its own direction alone, StatementBegin/End kept as the comments they are to a whole script.
+// sql-migrate's files read as sql-migrate reads them: Up and Down sections, each in a
+// transaction unless its own line says notransaction (whatever the configuration's default),
+// StatementBegin/End kept as the comments they are here; CRLF, blanks and tabs as it splits them.
 TEST(SqlFileTest, ReadsSqlMigrateCommands) {
   const Migration migration =
       parse_sql_migration(kName,
@@ -118,7 +119,12 @@ TEST(SqlFileTest, ReadsSqlMigrateCommands) {
   EXPECT_EQ(migration.options_for(Direction::kUp).transactional, false);
   ASSERT_TRUE(migration.down.has_value());
   EXPECT_EQ(script(*migration.down), "DROP INDEX t_c;\n");
-  EXPECT_EQ(migration.options_for(Direction::kDown).transactional, std::nullopt);
+  EXPECT_EQ(migration.options_for(Direction::kDown).transactional, true);
+  const Migration spaced = parse_sql_migration(
+      kName, "-- +migrate Up\t notransaction  \r\nSELECT 1;\r\n-- +migrate Down \r\nSELECT 2;");
+  EXPECT_EQ(spaced.options_for(Direction::kUp).transactional, false);
+  EXPECT_EQ(script(spaced.up), "SELECT 1;");
+  EXPECT_EQ(spaced.options_for(Direction::kDown).transactional, true);
   // sql-migrate takes the sections in either order.
   const Migration down_first = parse_sql_migration(
       kName, "-- +migrate Down\nDROP TABLE t;\n-- +migrate Up\nCREATE TABLE t (c int);\n");
@@ -140,7 +146,12 @@ TEST(SqlFileTest, RefusesSqlMigrateCommandsItWouldSkip) {
       {"-- +migrate Up\nSELECT 1;\n-- migrate:down\nSELECT 2;\n", "line 3: the file mixes"},
       {"-- +migrate Up\nSELECT 1;\n-- +migrate Up\nSELECT 2;\n",
        "duplicate '-- +migrate Up' marker (first on line 1)"},
-      {"-- +migrate Down\nSELECT 1;\n", "no '-- +migrate Up' marker"}};
+      {"-- +migrate Down\nSELECT 1;\n", "no '-- +migrate Up' marker"},
+      // sql-migrate reads the first line after a byte-order mark as SQL, and skips the section.
+      {"\xEF\xBB\xBF-- +migrate Up\nSELECT 1;\n", "line 1: a byte-order mark comes before"},
+      {"-- +migrate Up\n-- +migrate StatementBegin\nSELECT 1;\n-- +migrate Down\nSELECT 2;\n",
+       "line 2: '-- +migrate StatementBegin' has no '-- +migrate StatementEnd'"},
+      {"SELECT 0;\n-- +migrate Up\nSELECT 1;\n", "line 1: only comments may come before"}};
   for (const auto& [text, reason] : cases) {
     try {
       parse_sql_migration(kName, text);

@@ -13,7 +13,8 @@
 namespace migronaut {
 
 struct HistoryQuery {
-  std::string table;  // the tool's default table name
+  std::string table;   // as named: the tool's default, or the one it was configured with
+  std::string quoted;  // the same as an SQL identifier, each part quoted ("app"."history")
   // version, name, description, applied_at_ms, checksum, success (1/0), type — NULL where the
   // tool keeps nothing.
   std::string select;
@@ -23,10 +24,12 @@ struct HistoryQuery {
   std::string foreign_column;
 };
 
-// The query for `tool`, or nullopt when the tool does not run on SQL databases (migrate-mongo).
-// `epoch_ms` turns a column name into the dialect's ms-since-epoch expression.
+// The query for `tool`'s history in `table` (names checked by is_identifier, `schema.table`
+// allowed), or nullopt when the tool does not run on SQL databases (migrate-mongo). `epoch_ms`
+// turns a column name into the dialect's ms-since-epoch expression.
 std::optional<HistoryQuery> history_query(
-    ForeignTool tool, const std::function<std::string(std::string_view column)>& epoch_ms);
+    ForeignTool tool, const std::string& table,
+    const std::function<std::string(std::string_view column)>& epoch_ms);
 
 // The columns of one row of a HistoryQuery's result, read as text (NULL as nullopt).
 ForeignRecord foreign_record(const std::function<std::optional<std::string>(int column)>& cell);

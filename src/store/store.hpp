@@ -330,10 +330,14 @@ class Store {
   virtual std::int64_t now_ms() = 0;
 
   // --- adoption and audit ---
-  // Reads `tool`'s history in the order the tool applied it, never writing to it; nullopt when
-  // the table (collection) does not exist. Throws ConfigInvalidError when the tool does not run
-  // on this database, and MigrationInvalidFormatError when the table is not the tool's.
-  virtual std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) = 0;
+  // Reads `tool`'s history from `table` in the order the tool applied it, never writing to it;
+  // nullopt when the table (collection) does not exist. `table` is the tool's default name
+  // (foreign_tool_table) or the one it was configured with: names checked by the engine
+  // (is_identifier), PostgreSQL's as `schema.table` too. Throws ConfigInvalidError when the tool
+  // does not run on this database, and MigrationInvalidFormatError when the table is not the
+  // tool's.
+  virtual std::optional<std::vector<ForeignRecord>> read_foreign_history(
+      ForeignTool tool, const std::string& table) = 0;
   // What audit reports of the schema. A name taken by a view fails audit as it fails up: with
   // SchemaInvalidError, from here or already from read_changelog().
   virtual StoreProbe probe() = 0;

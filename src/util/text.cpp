@@ -54,4 +54,13 @@ std::size_t edit_distance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
+bool is_identifier(std::string_view name) {
+  const auto letter = [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
+  };
+  const auto word = [&](char c) { return letter(c) || (c >= '0' && c <= '9'); };
+  return !name.empty() && name.size() <= 63 && letter(name[0]) &&
+         std::all_of(name.begin(), name.end(), word);
+}
+
 }  // namespace migronaut

@@ -18,8 +18,8 @@ namespace {
 class PgImportTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string schema = test_schema("import_");
-    uri_ = PgCluster::run_wide().fresh_schema_uri("postgres", schema);
+    schema_ = test_schema("import_");
+    uri_ = PgCluster::run_wide().fresh_schema_uri("postgres", schema_);
   }
 
   ProcessResult run(std::vector<std::string> args) const {
@@ -42,6 +42,7 @@ class PgImportTest : public ::testing::Test {
         " ORDER BY name) FROM _migronaut_migrations WHERE status = 'applied'");
   }
 
+  std::string schema_;
   std::string uri_;
   TempDir dir_;
 };
@@ -158,6 +159,26 @@ TEST_F(PgImportTest, SqlMigrateHistoryKeepsItsTimes) {
   expect({"up"}, 0);
   EXPECT_EQ(value("SELECT to_regclass('a') IS NULL"), "t");  // sql-migrate's run stands
   EXPECT_EQ(value("SELECT to_regclass('b') IS NOT NULL"), "t");
+}
+
+// Flyway run with -schemas=hist keeps its history there: named with --table schema.table.
+TEST_F(PgImportTest, AHistoryInAnotherSchemaIsImportedByItsQualifiedName) {
+  write("V1__create_a.sql", "CREATE TABLE a (id int);\n");
+  value("CREATE SCHEMA " + schema_ + "_hist");
+  value("CREATE TABLE " + schema_ +
+        "_hist.flyway_schema_history (installed_rank int PRIMARY KEY, version varchar(50),"
+        " description varchar(200) NOT NULL, type varchar(20) NOT NULL, script varchar(1000)"
+        " NOT NULL, checksum int, installed_by varchar(100) NOT NULL, installed_on timestamp NOT"
+        " NULL DEFAULT now(), execution_time int NOT NULL, success boolean NOT NULL)");
+  value("INSERT INTO " + schema_ +
+        "_hist.flyway_schema_history VALUES (1, '1', 'create a', 'SQL', 'V1__create_a.sql', NULL,"
+        " 'me', '2025-01-02 03:04:05', 1, true)");
+  expect({"import", "--from", "flyway"}, 6);
+  expect({"import", "--from", "flyway", "--table", schema_ + "_hist.flyway_schema_history"}, 0);
+  EXPECT_EQ(value("SELECT status || ' ' || origin FROM _migronaut_migrations"), "applied flyway");
+  expect({"up"}, 0);
+  EXPECT_EQ(value("SELECT to_regclass('a') IS NULL"), "t");  // Flyway's run stands
+  value("DROP SCHEMA " + schema_ + "_hist CASCADE");
 }
 
 }  // namespace

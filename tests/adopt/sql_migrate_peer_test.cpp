@@ -50,9 +50,14 @@ class SqlMigratePeerTest : public ::testing::Test {
     if (!std::filesystem::exists(kSqlMigrate)) {
       GTEST_SKIP() << kSqlMigrate << " is not installed (scripts/install-deps test)";
     }
+    configure_sql_migrate("");
+  }
+  // sql-migrate's dbconfig.yml for the project, with its history in `table` ("": its default).
+  void configure_sql_migrate(const std::string& table) const {
     std::ofstream(project.cwd() / "dbconfig.yml")
         << "development:\n  dialect: sqlite3\n  datasource: " << project.db_path().string()
-        << "\n  dir: " << project.migrations().string() << "\n";
+        << "\n  dir: " << project.migrations().string() << "\n"
+        << (table.empty() ? "" : "  table: " + table + "\n");
   }
   // `sql-migrate up` of the project's folder, as a host still running sql-migrate makes it.
   ProcessResult sql_migrate_up() const {
@@ -88,13 +93,6 @@ TEST_F(SqlMigratePeerTest, ADatabaseSqlMigrateAppliedIsAdoptedAndCarriedOn) {
     EXPECT_EQ(row["state"], "applied") << row.dump();
     EXPECT_EQ(row["record"]["origin"], "sql-migrate") << row.dump();
   }
-  // sql-migrate's time of each is kept, to the millisecond (it writes nanoseconds).
-  SqliteDb db = project.open();
-  EXPECT_EQ(db.value("SELECT group_concat(applied_at, ',') FROM (SELECT CAST(round((julianday("
-                     "applied_at) - 2440587.5) * 86400000.0) AS INTEGER) AS applied_at FROM "
-                     "gorp_migrations ORDER BY id)"),
-            db.value("SELECT group_concat(applied_at, ',') FROM (SELECT applied_at FROM "
-                     "_migronaut_migrations ORDER BY name)"));
 
   const std::string before_up = project.dump();
   const ProcessResult nothing = project.run({"up"});
@@ -114,6 +112,60 @@ TEST_F(SqlMigratePeerTest, ADatabaseSqlMigrateAppliedIsAdoptedAndCarriedOn) {
   SqliteDb reverted = project.open();
   EXPECT_FALSE(reverted.has_table("orders"));
   EXPECT_TRUE(reverted.has_table("users"));
+}
+
+// sql-migrate writes each time as text in its host's zone, so text order is not time order: a
+// host in India applied the first migration at 03:04:05.678 UTC, one in UTC the second 0.3 s
+// later. The import keeps each time, rounded to the millisecond, and batches them in the
+// order they ran, so that `down` reverts the second.
+TEST_F(SqlMigratePeerTest, TimesWrittenInOtherZonesKeepTheirOrder) {
+  project.write_migration("1_create_users.sql", kUsers);
+  project.write_migration("2_create_orders.sql", kOrders);
+  ASSERT_EQ(sql_migrate_up().exit_code, 0);
+  SqliteDb db = project.open();
+  db.exec(
+      "UPDATE gorp_migrations SET applied_at = '2025-01-02 08:34:05.678901234+05:30'"
+      " WHERE id = '1_create_users.sql'");
+  db.exec(
+      "UPDATE gorp_migrations SET applied_at = '2025-01-02 03:04:05.978000000+00:00'"
+      " WHERE id = '2_create_orders.sql'");
+  const ProcessResult imported = project.run({"import", "--from", "sql-migrate"});
+  ASSERT_EQ(imported.exit_code, 0) << describe(imported);
+  EXPECT_EQ(db.value("SELECT group_concat(name || '@' || applied_at || '#' || batch, ',') FROM"
+                     " (SELECT * FROM _migronaut_migrations ORDER BY name)"),
+            "1_create_users.sql@1735787045679#1,2_create_orders.sql@1735787045978#2");
+  ASSERT_EQ(project.run({"down"}).exit_code, 0);
+  EXPECT_FALSE(project.open().has_table("orders"));
+  EXPECT_TRUE(project.open().has_table("users"));
+}
+
+// sql-migrate configured with another table (dbconfig.yml's `table:`): the import says where it
+// looked and how to name the table, writes nothing, and with --table adopts it.
+TEST_F(SqlMigratePeerTest, AHistoryUnderAnotherTableIsImportedByName) {
+  configure_sql_migrate("app_migrations");
+  project.write_migration("1_create_users.sql", kUsers);
+  ASSERT_EQ(sql_migrate_up().exit_code, 0);
+  ASSERT_TRUE(project.open().has_table("app_migrations"));
+  const std::string before = project.dump();
+  const ProcessResult missed = project.run({"import", "--from", "sql-migrate"});
+  EXPECT_EQ(missed.exit_code, 6) << describe(missed);
+  EXPECT_NE(missed.err.find("it has no table gorp_migrations (if sql-migrate was configured with "
+                            "another table, name that with --table)"),
+            std::string::npos)
+      << missed.err;
+  const ProcessResult bad =
+      project.run({"import", "--from", "sql-migrate", "--table", "app_migrations; DROP"});
+  EXPECT_EQ(bad.exit_code, 6) << describe(bad);
+  EXPECT_NE(bad.err.find("import --table 'app_migrations; DROP'"), std::string::npos) << bad.err;
+  EXPECT_EQ(project.dump(), before);
+
+  const ProcessResult imported =
+      project.run({"import", "--from", "sql-migrate", "--table", "app_migrations"});
+  ASSERT_EQ(imported.exit_code, 0) << describe(imported);
+  EXPECT_EQ(project.statuses()["1_create_users.sql"], "applied");
+  const std::string adopted = project.dump();
+  EXPECT_EQ(project.run({"up"}).exit_code, 0);
+  EXPECT_EQ(project.dump(), adopted);  // nothing ran again
 }
 
 // The trigger sql-migrate kept whole between StatementBegin and StatementEnd runs whole under

@@ -805,16 +805,17 @@ TEST_P(StoreConformance, ForeignHistoryIsReadAsTheToolWroteItAndNeverWritten) {
   for (const ForeignTool tool :
        {ForeignTool::kKnex, ForeignTool::kGolangMigrate, ForeignTool::kMigrateMongo}) {
     harness_->reset();
+    const std::string table(foreign_tool_table(tool));
     const std::optional<Script> script = harness_->foreign_history_script(tool);
     auto store = open_ready();
     if (!script) {
-      EXPECT_THROW(store->read_foreign_history(tool), ConfigInvalidError)
+      EXPECT_THROW(store->read_foreign_history(tool, table), ConfigInvalidError)
           << foreign_tool_name(tool);
       continue;
     }
-    EXPECT_FALSE(store->read_foreign_history(tool).has_value()) << foreign_tool_name(tool);
+    EXPECT_FALSE(store->read_foreign_history(tool, table).has_value()) << foreign_tool_name(tool);
     run_script(*store, *script);
-    const auto history = harness_->open()->read_foreign_history(tool);
+    const auto history = harness_->open()->read_foreign_history(tool, table);
     ASSERT_TRUE(history.has_value()) << foreign_tool_name(tool);
     if (tool == ForeignTool::kGolangMigrate) {
       ASSERT_EQ(history->size(), 1u);
@@ -827,7 +828,7 @@ TEST_P(StoreConformance, ForeignHistoryIsReadAsTheToolWroteItAndNeverWritten) {
     EXPECT_EQ((*history)[0].applied_at_ms, 1767268800000);
     EXPECT_EQ((*history)[1].name, "20260102120000_b.js");
     EXPECT_EQ((*history)[1].applied_at_ms, 1767355200000);
-    EXPECT_EQ(harness_->open()->read_foreign_history(tool)->size(), 2u);  // nothing consumed
+    EXPECT_EQ(harness_->open()->read_foreign_history(tool, table)->size(), 2u);  // nothing consumed
   }
 }
 

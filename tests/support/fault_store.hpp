@@ -72,8 +72,9 @@ class FaultStore : public Store {
   // it asks for a renewal before each migration instead).
   void claim_fence_records_progress(bool claim) { claims_fence_records_progress_ = claim; }
   std::int64_t now_ms() override { return inner_->now_ms(); }
-  std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {
-    return inner_->read_foreign_history(tool);
+  std::optional<std::vector<ForeignRecord>> read_foreign_history(
+      ForeignTool tool, const std::string& table) override {
+    return inner_->read_foreign_history(tool, table);
   }
   StoreProbe probe() override { return inner_->probe(); }
   std::vector<std::string> statements_of(const Script& script) const override {

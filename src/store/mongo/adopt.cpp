@@ -35,9 +35,9 @@ void drain(mongoc_cursor_t* cursor, const Each& each, const MongoFailure& failur
 
 std::optional<std::vector<ForeignRecord>> read_mongo_history(mongoc_database_t* database,
                                                              ForeignTool tool,
+                                                             const std::string& name,
                                                              const MongoFailure& failure) {
   if (tool != ForeignTool::kMigrateMongo) throw_tool_unsupported(tool, "mongo");
-  const std::string name(foreign_tool_table(tool));
   if (!has_collection(database, name, failure)) return std::nullopt;
   mongo::CollectionPtr collection(mongoc_database_get_collection(database, name.c_str()));
   const Json options = {{"sort", {{"appliedAt", 1}, {"_id", 1}}},

@@ -20,8 +20,11 @@ class MongoFailure {
                                  const bson_t* reply) const = 0;
 };
 
+// `collection`: migrate-mongo's changelog, under its default name or its
+// changelogCollectionName.
 std::optional<std::vector<ForeignRecord>> read_mongo_history(mongoc_database_t* database,
                                                              ForeignTool tool,
+                                                             const std::string& collection,
                                                              const MongoFailure& fail);
 
 StoreProbe probe_mongo(mongoc_client_t* client, mongoc_database_t* database,

@@ -193,8 +193,9 @@ class MongoStore final : public Store, private MongoFailure {
     for (const RecordWrite& write : writes) write_record_with(write, nullptr);
   }
 
-  std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {
-    return read_mongo_history(database_.get(), tool, *this);
+  std::optional<std::vector<ForeignRecord>> read_foreign_history(
+      ForeignTool tool, const std::string& table) override {
+    return read_mongo_history(database_.get(), tool, table, *this);
   }
 
   StoreProbe probe() override {

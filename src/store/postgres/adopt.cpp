@@ -66,12 +66,13 @@ std::string epoch_ms(std::string_view column) {
 
 }  // namespace
 
-std::optional<std::vector<ForeignRecord>> read_postgres_history(PGconn* conn, ForeignTool tool) {
-  const std::optional<HistoryQuery> query_text = history_query(tool, epoch_ms);
+std::optional<std::vector<ForeignRecord>> read_postgres_history(PGconn* conn, ForeignTool tool,
+                                                                const std::string& table) {
+  const std::optional<HistoryQuery> query_text = history_query(tool, table, epoch_ms);
   if (!query_text) throw_tool_unsupported(tool, "postgres");
-  if (!relation_exists(conn, query_text->table)) return std::nullopt;
+  if (!relation_exists(conn, query_text->quoted)) return std::nullopt;
   if (!query_text->foreign_column.empty() &&
-      has_column(conn, query_text->table, query_text->foreign_column)) {
+      has_column(conn, query_text->quoted, query_text->foreign_column)) {
     throw_another_tools_table(tool, *query_text);
   }
   const Result result = query(conn, query_text->select);

@@ -12,7 +12,8 @@
 
 namespace migronaut {
 
-std::optional<std::vector<ForeignRecord>> read_postgres_history(PGconn* conn, ForeignTool tool);
+std::optional<std::vector<ForeignRecord>> read_postgres_history(PGconn* conn, ForeignTool tool,
+                                                                const std::string& table);
 
 // The tables and index by their quoted identifiers, as ensure_schema() creates them.
 StoreProbe probe_postgres(PGconn* conn, const std::string& changelog_table,

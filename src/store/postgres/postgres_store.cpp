@@ -561,8 +561,9 @@ class PostgresStore final : public Store {
     }
   }
 
-  std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {
-    return read_postgres_history(conn_, tool);
+  std::optional<std::vector<ForeignRecord>> read_foreign_history(
+      ForeignTool tool, const std::string& table) override {
+    return read_postgres_history(conn_, tool, table);
   }
 
   StoreProbe probe() override {

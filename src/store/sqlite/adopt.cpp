@@ -1,5 +1,7 @@
 #include "store/sqlite/adopt.hpp"
 
+#include <fmt/format.h>
+
 #include <memory>
 
 #include "migronaut/errors.hpp"
@@ -48,10 +50,16 @@ std::string epoch_ms(std::string_view column) {
 
 }  // namespace
 
-std::optional<std::vector<ForeignRecord>> read_sqlite_history(sqlite3* db, ForeignTool tool) {
+std::optional<std::vector<ForeignRecord>> read_sqlite_history(sqlite3* db, ForeignTool tool,
+                                                              const std::string& table) {
   const std::optional<HistoryQuery> query =
-      tool == ForeignTool::kNodePgMigrate ? std::nullopt : history_query(tool, epoch_ms);
+      tool == ForeignTool::kNodePgMigrate ? std::nullopt : history_query(tool, table, epoch_ms);
   if (!query) throw_tool_unsupported(tool, "sqlite");
+  if (table.find('.') != std::string::npos) {
+    throw ConfigInvalidError(
+        fmt::format("The table {}: a SQLite database has no schemas, name the table alone", table),
+        {{"key", "table"}, {"value", table}});
+  }
   if (!has_object(db, "table", query->table)) return std::nullopt;
   if (!query->foreign_column.empty() &&
       sqlite3_table_column_metadata(db, nullptr, query->table.c_str(),

@@ -12,7 +12,8 @@
 
 namespace migronaut {
 
-std::optional<std::vector<ForeignRecord>> read_sqlite_history(sqlite3* db, ForeignTool tool);
+std::optional<std::vector<ForeignRecord>> read_sqlite_history(sqlite3* db, ForeignTool tool,
+                                                              const std::string& table);
 
 // `status_index` is the name of the changelog index ensure_schema() creates.
 StoreProbe probe_sqlite(sqlite3* db, const std::string& changelog_table,

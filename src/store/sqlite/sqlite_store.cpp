@@ -501,9 +501,10 @@ class SqliteStore final : public Store {
     run_body(execution);
   }
 
-  std::optional<std::vector<ForeignRecord>> read_foreign_history(ForeignTool tool) override {
+  std::optional<std::vector<ForeignRecord>> read_foreign_history(
+      ForeignTool tool, const std::string& table) override {
     busy_->begin_operation();
-    return read_sqlite_history(db_.get(), tool);
+    return read_sqlite_history(db_.get(), tool, table);
   }
 
   StoreProbe probe() override {

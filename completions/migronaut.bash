@@ -57,7 +57,7 @@ _migronaut() {
     wait) flags="--timeout" ;;
     audit) flags="" ;;
     repair) flags="--reason --yes" ;;
-    import) flags="--from --dry-run --force --trust-hash" ;;
+    import) flags="--from --table --dry-run --force --trust-hash" ;;
     lint) flags="--pending" ;;
     help) COMPREPLY=($(compgen -W "$commands exit-codes" -- "$cur")); return ;;
     "") if [[ $cur != -* ]]; then COMPREPLY=($(compgen -W "$commands" -- "$cur")); return; fi ;;

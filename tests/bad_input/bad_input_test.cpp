@@ -774,5 +774,33 @@ TEST(BadInputLock, AnUnusableLockRowIsClearedByUnlock) {
   }
 }
 
+// `lock --json` marks the rows `up` refuses as untrustworthy, as its human lines and `audit` do,
+// and only reads them.
+TEST(BadInputLock, LockJsonMarksAnUnusableLockRowUntrusted) {
+  // A TTL no holder sets, a renewal a day ahead of the database's clock, a live holder's row.
+  const struct {
+    std::int64_t age_ms;
+    std::int64_t ttl_ms;
+    bool untrusted;
+  } kRows[] = {{0, 0, true}, {-86'400'000, 60'000, true}, {0, 60'000, false}};
+  for (const std::string& store : kSqlStores) {
+    const std::unique_ptr<Project> project = project_for(store, "lock_json_ghost_" + store);
+    project->write_migration("0001-base.sql", kBaseline);
+    ASSERT_EQ(project->run({"up"}).exit_code, 0);
+    for (const auto& row : kRows) {
+      project->exec("DELETE FROM _migronaut_locks");
+      project->exec(project->ghost_lock_sql(row.age_ms, row.ttl_ms));
+      const std::string before = project->bytes();
+      const ProcessResult shown = project->run({"--json", "lock"});
+      ASSERT_EQ(shown.exit_code, 0) << describe(shown);
+      const nlohmann::json document = nlohmann::json::parse(shown.out);
+      EXPECT_EQ(document["holder"]["host"], "ghost-host") << describe(shown);
+      EXPECT_EQ(document.value("untrusted", nlohmann::json()), row.untrusted)
+          << store << ": TTL " << row.ttl_ms << " ms, taken " << row.age_ms << " ms ago";
+      EXPECT_EQ(project->bytes(), before) << "lock changed the database";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace migronaut::testing

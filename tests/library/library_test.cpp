@@ -656,6 +656,19 @@ TEST_F(LibraryTest, ADatabaseThatCannotBeReadIsReportedAtOnceWhenEveryFileParses
   EXPECT_EQ(dir_.read("app.db"), not_a_database);
 }
 
+// A Config built in code is read from no flag, file or variable: a missing URI names its field.
+TEST_F(LibraryTest, AMissingUriNamesTheConfigFieldNotACliFlag) {
+  add_file("0001-users.sql", "users");
+  config_.uri.clear();
+  try {
+    run_migrations(config_, quiet_run());
+    FAIL() << "a Config without a URI was run";
+  } catch (const ConfigInvalidError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("Config::uri"));
+    EXPECT_THAT(e.what(), Not(HasSubstr("--uri")));
+  }
+}
+
 TEST_F(LibraryTest, BadConfigIsAConfigInvalidError) {
   try {
     config_from_json({{"uri", "sqlite:app.db"}, {"onLockHeld", "sometimes"}});

@@ -646,6 +646,17 @@ TEST_F(CliTest, AFlagWithoutItsValueIsStillAnsweredInJson) {
   EXPECT_FALSE(project.exists());
 }
 
+// Without a URI anywhere, the CLI names its own flag first (the library names the Config field).
+TEST_F(CliTest, NoUriAnywhereNamesTheFlagThatSetsIt) {
+  const ProcessResult result =
+      Process({migronaut_binary(), "--no-env", "--json", "status"}, {}, project.cwd()).wait();
+  EXPECT_EQ(result.exit_code, 6) << describe(result);
+  EXPECT_TRUE(contains(nlohmann::json::parse(result.out)["error"]["message"].get<std::string>(),
+                       "no database URI (set --uri, MIGRONAUT_URI, \"uri\" in the config file or "
+                       "DATABASE_URL)"))
+      << describe(result);
+}
+
 // --- a freshly created migration ----------------------------------------------------------------
 
 TEST_F(CliTest, CreateThenStatusWorksAndOnlyUpRefusesTheEmptyFile) {

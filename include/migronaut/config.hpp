@@ -61,6 +61,9 @@ struct ConfigSources {
   nlohmann::json flags = nlohmann::json::object();
   // `create` and `init` need no database.
   bool require_uri = true;
+  // How the caller's own interface sets `uri` in `flags`, named first when no layer sets a URI
+  // (the CLI: "--uri").
+  std::string uri_flag = "\"uri\" in ConfigSources::flags";
   // MIGRONAUT_* variables the caller reads itself (the CLI's color switches): an env file may set
   // them; any other MIGRONAUT_* name there that config_variables() lacks is refused.
   std::vector<std::string> caller_variables;

@@ -247,6 +247,7 @@ class Migrator {
 
  private:
   friend RunMigrationsResult run_migrations(const Config&, const RunMigrationsOptions&);
+  friend std::vector<std::string> pending_migrations(const Config&, const MigratorOptions&);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

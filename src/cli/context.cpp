@@ -46,6 +46,7 @@ Config Context::config(const nlohmann::json& extra, bool require_uri) {
   if (!variables_checked_) warn_about_unknown_variables(output_, sources.environment);
   variables_checked_ = true;
   sources.require_uri = require_uri;
+  sources.uri_flag = "--uri";
   nlohmann::json layer = extra;
   if (flags_.uri) layer["uri"] = *flags_.uri;
   if (flags_.db) layer["dbName"] = *flags_.db;

@@ -5,6 +5,23 @@
 #include "core/lease.hpp"
 
 namespace migronaut::cli {
+namespace {
+
+// What `lock --json` says of a holder beyond the row itself, judged in the database's clock.
+struct LockVerdict {
+  bool stale = false;      // a crashed holder's: the next run takes it
+  bool untrusted = false;  // no live holder can have written it (lock_row_unusable)
+};
+
+LockVerdict show_holder(Output& out, const LockInfo& holder, std::int64_t now_ms,
+                        std::int64_t ttl_ms) {
+  out.report("Lock held by " + describe_holder(holder, now_ms));
+  for (const std::string& warning : holder_warnings(holder, now_ms, ttl_ms)) out.warn(warning);
+  return {.stale = lease_expired(holder, now_ms, ttl_ms),
+          .untrusted = !lock_row_unusable(holder, now_ms, ttl_ms).empty()};
+}
+
+}  // namespace
 
 Command add_lock(CLI::App& app) {
   auto* sub = app.add_subcommand("lock", "Show the lock holder");
@@ -13,22 +30,18 @@ Command add_lock(CLI::App& app) {
             Migrator migrator(context.config(), context.migrator_options());
             const std::optional<LockInfo> holder = migrator.lock_info();
             Output& out = context.out();
-            bool stale = false;
+            LockVerdict verdict;
             if (!holder) {
               out.report("The lock is free");
             } else {
-              const std::int64_t now = migrator.database_now_ms();
-              const std::int64_t ttl_ms = context.config().lock_ttl_ms();
-              out.report("Lock held by " + describe_holder(*holder, now));
-              stale = lease_expired(*holder, now, ttl_ms);
-              for (const std::string& warning : holder_warnings(*holder, now, ttl_ms)) {
-                out.warn(warning);
-              }
+              verdict = show_holder(out, *holder, migrator.database_now_ms(),
+                                    context.config().lock_ttl_ms());
             }
             if (out.json_mode()) {
               out.document({{"held", holder.has_value()},
                             {"holder", holder ? nlohmann::json(*holder) : nlohmann::json()},
-                            {"stale", stale}});
+                            {"stale", verdict.stale},
+                            {"untrusted", verdict.untrusted}});
             }
             return 0;
           }};

@@ -3,6 +3,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 
@@ -127,17 +128,26 @@ std::string fit_width(std::string_view text, std::size_t columns) {
   return std::string(text);
 }
 
+// SIGPIPE is ignored (signals.hpp), so a write to a pipe whose reader is gone (`| head` ended)
+// fails with EPIPE instead of killing the run mid-migration. Nothing more can reach that reader:
+// the sink is given up rather than written again, line after line, to no one.
+void Output::write(Sink& sink, std::string_view text) {
+  if (sink.gone) return;
+  const bool written = std::fwrite(text.data(), 1, text.size(), sink.file) == text.size() &&
+                       std::fflush(sink.file) == 0;
+  if (!written && errno == EPIPE) sink.gone = true;
+}
+
 void Output::line(Logger::Level level, Color color, std::string_view prefix,
                   std::string_view text) {
   if (quiet_ && level != Logger::Level::kError) return;
   if (level == Logger::Level::kDebug && !verbose_) return;
   std::lock_guard lock(mutex_);
-  if (live_shown_) {
-    std::fputs("\r\033[K", stderr);
-    live_shown_ = false;
-  }
-  const std::string body = shown(text);
-  std::fprintf(stderr, "%s%s\n", prefix.empty() ? "" : paint(color, prefix).c_str(), body.c_str());
+  std::string written = live_shown_ ? "\r\033[K" : "";
+  live_shown_ = false;
+  if (!prefix.empty()) written += paint(color, prefix);
+  written += shown(text) + "\n";
+  write(err_, written);
 }
 
 void Output::report(std::string_view text) {
@@ -146,8 +156,7 @@ void Output::report(std::string_view text) {
     return;
   }
   std::lock_guard lock(mutex_);
-  std::fprintf(stdout, "%s\n", shown(text).c_str());
-  std::fflush(stdout);
+  write(out_, shown(text) + "\n");
 }
 
 void Output::info(std::string_view text) { line(Logger::Level::kInfo, Color::kNone, "", text); }
@@ -164,16 +173,14 @@ void Output::live(std::string_view text) {
   // One column spare: writing the last one makes some terminals wrap at once.
   const std::size_t columns = terminal_columns();
   const std::string body = shown(text);
-  std::fprintf(stderr, "\r\033[K%s",
-               columns > 1 ? fit_width(body, columns - 1).c_str() : body.c_str());
-  std::fflush(stderr);
+  write(err_, "\r\033[K" + (columns > 1 ? fit_width(body, columns - 1) : body));
   live_shown_ = true;
 }
 
 void Output::clear_live() {
   std::lock_guard lock(mutex_);
   if (!live_shown_) return;
-  std::fputs("\r\033[K", stderr);
+  write(err_, "\r\033[K");
   live_shown_ = false;
 }
 
@@ -183,8 +190,8 @@ void Output::document(const nlohmann::json& value) {
   // credentials out of pipelines that log stdout.
   const std::string text =
       redacted(value).dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
-  std::fprintf(stdout, "%s\n", text.c_str());
-  std::fflush(stdout);
+  std::lock_guard lock(mutex_);
+  write(out_, text + "\n");
 }
 
 std::shared_ptr<Logger> Output::logger() { return std::make_shared<OutputLogger>(*this); }

@@ -1,10 +1,13 @@
 // The CLI's channels, where shells expect them: reports (status, list, lock, dry-run, help,
 // --version) on stdout; progress, warnings and errors on stderr (colored on a terminal); with
 // --json one JSON document on stdout and the human lines all on stderr. Everything shown is
-// redacted and stripped of terminal controls, since much of it comes from the database.
+// redacted and stripped of terminal controls, since much of it comes from the database. A stream
+// whose reader is gone (`migronaut up --json | jq` with jq ended) is written no more: the run
+// goes on and ends with its own exit status.
 #pragma once
 
 #include <atomic>
+#include <cstdio>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -47,7 +50,15 @@ class Output {
   std::shared_ptr<Logger> logger();
 
  private:
+  // stdout or stderr, and whether its reader is gone.
+  struct Sink {
+    std::FILE* file;
+    bool gone = false;
+  };
+
   void line(Logger::Level level, Color color, std::string_view prefix, std::string_view text);
+  // Writes `text` to `sink` and flushes it; the caller holds mutex_.
+  static void write(Sink& sink, std::string_view text);
 
   bool json_;
   bool quiet_;
@@ -57,6 +68,8 @@ class Output {
   bool report_color_;
   bool live_shown_ = false;
   std::mutex mutex_;  // heartbeat and signal threads print too
+  Sink out_{stdout};
+  Sink err_{stderr};
   // stdout carries one document: a second signal's, racing the command's own, is dropped.
   std::atomic<bool> document_written_ = false;
 };

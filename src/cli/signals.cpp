@@ -52,6 +52,10 @@ void Signals::exit_now(State& state, int signal, bool second) {
 Signals::Signals() : state_(std::make_shared<State>()) {
   const sigset_t set = stop_signals();
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  // A reader that went away (`migronaut up --json | jq`, jq ended) must not kill the run
+  // mid-migration, a transaction:false one half-applied: the write fails instead (EPIPE), and
+  // Output stops writing there.
+  std::signal(SIGPIPE, SIG_IGN);
   // Detached: it lives as long as the process, blocked in sigwait, and keeps the state alive.
   std::thread([state = state_] { wait_for_signals(state); }).detach();
 }

@@ -2,7 +2,8 @@
 // when nothing is in flight (a waiter, a prompt); the second exits at once with 130/143.
 // Signals are blocked in every thread and taken by one thread with sigwait, so no work happens
 // in a signal handler. That thread is detached and may outlive main: it owns its state, and only
-// prints on an Output while one is attached.
+// prints on an Output while one is attached. SIGPIPE is ignored: a write to a reader that went
+// away fails, and the run goes on (output.hpp).
 #pragma once
 
 #include <memory>

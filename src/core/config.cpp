@@ -596,12 +596,14 @@ std::map<std::string, std::string> with_env_file(const ConfigSources& sources,
   return environment;
 }
 
-void require_uri_set(const Config& config) {
+// How the caller of each entry point sets a URI, named when none is set (a Config built in code
+// is not read from files or variables); nullopt where none is needed (`create`, `init`).
+using UriHint = std::optional<std::string>;
+
+void require_uri_set(const Config& config, const std::string& hint) {
   if (config.uri.empty()) {
-    throw ConfigInvalidError(
-        "Invalid configuration: no database URI (set --uri, MIGRONAUT_URI, \"uri\" or "
-        "DATABASE_URL)",
-        {{"key", "uri"}});
+    throw ConfigInvalidError("Invalid configuration: no database URI (" + hint + ")",
+                             {{"key", "uri"}});
   }
 }
 
@@ -615,8 +617,8 @@ void reject_shared_table(const Config& config) {
       {{"key", "lockCollection"}, {"value", config.lock_table}});
 }
 
-void validate(const Config& config, bool require_uri) {
-  if (require_uri) require_uri_set(config);
+void validate(const Config& config, const UriHint& uri_hint) {
+  if (uri_hint) require_uri_set(config, *uri_hint);
   for (const KeySpec& key : kKeys) {
     if (key.read == nullptr) continue;
     const json value = key.read(config);
@@ -628,7 +630,7 @@ void validate(const Config& config, bool require_uri) {
 
 // Applies the merged layers to a Config and validates the result.
 Config build(const json& merged, const std::filesystem::path& cwd,
-             const std::map<std::string, std::string>& environment, bool require_uri) {
+             const std::map<std::string, std::string>& environment, const UriHint& uri_hint) {
   Config config;
   for (const KeySpec& key : kKeys) {
     const auto found = merged.find(key.name);
@@ -644,7 +646,7 @@ Config build(const json& merged, const std::filesystem::path& cwd,
     }
     config.executed_by = user->second;
   }
-  validate(config, require_uri);
+  validate(config, uri_hint);
   return config;
 }
 
@@ -680,6 +682,13 @@ void remember_uri_secrets(const json& merged) {
   }
 }
 
+// The layers load_config reads a URI from, highest first.
+UriHint layered_uri_hint(const ConfigSources& sources) {
+  if (!sources.require_uri) return std::nullopt;
+  return fmt::format("set {}, MIGRONAUT_URI, \"uri\" in the config file or DATABASE_URL",
+                     sources.uri_flag);
+}
+
 }  // namespace
 
 Config load_config(const ConfigSources& sources) {
@@ -697,16 +706,17 @@ Config load_config(const ConfigSources& sources) {
     if (json uri = environment_value(platform, environment); !uri.is_null()) merged["uri"] = uri;
   }
   remember_uri_secrets(merged);
-  return build(merged, sources.cwd, environment, sources.require_uri);
+  return build(merged, sources.cwd, environment, layered_uri_hint(sources));
 }
 
-void validate_config(const Config& config) { validate(config, true); }
+void validate_config(const Config& config) { validate(config, "set Config::uri"); }
 
 Config config_from_json(const nlohmann::json& document) {
   json merged = defaults();
   merge(merged, json_layer(document, "config"));
   remember_uri_secrets(merged);
-  return build(merged, std::filesystem::current_path(), process_environment(), true);
+  return build(merged, std::filesystem::current_path(), process_environment(),
+               "set \"uri\" in the document");
 }
 
 }  // namespace migronaut

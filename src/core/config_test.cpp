@@ -13,6 +13,7 @@ namespace migronaut {
 namespace {
 
 using nlohmann::json;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -492,6 +493,24 @@ TEST(ValidateConfigTest, ACodeBuiltConfigIsCheckedLikeAFile) {
     const ConfigInvalidError error = config_error([&] { validate_config(config); });
     EXPECT_EQ(error.context().value("key", ""), key) << error.what();
   }
+}
+
+// A missing URI is named as the caller sets it: a Config built in code reads no flag, file or
+// variable, so only its field is named; load_config names its layers, the flags' as the caller
+// calls it.
+TEST_F(LoadConfigTest, AMissingUriIsNamedAsTheCallerSetsIt) {
+  const auto message = [](auto load) { return std::string(config_error(load).what()); };
+  EXPECT_THAT(message([] { validate_config(Config{}); }),
+              AllOf(HasSubstr("set Config::uri"), Not(HasSubstr("--uri")),
+                    Not(HasSubstr("MIGRONAUT_URI"))));
+  EXPECT_THAT(message([] { config_from_json(json::object()); }),
+              AllOf(HasSubstr("set \"uri\" in the document"), Not(HasSubstr("--uri"))));
+  ConfigSources layered = sources();
+  EXPECT_THAT(message([&] { load_config(layered); }),
+              AllOf(HasSubstr("\"uri\" in ConfigSources::flags, MIGRONAUT_URI"),
+                    HasSubstr("DATABASE_URL"), Not(HasSubstr("--uri"))));
+  layered.uri_flag = "--uri";
+  EXPECT_THAT(message([&] { load_config(layered); }), HasSubstr("set --uri, MIGRONAUT_URI"));
 }
 
 TEST(ConfigFromJsonTest, AppliesDefaultsAndValidates) {

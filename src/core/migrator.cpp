@@ -55,6 +55,9 @@ struct Migrator::Impl {
   // Set while up() runs, which creates a missing database: saying it is missing is noise there
   // (and a first boot of every embedding service would log it).
   bool creates_database = false;
+  // How a missing database is told otherwise: a warning for whoever reads a status, debug for
+  // pending_migrations, a probe asked every few seconds whose answer (everything pending) says it.
+  Logger::Level missing_database_level = Logger::Level::kWarn;
   // A connection failure before the lock is waited out (see before_lock) when the caller asked
   // to wait for the database, or once the database was reached: then it is a restart or a
   // dropped connection, not a wrong URI.
@@ -91,8 +94,10 @@ struct Migrator::Impl {
     const auto missing = store->missing_database();
     database_reached = !missing;  // a stand-in for a missing SQLite file reached nothing
     if (missing && !creates_database) {
-      logger->warn(fmt::format(
-          "The database {} does not exist: nothing is applied yet (`up` creates it)", *missing));
+      logger->log(missing_database_level,
+                  fmt::format("The database {} does not exist: nothing is applied yet (`up` "
+                              "creates it)",
+                              *missing));
     }
     return *store;
   }
@@ -1212,6 +1217,7 @@ std::int64_t Migrator::database_now_ms() { return impl_->reader().now_ms(); }
 
 std::vector<std::string> pending_migrations(const Config& config, const MigratorOptions& options) {
   Migrator migrator(config, options);
+  migrator.impl_->missing_database_level = Logger::Level::kDebug;
   std::vector<std::string> names;
   for (const StatusRow& row : migrator.status()) {
     if (needs_run(row.state)) names.push_back(row.name);

@@ -446,6 +446,55 @@ std::int64_t last_batch(const std::vector<const PlanEntry*>& applied) {
   return revertible > 0 ? revertible : any;
 }
 
+// Why `entry` can never be reverted, or "" when its down section can revert it.
+std::string irreversible_reason(const PlanEntry& entry) {
+  if (entry.record->origin == "baseline") {
+    return fmt::format("'{}' was baselined, not applied: it cannot be reverted", entry.name);
+  }
+  if (entry.record->origin == "migrate-mongo") {
+    return fmt::format("'{}' was imported from migrate-mongo: it cannot be reverted", entry.name);
+  }
+  if (entry.migration == nullptr || entry.migration->down) return "";
+  if (entry.half_reverted()) {
+    return fmt::format(
+        "'{}' is half-reverted (its down stopped midway) and its file has no down section any "
+        "more: put the down section back to finish the revert",
+        entry.name);
+  }
+  return fmt::format("'{}' has no down section with a statement in it", entry.name);
+}
+
+// Refuses targets no down can revert. Every irreversible one is named in one error, so a batch
+// of several is not found out one refusal at a time; a record named out of the folder or a file
+// that is gone is refused at once.
+void check_revertible(const std::vector<const PlanEntry*>& targets) {
+  std::vector<std::string> reasons;
+  std::vector<std::string_view> names;
+  for (const PlanEntry* entry : targets) {
+    const nlohmann::json context = {{"name", entry->name}};
+    if (entry->invalid_name) {
+      throw MigrationInvalidNameError(
+          fmt::format("The changelog record {} is not named by a bare file name: no file of the "
+                      "migrations folder can revert it",
+                      entry->name),
+          context);
+    }
+    if (std::string reason = irreversible_reason(*entry); !reason.empty()) {
+      reasons.push_back(std::move(reason));
+      names.push_back(entry->name);
+    } else if (entry->migration == nullptr) {
+      throw MigrationFileNotFoundError(fmt::format("The migration '{}' is gone", entry->name),
+                                       context);
+    }
+  }
+  if (names.size() == 1) throw MigrationIrreversibleError(reasons.front(), {{"name", names[0]}});
+  if (!names.empty()) {
+    throw MigrationIrreversibleError(
+        fmt::format("{} migrations cannot be reverted: {}", names.size(), fmt::join(reasons, "; ")),
+        {{"names", names}});
+  }
+}
+
 }  // namespace
 
 std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options) {
@@ -516,39 +565,7 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
     }
   }
 
-  for (const PlanEntry* entry : targets) {
-    const nlohmann::json context = {{"name", entry->name}};
-    if (entry->invalid_name) {
-      throw MigrationInvalidNameError(
-          fmt::format("The changelog record {} is not named by a bare file name: no file of the "
-                      "migrations folder can revert it",
-                      entry->name),
-          context);
-    }
-    if (entry->record->origin == "baseline") {
-      throw MigrationIrreversibleError(
-          fmt::format("'{}' was baselined, not applied: it cannot be reverted", entry->name),
-          context);
-    }
-    if (entry->record->origin == "migrate-mongo") {
-      throw MigrationIrreversibleError(
-          fmt::format("'{}' was imported from migrate-mongo: it cannot be reverted", entry->name),
-          context);
-    }
-    if (entry->migration == nullptr) {
-      throw MigrationFileNotFoundError(fmt::format("The migration '{}' is gone", entry->name),
-                                       context);
-    }
-    if (!entry->migration->down) {
-      throw MigrationIrreversibleError(
-          entry->half_reverted()
-              ? fmt::format("'{}' is half-reverted (its down stopped midway) and its file has no "
-                            "down section any more: put the down section back to finish the revert",
-                            entry->name)
-              : fmt::format("'{}' has no down section with a statement in it", entry->name),
-          context);
-    }
-  }
+  check_revertible(targets);
   return targets;
 }
 

@@ -109,8 +109,9 @@ void refuse_redo_up(const Plan& plan, const PlanEntry& target, const Config& con
 
 // Newest first. Checks every target before anything runs: NotAppliedError (a file not applied,
 // a --batch with nothing applied in it), MigrationIrreversibleError (no down section, or a
-// baseline record), MigrationFileNotFoundError (the migration is gone),
-// MigrationInvalidNameError (a tampered record name), ConfigInvalidError (conflicting options).
+// baseline record; one error names every such target), MigrationFileNotFoundError (the migration
+// is gone), MigrationInvalidNameError (a tampered record name), ConfigInvalidError (conflicting
+// options).
 std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options);
 
 // The runs that had failed each of `targets` when a run first looked (by name; a run id, none

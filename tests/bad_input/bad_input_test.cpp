@@ -67,16 +67,16 @@ std::unique_ptr<Project> project_for(const std::string& store, const std::string
 }
 
 // Runs `args` and checks the error it must end with, that no secret shows, and that the
-// database did not change (byte for byte).
+// database did not change (byte for byte). Returns the error document.
 struct RunTarget {
   fs::path dir;
   std::string uri;
   std::vector<std::string> secrets;
 };
 
-void expect_refused(const Project& project, const std::vector<std::string>& args, const Env& env,
-                    int exit_code, const std::string& code, const std::string& culprit,
-                    const RunTarget& target = {}) {
+nlohmann::json expect_refused(const Project& project, const std::vector<std::string>& args,
+                              const Env& env, int exit_code, const std::string& code,
+                              const std::string& culprit, const RunTarget& target = {}) {
   const std::string before = project.dump();
   const std::string bytes_before = project.bytes();
   const ProcessResult result = project.run(args, env, target.dir, target.uri);
@@ -86,9 +86,13 @@ void expect_refused(const Project& project, const std::vector<std::string>& args
   try {
     document = nlohmann::json::parse(result.out);
   } catch (const nlohmann::json::exception&) {
-    FAIL() << "stdout is not one JSON document\n" << describe(result);
+    ADD_FAILURE() << "stdout is not one JSON document\n" << describe(result);
+    return {};
   }
-  ASSERT_TRUE(document.contains("error")) << describe(result);
+  if (!document.contains("error")) {
+    ADD_FAILURE() << "no error\n" << describe(result);
+    return {};
+  }
   const nlohmann::json& error = document["error"];
   EXPECT_EQ(error["code"], code);
   const std::string message = error["message"].get<std::string>();
@@ -105,6 +109,7 @@ void expect_refused(const Project& project, const std::vector<std::string>& args
 
   EXPECT_EQ(project.dump(), before);
   EXPECT_EQ(project.bytes(), bytes_before) << "the database changed";
+  return error;
 }
 
 class BadInputTest : public ::testing::TestWithParam<CaseOnStore> {};
@@ -771,6 +776,52 @@ TEST(BadInputLock, AnUnusableLockRowIsClearedByUnlock) {
     const ProcessResult applied = project->run({"up"});
     EXPECT_EQ(applied.exit_code, 0) << describe(applied);
     EXPECT_NE(project->dump().find("0002-two.sql"), std::string::npos) << store;
+  }
+}
+
+// A batch with two migrations no down section can revert is refused naming both, not the first
+// alone (and the next after it is fixed).
+TEST(BadInputDown, EveryIrreversibleMigrationOfTheBatchIsNamed) {
+  for (const std::string& store : kSqlStores) {
+    const std::unique_ptr<Project> project = project_for(store, "down_irreversible_" + store);
+    project->write_migration("0001-base.sql", kBaseline);
+    project->write_migration("0002-two.sql", kValid);
+    project->write_migration("0003-three.sql", "-- migrate:up\nCREATE TABLE three (id INTEGER);\n");
+    ASSERT_EQ(project->run({"up"}).exit_code, 0) << store;
+    const nlohmann::json error = expect_refused(*project, {"--json", "down"}, {}, 13,
+                                                "MIGRATION_IRREVERSIBLE", "0002-two.sql");
+    EXPECT_NE(error.value("message", "").find("0003-three.sql"), std::string::npos) << error;
+    EXPECT_EQ(error["context"].value("names", nlohmann::json()),
+              nlohmann::json::array({"0003-three.sql", "0002-two.sql"}))
+        << store;
+  }
+}
+
+// `lock --json` marks the rows `up` refuses as untrustworthy, as its human lines and `audit` do,
+// and only reads them.
+TEST(BadInputLock, LockJsonMarksAnUnusableLockRowUntrusted) {
+  // A TTL no holder sets, a renewal a day ahead of the database's clock, a live holder's row.
+  const struct {
+    std::int64_t age_ms;
+    std::int64_t ttl_ms;
+    bool untrusted;
+  } kRows[] = {{0, 0, true}, {-86'400'000, 60'000, true}, {0, 60'000, false}};
+  for (const std::string& store : kSqlStores) {
+    const std::unique_ptr<Project> project = project_for(store, "lock_json_ghost_" + store);
+    project->write_migration("0001-base.sql", kBaseline);
+    ASSERT_EQ(project->run({"up"}).exit_code, 0);
+    for (const auto& row : kRows) {
+      project->exec("DELETE FROM _migronaut_locks");
+      project->exec(project->ghost_lock_sql(row.age_ms, row.ttl_ms));
+      const std::string before = project->bytes();
+      const ProcessResult shown = project->run({"--json", "lock"});
+      ASSERT_EQ(shown.exit_code, 0) << describe(shown);
+      const nlohmann::json document = nlohmann::json::parse(shown.out);
+      EXPECT_EQ(document["holder"]["host"], "ghost-host") << describe(shown);
+      EXPECT_EQ(document.value("untrusted", nlohmann::json()), row.untrusted)
+          << store << ": TTL " << row.ttl_ms << " ms, taken " << row.age_ms << " ms ago";
+      EXPECT_EQ(project->bytes(), before) << "lock changed the database";
+    }
   }
 }
 

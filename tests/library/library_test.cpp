@@ -32,18 +32,29 @@ using testing::TempDir;
 // Keeps the lines a run logs, so the tests stay quiet and can look at what bodies logged.
 class RecordingLogger : public Logger {
  public:
-  void log(Level, std::string_view message) override {
+  void log(Level level, std::string_view message) override {
     std::lock_guard lock(mutex_);
     lines_.emplace_back(message);
+    levels_.push_back(level);
   }
   std::vector<std::string> lines() const {
     std::lock_guard lock(mutex_);
     return lines_;
   }
+  // The lines logged at `level`.
+  std::vector<std::string> lines_at(Level level) const {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> kept;
+    for (std::size_t i = 0; i < lines_.size(); ++i) {
+      if (levels_[i] == level) kept.push_back(lines_[i]);
+    }
+    return kept;
+  }
 
  private:
   mutable std::mutex mutex_;
   std::vector<std::string> lines_;
+  std::vector<Level> levels_;  // of each line
 };
 
 // A connection of the test's own to the database file, to look at (or tamper with) its state.
@@ -305,6 +316,18 @@ TEST_F(LibraryTest, PendingMigrationsListsNamesAndWritesNothing) {
 
   run_migrations(config_, run_options(options));
   EXPECT_TRUE(pending_migrations(config_, options).empty());
+}
+
+// A readiness probe is asked every few seconds: a missing database, which its answer (everything
+// pending) already tells, is no warning each time, only a debug line.
+TEST_F(LibraryTest, PendingMigrationsOfAMissingDatabaseWarnsOfNothing) {
+  add_file("0001-users.sql", "users");
+  for (int probe = 0; probe < 3; ++probe) {
+    EXPECT_THAT(pending_migrations(config_, quiet()), ElementsAre("0001-users.sql"));
+  }
+  EXPECT_THAT(logger_->lines_at(Logger::Level::kWarn), Not(Contains(HasSubstr("does not exist"))));
+  EXPECT_THAT(logger_->lines_at(Logger::Level::kDebug), Contains(HasSubstr("does not exist")));
+  EXPECT_FALSE(std::filesystem::exists(dir_.file("app.db")));
 }
 
 // --- C++ migrations -------------------------------------------------------------------------
@@ -654,6 +677,19 @@ TEST_F(LibraryTest, ADatabaseThatCannotBeReadIsReportedAtOnceWhenEveryFileParses
     EXPECT_EQ(waits, 0) << "wait_for_database " << wait_for_database;
   }
   EXPECT_EQ(dir_.read("app.db"), not_a_database);
+}
+
+// A Config built in code is read from no flag, file or variable: a missing URI names its field.
+TEST_F(LibraryTest, AMissingUriNamesTheConfigFieldNotACliFlag) {
+  add_file("0001-users.sql", "users");
+  config_.uri.clear();
+  try {
+    run_migrations(config_, quiet_run());
+    FAIL() << "a Config without a URI was run";
+  } catch (const ConfigInvalidError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("Config::uri"));
+    EXPECT_THAT(e.what(), Not(HasSubstr("--uri")));
+  }
 }
 
 TEST_F(LibraryTest, BadConfigIsAConfigInvalidError) {

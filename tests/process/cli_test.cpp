@@ -163,6 +163,45 @@ TEST_F(CliTest, StatusSummaryNamesTheStatesBeyondAppliedAndPending) {
   EXPECT_TRUE(contains(status.out, "2 applied (1 missing), 2 pending (1 failed)")) << status.out;
 }
 
+// A reader that went away before the run wrote a line (`migronaut up --json | jq` with jq gone,
+// progress into a pipe nobody reads) ends nothing: the writes fail and are dropped, every
+// migration is applied and recorded, and the exit status is the run's own.
+TEST_F(CliTest, AReaderThatWentAwayNeitherStopsNorFailsTheRun) {
+  const auto run_into = [this](Sinks sinks, const std::vector<std::string>& args) {
+    return Process(project.argv(args), {}, project.cwd(), "/dev/null", sinks).wait();
+  };
+  project.write_migration("0001-users.sql", kUsers);
+  // Outside a transaction, and --verbose writes a line before each of its statements: a run
+  // killed by a write between them would leave it half-applied.
+  project.write_migration("0002-tags.sql",
+                          "-- migrate:up transaction:false\nCREATE TABLE tags (id INTEGER);\n"
+                          "INSERT INTO tags VALUES (1);\n");
+  const ProcessResult progress = run_into({.err = Sink::kReaderGone}, {"--verbose", "up"});
+  EXPECT_EQ(progress.signal, 0) << describe(progress);
+  EXPECT_EQ(progress.exit_code, 0) << describe(progress);
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"0001-users.sql", "applied"}, {"0002-tags.sql", "applied"}}));
+  EXPECT_EQ(project.open().rows("SELECT id FROM tags"), (std::vector<Row>{{"1"}}));
+  EXPECT_FALSE(project.lock_row().has_value());
+
+  project.write_migration("0003-orders.sql", kOrders);
+  const ProcessResult document = run_into({.out = Sink::kReaderGone}, {"--json", "up"});
+  EXPECT_EQ(document.signal, 0) << describe(document);
+  EXPECT_EQ(document.exit_code, 0) << describe(document);
+  EXPECT_EQ(project.statuses()["0003-orders.sql"], "applied");
+
+  const Sinks none_read = {.out = Sink::kReaderGone, .err = Sink::kReaderGone};
+  const ProcessResult status = run_into(none_read, {"status"});
+  EXPECT_EQ(status.signal, 0) << describe(status);
+  EXPECT_EQ(status.exit_code, 0) << describe(status);
+  project.write_migration("0004-broken.sql", "-- migrate:up\nSELECT * FROM nosuch;\n");
+  const ProcessResult failed = run_into(none_read, {"up"});
+  EXPECT_EQ(failed.signal, 0) << describe(failed);
+  EXPECT_EQ(failed.exit_code, 7) << describe(failed);
+  EXPECT_EQ(project.statuses()["0004-broken.sql"], "failed");
+  EXPECT_FALSE(project.lock_row().has_value());
+}
+
 // --- progress lines ----------------------------------------------------------------------------
 
 TEST_F(CliTest, EachMigrationIsAnnouncedBeforeItRunsAndTimedAfter) {
@@ -605,6 +644,17 @@ TEST_F(CliTest, AFlagWithoutItsValueIsStillAnsweredInJson) {
     EXPECT_EQ(nlohmann::json::parse(result.out)["error"]["code"], "CONFIG_INVALID") << result.out;
   }
   EXPECT_FALSE(project.exists());
+}
+
+// Without a URI anywhere, the CLI names its own flag first (the library names the Config field).
+TEST_F(CliTest, NoUriAnywhereNamesTheFlagThatSetsIt) {
+  const ProcessResult result =
+      Process({migronaut_binary(), "--no-env", "--json", "status"}, {}, project.cwd()).wait();
+  EXPECT_EQ(result.exit_code, 6) << describe(result);
+  EXPECT_TRUE(contains(nlohmann::json::parse(result.out)["error"]["message"].get<std::string>(),
+                       "no database URI (set --uri, MIGRONAUT_URI, \"uri\" in the config file or "
+                       "DATABASE_URL)"))
+      << describe(result);
 }
 
 // --- a freshly created migration ----------------------------------------------------------------

@@ -353,6 +353,7 @@ TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceR
   EXPECT_EQ(lock["holder"]["runId"], "foreign-run");
   EXPECT_EQ(lock["holder"]["host"], "elsewhere");
   EXPECT_EQ(lock["stale"], false);
+  EXPECT_EQ(lock.value("untrusted", nlohmann::json()), false);
   EXPECT_EQ(shown.out.find("foreign-nonce"), std::string::npos) << "the nonce is never shown";
 
   const ProcessResult unconfirmed = project.run({"--json", "unlock", "--force"});
@@ -372,6 +373,7 @@ TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceR
   project.open().exec("UPDATE _migronaut_locks SET locked_at = locked_at - 120000");
   const ProcessResult aged = project.run({"--json", "lock"});
   EXPECT_EQ(json_of(aged)["stale"], true) << describe(aged);
+  EXPECT_EQ(json_of(aged)["untrusted"], false) << describe(aged);
   EXPECT_NE(aged.err.find("Stale"), std::string::npos) << aged.err;
 
   const ProcessResult unlocked = project.run({"--json", "unlock", "--yes", "--force"});

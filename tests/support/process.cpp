@@ -33,10 +33,22 @@ bool is_suite_variable(const std::string& name) {
   return name == "MIGRONAUT_BIN" || name.starts_with("MIGRONAUT_TEST_");
 }
 
+// The descriptor the child writes `sink` to: the capture file `path`, or the write end of a pipe
+// whose read end is closed here, before the child exists.
+int sink_descriptor(Sink sink, const std::filesystem::path& path) {
+  if (sink == Sink::kCaptured) {
+    return open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  }
+  int ends[2];
+  if (pipe2(ends, O_CLOEXEC) != 0) return -1;
+  close(ends[0]);
+  return ends[1];
+}
+
 }  // namespace
 
 Process::Process(std::vector<std::string> argv, std::map<std::string, std::string> env,
-                 std::filesystem::path cwd, const std::filesystem::path& stdin_from)
+                 std::filesystem::path cwd, const std::filesystem::path& stdin_from, Sinks sinks)
     : out_path_(capture_file("out")), err_path_(capture_file("err")) {
   // Everything the child needs is prepared before fork: only async-signal-safe calls after.
   std::vector<char*> args;
@@ -52,8 +64,8 @@ Process::Process(std::vector<std::string> argv, std::map<std::string, std::strin
   std::vector<char*> envp;
   for (std::string& item : environment) envp.push_back(item.data());
   envp.push_back(nullptr);
-  const int out = open(out_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  const int err = open(err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  const int out = sink_descriptor(sinks.out, out_path_);
+  const int err = sink_descriptor(sinks.err, err_path_);
   const int in = open(stdin_from.c_str(), O_RDONLY | O_CLOEXEC);
   if (out < 0 || err < 0 || in < 0) throw std::runtime_error("cannot open capture files");
 
@@ -67,6 +79,9 @@ Process::Process(std::vector<std::string> argv, std::map<std::string, std::strin
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
+    // Also SIGPIPE's, which an ignoring runner would pass on through exec: a binary that dies of
+    // a reader gone away, as it would under a shell, must not pass its test.
+    ::signal(SIGPIPE, SIG_DFL);
     execve(args[0], args.data(), envp.data());
     _exit(127);
   }

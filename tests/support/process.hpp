@@ -21,12 +21,22 @@ struct ProcessResult {
   std::string err;
 };
 
+// Where the child's stdout or stderr goes: a file the test reads back, or a pipe whose reader was
+// gone before the child started (`migronaut up | true`), so that every write there fails.
+enum class Sink { kCaptured, kReaderGone };
+struct Sinks {
+  Sink out = Sink::kCaptured;
+  Sink err = Sink::kCaptured;
+};
+
 class Process {
  public:
   // `env` is added to (and overrides) this process's environment. stdin is read from
-  // `stdin_from` (a FIFO the test keeps open makes a terminal-less prompt that waits).
+  // `stdin_from` (a FIFO the test keeps open makes a terminal-less prompt that waits); what the
+  // child writes to a sink whose reader is gone reads back as "".
   Process(std::vector<std::string> argv, std::map<std::string, std::string> env = {},
-          std::filesystem::path cwd = {}, const std::filesystem::path& stdin_from = "/dev/null");
+          std::filesystem::path cwd = {}, const std::filesystem::path& stdin_from = "/dev/null",
+          Sinks sinks = {});
   ~Process();  // SIGKILLs and reaps a process still running
   Process(const Process&) = delete;
   Process& operator=(const Process&) = delete;

@@ -14,11 +14,6 @@ namespace {
 
 using Statuses = std::map<std::string, std::string>;
 
-std::string describe(const ProcessResult& result) {
-  return "exit " + std::to_string(result.exit_code) + "\nstdout: " + result.out +
-         "\nstderr: " + result.err;
-}
-
 nlohmann::json json_of(const ProcessResult& result) {
   try {
     return nlohmann::json::parse(result.out);

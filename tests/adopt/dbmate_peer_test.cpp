@@ -4,17 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <nlohmann/json.hpp>
 
-#include "process/sqlite_project.hpp"
+#include "adopt/adopted.hpp"
 
 namespace migronaut::testing {
 namespace {
-
-std::string describe(const ProcessResult& result) {
-  return "exit " + std::to_string(result.exit_code) + "\nstdout: " + result.out +
-         "\nstderr: " + result.err;
-}
 
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path);
@@ -105,18 +99,8 @@ TEST_F(DbmatePeerTest, ADatabaseDbmateAppliedIsAdoptedAndCarriedOn) {
   EXPECT_EQ(db.value("SELECT group_concat(version, ',') FROM schema_migrations"),
             "20260101120000,20260102120000");  // dbmate's table untouched
 
-  const ProcessResult status = project.run({"--json", "status"});
-  ASSERT_EQ(status.exit_code, 0) << describe(status);
-  const nlohmann::json rows = nlohmann::json::parse(status.out);
-  EXPECT_EQ(rows["pending"], 0);
-  ASSERT_EQ(rows["migrations"].size(), 2u);
-  for (const auto& row : rows["migrations"]) {
-    EXPECT_EQ(row["state"], "applied") << row.dump();
-    EXPECT_EQ(row["checksumOk"], true) << row.dump();
-    EXPECT_EQ(row["record"]["origin"], "dbmate") << row.dump();
-    // dbmate keeps no time of its own: the import stamps the database's time.
-    EXPECT_FALSE(row["record"]["appliedAt"].get<std::string>().empty()) << row.dump();
-  }
+  // dbmate keeps no time of its own: the import stamps the database's time.
+  expect_adopted(project, 2, "dbmate");
 
   const std::string before_up = dump_database(project.db_path());
   const ProcessResult nothing = project.run({"up"});

@@ -5,19 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <nlohmann/json.hpp>
 
-#include "process/sqlite_project.hpp"
+#include "adopt/adopted.hpp"
 
 namespace migronaut::testing {
 namespace {
 
 constexpr const char* kSqlMigrate = "/usr/bin/sql-migrate";
-
-std::string describe(const ProcessResult& result) {
-  return "exit " + std::to_string(result.exit_code) + "\nstdout: " + result.out +
-         "\nstderr: " + result.err;
-}
 
 // A table and a trigger whose body holds a ';', which sql-migrate's splitter needs told.
 constexpr const char* kUsers = R"(-- +migrate Up
@@ -84,15 +78,7 @@ TEST_F(SqlMigratePeerTest, ADatabaseSqlMigrateAppliedIsAdoptedAndCarriedOn) {
   ASSERT_EQ(imported.exit_code, 0) << describe(imported);
   EXPECT_EQ(project.open().value("SELECT group_concat(id, ',') FROM gorp_migrations"),
             "1_create_users.sql,2_create_orders.sql");  // sql-migrate's table untouched
-  const ProcessResult status = project.run({"--json", "status"});
-  ASSERT_EQ(status.exit_code, 0) << describe(status);
-  const nlohmann::json rows = nlohmann::json::parse(status.out);
-  EXPECT_EQ(rows["pending"], 0);
-  ASSERT_EQ(rows["migrations"].size(), 2u);
-  for (const auto& row : rows["migrations"]) {
-    EXPECT_EQ(row["state"], "applied") << row.dump();
-    EXPECT_EQ(row["record"]["origin"], "sql-migrate") << row.dump();
-  }
+  expect_adopted(project, 2, "sql-migrate");
 
   const std::string before_up = project.dump();
   const ProcessResult nothing = project.run({"up"});

@@ -57,11 +57,6 @@ std::ostream& operator<<(std::ostream& out, const CaseOnStore& c) {
   return out << c.input.name << " on " << c.store;
 }
 
-std::string describe(const ProcessResult& result) {
-  return "exit " + std::to_string(result.exit_code) + "\nstdout: " + result.out +
-         "\nstderr: " + result.err;
-}
-
 std::unique_ptr<Project> project_for(const std::string& store, const std::string& name) {
   return store == "sqlite" ? sqlite_project() : postgres_project(name);
 }

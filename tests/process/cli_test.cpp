@@ -33,11 +33,6 @@ WITH RECURSIVE counter(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM counter WHERE
 SELECT count(*) FROM counter;
 )";
 
-std::string describe(const ProcessResult& result) {
-  return "exit " + std::to_string(result.exit_code) + "\nstdout: " + result.out +
-         "\nstderr: " + result.err;
-}
-
 bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }

@@ -48,11 +48,6 @@ nlohmann::json json_of(const ProcessResult& result) {
   }
 }
 
-std::string describe(const ProcessResult& result) {
-  return "exit " + std::to_string(result.exit_code) + " signal " + std::to_string(result.signal) +
-         "\nstdout: " + result.out + "\nstderr: " + result.err;
-}
-
 class SqliteProcessTest : public ::testing::Test {
  protected:
   // 0001-first.sql applied, 0002-second.sql pending, and the lock held by a live foreign run

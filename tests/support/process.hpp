@@ -21,6 +21,12 @@ struct ProcessResult {
   std::string err;
 };
 
+// How a process ended and what it said, for a failed assertion's message.
+inline std::string describe(const ProcessResult& result) {
+  return "exit " + std::to_string(result.exit_code) + " signal " + std::to_string(result.signal) +
+         "\nstdout: " + result.out + "\nstderr: " + result.err;
+}
+
 // Where the child's stdout or stderr goes: a file the test reads back, or a pipe whose reader was
 // gone before the child started (`migronaut up | true`), so that every write there fails.
 enum class Sink { kCaptured, kReaderGone };

@@ -12,6 +12,7 @@
 #include "core/changelog.hpp"
 #include "migronaut/errors.hpp"
 #include "source/names.hpp"
+#include "source/naming.hpp"
 #include "source/version.hpp"
 
 namespace migronaut {
@@ -446,6 +447,20 @@ std::int64_t last_batch(const std::vector<const PlanEntry*>& applied) {
   return revertible > 0 ? revertible : any;
 }
 
+// What would revert the migration `name`, in its tool's words: golang-migrate's .down.sql file,
+// Flyway's U undo file, else a down section.
+std::string missing_down(std::string_view name) {
+  const std::optional<FileName> file = parse_file_name(name, ".sql");
+  if (file && file->naming == Naming::kFlyway && file->role == FileRole::kWhole) {
+    return fmt::format("no undo file U{} with a statement in it", name.substr(1));
+  }
+  if (file && file->naming == Naming::kGolangMigrate) {
+    const std::size_t up = name.rfind('.', name.size() - 5);  // the '.' of ".up.sql"
+    return fmt::format("no {}.down.sql with a statement in it", name.substr(0, up));
+  }
+  return "no down section with a statement in it";
+}
+
 // Why `entry` can never be reverted, or "" when its down section can revert it.
 std::string irreversible_reason(const PlanEntry& entry) {
   if (entry.record->origin == "baseline") {
@@ -461,7 +476,7 @@ std::string irreversible_reason(const PlanEntry& entry) {
         "more: put the down section back to finish the revert",
         entry.name);
   }
-  return fmt::format("'{}' has no down section with a statement in it", entry.name);
+  return fmt::format("'{}' has {}", entry.name, missing_down(entry.name));
 }
 
 // Refuses targets no down can revert. Every irreversible one is named in one error, so a batch

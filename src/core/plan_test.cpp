@@ -335,6 +335,25 @@ TEST_F(PlanTest, DownRefusesToGuessTheLastBatchOverARecordWithoutOne) {
   }
 }
 
+// An irreversible migration is told in its tool's words: what file would revert it.
+TEST(PlanIrreversibleTest, NamesWhatWouldRevertItInItsToolsWords) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"V1.2__add_a.sql", "'V1.2__add_a.sql' has no undo file U1.2__add_a.sql with a statement"},
+      {"3_add_b.up.sql", "'3_add_b.up.sql' has no 3_add_b.down.sql with a statement"},
+      {"20260101120000_add_c.sql", "has no down section with a statement"}};
+  for (const auto& [name, reason] : cases) {
+    const std::vector<Migration> migrations = {migration(name, /*reversible=*/false)};
+    const std::vector<ChangelogRecord> records = {record(name, RecordStatus::kApplied, 1, 100)};
+    const Plan plan = make_plan(migrations, records);
+    try {
+      select_down(plan, {});
+      ADD_FAILURE() << name << " was reverted";
+    } catch (const MigrationIrreversibleError& error) {
+      EXPECT_NE(std::string(error.what()).find(reason), std::string::npos) << error.what();
+    }
+  }
+}
+
 TEST_F(PlanTest, DownRefusesBeforeRunningAnything) {
   auto baseline = record("0002-b.sql", RecordStatus::kApplied, 1, 100);
   baseline.origin = "baseline";

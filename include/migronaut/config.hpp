@@ -45,6 +45,12 @@ struct Config {
   std::int64_t lock_timeout_ms = 5000;
   std::int64_t lock_retries = 10;
   std::string executed_by;  // MIGRONAUT_USER; empty: the OS user, asked when a run writes
+  // The tool that migrated this database before (`importFrom`: dbmate, flyway, …), `import`'s
+  // default --from; and its history table when that tool was configured with another name than
+  // its default (`importTable`; PostgreSQL: schema.table), which a first `up` then reads to
+  // refuse running again what that tool applied.
+  std::string import_from;
+  std::string import_table;
 
   std::int64_t lock_ttl_ms() const { return lock_ttl_seconds * 1000; }
 };

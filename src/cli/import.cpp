@@ -1,5 +1,5 @@
-// `migronaut import --from <tool> [--dry-run] [--force] [--trust-hash]`: adopts a database
-// another tool manages, recording what it applied without running anything.
+// `migronaut import [--from <tool>] [--table <name>] [--dry-run] [--force] [--trust-hash]`: adopts
+// a database another tool manages, recording what it applied without running anything.
 #include "cli/format.hpp"
 #include "cli/help.hpp"
 #include "cli/run_output.hpp"
@@ -31,20 +31,20 @@ std::string imported_line(const ImportedMigration& migration) {
 Command add_import(CLI::App& app) {
   auto* sub = app.add_subcommand("import", "Adopt another tool's history without running anything");
   auto options = std::make_shared<ImportOptions>();
-  sub->add_option(
-         "--from", options->from,
-         "dbmate, golang-migrate, flyway, knex, node-pg-migrate, sql-migrate or migrate-mongo")
-      ->required();
+  sub->add_option("--from", options->from,
+                  "dbmate, golang-migrate, flyway, knex, node-pg-migrate, sql-migrate or "
+                  "migrate-mongo (default: importFrom from the configuration)");
   sub->add_option("--table", options->table,
                   "The tool's history table when it was configured with another name "
-                  "(PostgreSQL: schema.table; MongoDB: the collection)");
+                  "(PostgreSQL: schema.table; MongoDB: the collection; default: importTable)");
   sub->add_flag("--dry-run", options->dry_run, "Show what would be imported; write nothing");
   sub->add_flag("--force", options->force, "Import into a changelog that has records");
   sub->add_flag("--trust-hash", options->trust_hash,
                 "migrate-mongo: keep its fileHash even when the file differs");
   document(sub, "migronaut import --from dbmate --dry-run",
-           "0 imported (or nothing to import), 3 lock held, 5 connection failed, 6 an unknown tool "
-           "or no history of it, 8 no version of the history has a file here, 17 the changelog has "
+           "0 imported (or nothing to import), 3 lock held, 5 connection failed, 6 no tool, an "
+           "unknown tool or no history of it, 8 no version of the history has a file here, 17 the "
+           "changelog has "
            "records (use --force), 20 its table is not "
            "that tool's, 24 a dirty golang-migrate version or a failed Flyway row");
   return {sub,

@@ -18,6 +18,7 @@
 #include "fmt/format.h"
 #include "migronaut/errors.hpp"
 #include "store/registry.hpp"
+#include "store/store.hpp"
 #include "util/file.hpp"
 #include "util/redact.hpp"
 #include "util/sqlite_uri.hpp"
@@ -45,6 +46,8 @@ enum class Type {
   kPositiveInt,
   kEnum,
   kEnvFile,  // a path, or `false` for no .env at all
+  kTool,     // another migration tool, as `import --from` names it
+  kTable,    // a kIdentifier, or `schema.table`
 };
 
 struct KeySpec {
@@ -85,7 +88,7 @@ json optional_value(const std::optional<T>& value) {
   return value ? json(*value) : json();
 }
 
-const std::array<KeySpec, 20> kKeys = {{
+const std::array<KeySpec, 22> kKeys = {{
     {.name = "uri",
      .variable = "MIGRONAUT_URI",
      .type = Type::kUri,
@@ -197,6 +200,20 @@ const std::array<KeySpec, 20> kKeys = {{
      .min = 0,
      .apply = [](Config& c, const json& v) { c.lock_retries = v; },
      .read = [](const Config& c) -> json { return c.lock_retries; }},
+    {.name = "importFrom",
+     .variable = "MIGRONAUT_IMPORT_FROM",
+     .type = Type::kTool,
+     .apply = [](Config& c, const json& v) { c.import_from = v; },
+     .read = [](const Config& c) -> json {
+       return c.import_from.empty() ? json() : json(c.import_from);
+     }},
+    {.name = "importTable",
+     .variable = "MIGRONAUT_IMPORT_TABLE",
+     .type = Type::kTable,
+     .apply = [](Config& c, const json& v) { c.import_table = v; },
+     .read = [](const Config& c) -> json {
+       return c.import_table.empty() ? json() : json(c.import_table);
+     }},
 }};
 
 json defaults() {
@@ -332,6 +349,18 @@ json checked(const KeySpec& key, const json& value, const Origin& origin) {
         return value;
       }
       reject(origin, "must be one of: " + allowed_list(key.allowed));
+    case Type::kTool:
+      if (!parse_foreign_tool(text_of(value, origin, "must be a tool's name"))) {
+        reject(origin, "must be one of: " + foreign_tool_list());
+      }
+      return value;
+    case Type::kTable:
+      if (!is_qualified_identifier(text_of(value, origin, "must be a table's name"))) {
+        reject(origin,
+               "must be a name matching ^[A-Za-z_][A-Za-z0-9_]{0,62}$, or two such as "
+               "schema.table");
+      }
+      return value;
     case Type::kEnvFile:
       if (value == false) return value;
       if (text_of(value, origin, "must be a path or false").empty()) {
@@ -617,6 +646,16 @@ void reject_shared_table(const Config& config) {
       {{"key", "lockCollection"}, {"value", config.lock_table}});
 }
 
+// A history table is some tool's: without the tool, nothing would read it.
+void reject_table_without_tool(const Config& config) {
+  if (config.import_table.empty() || !config.import_from.empty()) return;
+  throw ConfigInvalidError(
+      "Invalid configuration: importTable \"" + config.import_table +
+          "\" names another tool's history table; set importFrom to that tool (" +
+          foreign_tool_list() + ")",
+      {{"key", "importTable"}, {"value", config.import_table}});
+}
+
 void validate(const Config& config, const UriHint& uri_hint) {
   if (uri_hint) require_uri_set(config, *uri_hint);
   for (const KeySpec& key : kKeys) {
@@ -626,6 +665,7 @@ void validate(const Config& config, const UriHint& uri_hint) {
     checked(key, value, key_origin(key.name, "the Config"));
   }
   reject_shared_table(config);
+  reject_table_without_tool(config);
 }
 
 // Applies the merged layers to a Config and validates the result.

@@ -51,7 +51,7 @@ TEST(ConfigVariablesTest, NameEveryVariableLoadConfigReads) {
     EXPECT_THAT(names, ::testing::Contains(name));
   }
   EXPECT_THAT(names, Not(::testing::Contains("MIGRONAUT_LOCK_WAIT_TIMEOUT")));
-  EXPECT_EQ(names.size(), 21u);  // the 20 keys' variables and MIGRONAUT_USER
+  EXPECT_EQ(names.size(), 23u);  // the 22 keys' variables and MIGRONAUT_USER
 }
 
 TEST_F(LoadConfigTest, DefaultsApplyWithOnlyAUri) {
@@ -134,6 +134,8 @@ TEST_F(LoadConfigTest, EveryKeyReachesTheConfig) {
                    {"MIGRONAUT_ON_LOCK_HELD", "throw"},
                    {"MIGRONAUT_LOCK_WAIT_TIMEOUT_MS", "7000"},
                    {"MIGRONAUT_LOCK_POLL_INTERVAL_MS", "250"},
+                   {"MIGRONAUT_IMPORT_FROM", "flyway"},
+                   {"MIGRONAUT_IMPORT_TABLE", "app.flyway_history"},
                    {"MIGRONAUT_USER", "deployer"}};
   const Config config = load_config(s);
   EXPECT_EQ(config.uri, "postgres://db/app");
@@ -153,6 +155,8 @@ TEST_F(LoadConfigTest, EveryKeyReachesTheConfig) {
   EXPECT_EQ(config.on_lock_held, OnLockHeld::kThrow);
   EXPECT_EQ(config.lock_wait_timeout_ms, 7000);
   EXPECT_EQ(config.lock_poll_interval_ms, 250);
+  EXPECT_EQ(config.import_from, "flyway");
+  EXPECT_EQ(config.import_table, "app.flyway_history");
   EXPECT_EQ(config.executed_by, "deployer");
 }
 
@@ -212,6 +216,12 @@ std::vector<BadEnvCase> bad_environment_values() {
   }
   for (const char* root : {"/", "//", "/..", "/./"}) {
     cases.push_back({"MIGRONAUT_MIGRATIONS_DIR", root});
+  }
+  for (const char* value : {"", "liquibase", "Flyway", " dbmate"}) {
+    cases.push_back({"MIGRONAUT_IMPORT_FROM", value});
+  }
+  for (const char* value : {"", "a.b.c", ".history", "app.", "x; DROP TABLE y", "a-b"}) {
+    cases.push_back({"MIGRONAUT_IMPORT_TABLE", value});
   }
   cases.push_back({"MIGRONAUT_URI", "sqlite:app.db\n"});
   cases.push_back({"MIGRONAUT_ENVIRONMENT", " staging"});
@@ -399,6 +409,15 @@ TEST_F(LoadConfigTest, TheLockAndTheChangelogNeedTablesOfTheirOwn) {
   EXPECT_EQ(error.context()["key"], "lockCollection");
 }
 
+// A history table without its tool would be read by nobody: refused, naming the tools.
+TEST_F(LoadConfigTest, AnImportTableNeedsItsTool) {
+  write_config({{"uri", "sqlite:a.db"}, {"importTable", "app_migrations"}});
+  const ConfigInvalidError error = config_error([&] { load_config(sources()); });
+  EXPECT_EQ(error.context()["key"], "importTable");
+  EXPECT_THAT(error.what(), HasSubstr("importFrom"));
+  EXPECT_THAT(error.what(), HasSubstr("sql-migrate"));
+}
+
 TEST_F(LoadConfigTest, PathsInAConfigFileResolveAgainstItsFolder) {
   dir_.write("deploy/migronaut.config.json", json{{"uri", "sqlite:data/app.db"},
                                                   {"migrationsDir", "db"},
@@ -486,6 +505,9 @@ TEST(ValidateConfigTest, ACodeBuiltConfigIsCheckedLikeAFile) {
       {"lockCollection", [](Config& c) { c.lock_table = c.migrations_table; }},
       {"migrationsDir", [](Config& c) { c.migrations_dir = "/"; }},
       {"migrationsDir", [](Config& c) { c.migrations_dir = ""; }},
+      {"importFrom", [](Config& c) { c.import_from = "liquibase"; }},
+      {"importTable", [](Config& c) { c.import_table = "a.b.c"; }},
+      {"importTable", [](Config& c) { c.import_table = "app_migrations"; }},  // no importFrom
   };
   for (const auto& [key, spoil] : bad) {
     Config config = good;

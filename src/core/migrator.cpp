@@ -239,14 +239,27 @@ struct Migrator::Impl {
     }
   }
 
-  // `tool`'s history, if this backend keeps a table of it that is the tool's and not empty.
+  // Whether the configuration names `tool`'s history table (importFrom, importTable).
+  bool configured_table(ForeignTool tool) const {
+    return !config.import_table.empty() && parse_foreign_tool(config.import_from) == tool;
+  }
+
+  // Where `tool` keeps its history here: the configured table, else the tool's default.
+  std::string table_of(ForeignTool tool) const {
+    return configured_table(tool) ? config.import_table : std::string(foreign_tool_table(tool));
+  }
+
+  // `tool`'s history, if this backend keeps a table of it that is the tool's and not empty. A
+  // table the configuration names is the user's word that it is the tool's: what keeps it from
+  // being read is said.
   std::optional<std::vector<ForeignRecord>> foreign_history(ForeignTool tool) {
     try {
       std::optional<std::vector<ForeignRecord>> history =
-          reader_or_waiters().read_foreign_history(tool, std::string(foreign_tool_table(tool)));
+          reader_or_waiters().read_foreign_history(tool, table_of(tool));
       if (history && !history->empty()) return history;
     } catch (const Error&) {
-      // not this backend's tool, or its table is another tool's
+      if (configured_table(tool)) throw;
+      // else: not this backend's tool, or its table is another tool's
     }
     return std::nullopt;
   }
@@ -275,15 +288,16 @@ struct Migrator::Impl {
   HistoryLook unimported_history(const Plan& plan, const std::vector<Migration>& migrations) {
     HistoryLook look;
     for (const ForeignTool tool : foreign_tools()) {
-      const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool);
-      if (!history) continue;
       try {
-        look.unimported = unimported_by(tool, *history, plan, migrations);
+        const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool);
+        if (!history) continue;
+        look.unimported = unimported_by(tool, table_of(tool), *history, plan, migrations);
         if (look.unimported) return look;
       } catch (const MigrationFileNotFoundError&) {
         continue;  // none of its versions is a file here
       } catch (const Error&) {
-        if (!look.unreadable && (plan.records.empty() || imported_from(tool, plan.records))) {
+        if (!look.unreadable &&
+            (plan.records.empty() || configured_table(tool) || imported_from(tool, plan.records))) {
           look.unreadable = {tool, std::current_exception()};
         }
       }
@@ -291,12 +305,11 @@ struct Migrator::Impl {
     return look;
   }
 
-  static std::optional<UnimportedHistory> unimported_by(ForeignTool tool,
+  static std::optional<UnimportedHistory> unimported_by(ForeignTool tool, std::string table,
                                                         const std::vector<ForeignRecord>& history,
                                                         const Plan& plan,
                                                         const std::vector<Migration>& migrations) {
-    UnimportedHistory found{
-        std::string(foreign_tool_name(tool)), std::string(foreign_tool_table(tool)), 0, {}};
+    UnimportedHistory found{std::string(foreign_tool_name(tool)), std::move(table), 0, {}};
     if (plan.records.empty()) {
       found.covered = plan_import(tool, history, migrations, {}, false).imported.size();
     } else {
@@ -320,14 +333,14 @@ struct Migrator::Impl {
   }
 
   // Why another tool's history was not read, if it was not.
-  static std::optional<std::string> unread_history(const HistoryLook& look) {
+  std::optional<std::string> unread_history(const HistoryLook& look) const {
     if (!look.unreadable) return std::nullopt;
     try {
       std::rethrow_exception(look.unreadable->error);
     } catch (const Error& error) {
       return fmt::format("{}'s history ({}) was not read for what it applied: {}",
-                         foreign_tool_name(look.unreadable->tool),
-                         foreign_tool_table(look.unreadable->tool), error.what());
+                         foreign_tool_name(look.unreadable->tool), table_of(look.unreadable->tool),
+                         error.what());
     }
   }
 
@@ -960,7 +973,7 @@ AuditReport Migrator::audit() {
     Plan plan = impl_->read_plan(migrations);
     impl_->mark_live_run(plan);
     const Impl::HistoryLook look = impl_->history_if_pending(plan, migrations);
-    const UpOutlook outlook{look.unimported, Impl::unread_history(look),
+    const UpOutlook outlook{look.unimported, impl_->unread_history(look),
                             impl_->up_refusal(plan, migrations, look)};
     for (AuditCheck& check : audit_database(impl_->reader(), impl_->config, plan, outlook)) {
       checks.push_back(std::move(check));
@@ -1045,15 +1058,11 @@ FileTexts texts_to_check(ForeignTool tool, const std::filesystem::path& dir,
   return texts;
 }
 
-// The table `import` reads `tool`'s history from: the tool's default, or the one named, checked
-// before it reaches SQL.
-std::string history_table(ForeignTool tool, const std::string& table) {
-  if (table.empty()) return std::string(foreign_tool_table(tool));
-  const std::size_t dot = table.find('.');
-  const bool valid = dot == std::string::npos ? is_identifier(table)
-                                              : is_identifier(table.substr(0, dot)) &&
-                                                    is_identifier(table.substr(dot + 1));
-  if (!valid) {
+// The table `import` reads its tool's history from: --table, checked before it reaches SQL, else
+// `otherwise` (the configured one or the tool's default).
+std::string history_table(const std::string& table, std::string otherwise) {
+  if (table.empty()) return otherwise;
+  if (!is_qualified_identifier(table)) {
     throw ConfigInvalidError(
         fmt::format(
             "import --table '{}': a table is a name matching ^[A-Za-z_][A-Za-z0-9_]{{0,62}}$, "
@@ -1071,34 +1080,49 @@ std::string import_origin(const ImportedMigration& migration, const std::string&
   return migration.baseline.empty() ? tool : "baseline";
 }
 
+// The tool `import` adopts from: --from, else the configuration's importFrom.
+ForeignTool import_tool(const ImportOptions& options, const Config& config) {
+  const std::string& from = options.from.empty() ? config.import_from : options.from;
+  if (from.empty()) {
+    throw ConfigInvalidError(
+        fmt::format("import needs the tool to adopt from: --from, or importFrom in the "
+                    "configuration ({})",
+                    foreign_tool_list()),
+        {{"key", "from"}});
+  }
+  const std::optional<ForeignTool> tool = parse_foreign_tool(from);
+  if (!tool) {
+    throw ConfigInvalidError(
+        fmt::format("import --from '{}': the tools are {}", from, foreign_tool_list()),
+        {{"key", "from"}, {"value", from}});
+  }
+  return *tool;
+}
+
 }  // namespace
 
 ImportResult Migrator::import_history(const ImportOptions& options) {
-  const std::optional<ForeignTool> tool = parse_foreign_tool(options.from);
-  if (!tool) {
-    std::vector<std::string_view> tools;
-    for (const ForeignTool known : foreign_tools()) tools.push_back(foreign_tool_name(known));
-    throw ConfigInvalidError(
-        fmt::format("import --from '{}': the tools are {}", options.from, fmt::join(tools, ", ")),
-        {{"key", "from"}, {"value", options.from}});
-  }
-  const std::string table = history_table(*tool, options.table);
+  const ForeignTool tool = import_tool(options, impl_->config);
+  const std::string from(foreign_tool_name(tool));
+  const std::string table = history_table(options.table, impl_->table_of(tool));
   const std::vector<Migration> migrations = impl_->load();
-  const FileTexts texts = texts_to_check(*tool, impl_->config.migrations_dir, migrations);
+  const FileTexts texts = texts_to_check(tool, impl_->config.migrations_dir, migrations);
   const auto plan_now = [&] {
     // The changelog first: a database its store cannot read at all (PostgreSQL: no schema of the
     // search_path exists) is refused as that, not as one without the tool's history.
     const std::vector<ChangelogRecord> existing = impl_->reader().read_changelog();
     const std::optional<std::vector<ForeignRecord>> history =
-        impl_->reader().read_foreign_history(*tool, table);
+        impl_->reader().read_foreign_history(tool, table);
     if (!history) {
+      const bool by_default = table == foreign_tool_table(tool);
       throw ConfigInvalidError(
-          fmt::format("No {} history in this database: it has no table {}{}", options.from, table,
-                      options.table.empty() ? fmt::format(" (if {} was configured with another "
-                                                          "table, name that with --table)",
-                                                          options.from)
-                                            : ""),
-          {{"key", "from"}, {"tool", options.from}, {"table", table}});
+          fmt::format("No {} history in {}: it has no table {}{}", from,
+                      redact_uri(impl_->config.uri), table,
+                      by_default ? fmt::format(" (if {} was configured with another table, name "
+                                               "that with --table or importTable)",
+                                               from)
+                                 : ""),
+          {{"key", "from"}, {"tool", from}, {"table", table}});
     }
     if (!existing.empty() && !options.force) {
       throw ImportTargetNotEmptyError(
@@ -1108,7 +1132,7 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
           {{"records", existing.size()}});
     }
     ImportResult result =
-        plan_import(*tool, *history, migrations, existing, options.trust_hash, texts);
+        plan_import(tool, *history, migrations, existing, options.trust_hash, texts);
     return std::pair{std::move(result), make_plan(migrations, existing).next_batch()};
   };
   ImportResult result = plan_now().first;

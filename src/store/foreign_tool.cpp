@@ -1,4 +1,5 @@
 #include <array>
+#include <string>
 
 #include "store/store.hpp"
 
@@ -28,6 +29,14 @@ std::string_view foreign_tool_name(ForeignTool tool) {
     if (known.tool == tool) return known.name;
   }
   return "";
+}
+
+std::string foreign_tool_list() {
+  std::string list;
+  for (const ToolNames& known : kToolNames) {
+    list += (list.empty() ? "" : ", ") + std::string(known.name);
+  }
+  return list;
 }
 
 std::string_view foreign_tool_table(ForeignTool tool) {

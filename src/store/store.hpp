@@ -349,8 +349,10 @@ class Store {
   virtual std::optional<std::string> missing_database() const { return std::nullopt; }
 };
 
-// "dbmate", "golang-migrate", "flyway", "knex", "node-pg-migrate", "migrate-mongo".
+// "dbmate", "golang-migrate", "flyway", "knex", "node-pg-migrate", "sql-migrate", "migrate-mongo".
 std::string_view foreign_tool_name(ForeignTool tool);
+// Those names, comma-separated, for a message that lists them.
+std::string foreign_tool_list();
 // Its table (collection) under the default name, as listed above ForeignTool.
 std::string_view foreign_tool_table(ForeignTool tool);
 // Every tool `import` knows, in declaration order.

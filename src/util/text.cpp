@@ -63,4 +63,10 @@ bool is_identifier(std::string_view name) {
          std::all_of(name.begin(), name.end(), word);
 }
 
+bool is_qualified_identifier(std::string_view name) {
+  const std::size_t dot = name.find('.');
+  if (dot == std::string_view::npos) return is_identifier(name);
+  return is_identifier(name.substr(0, dot)) && is_identifier(name.substr(dot + 1));
+}
+
 }  // namespace migronaut

@@ -25,6 +25,9 @@ std::string lower_case(std::string_view text);
 // [A-Za-z_][A-Za-z0-9_]{0,62}: a name every backend takes unquoted (PostgreSQL's 63-byte names).
 bool is_identifier(std::string_view name);
 
+// An identifier, or two joined by a dot (`schema.table`): another tool's history table.
+bool is_qualified_identifier(std::string_view name);
+
 // `text` with each "%XX" turned into its byte, as URIs carry them; anything else as it is.
 std::string percent_decoded(std::string_view text);
 

@@ -69,6 +69,25 @@ class AdoptTest : public ::testing::Test {
   SqliteProject project;
 };
 
+// A table the configuration names as a tool's history (importFrom, importTable) is the user's
+// word: one that cannot be read as that tool's stops `up` before anything runs, saying why,
+// where a table of that name under the tool's default would stand aside as another
+// application's.
+TEST_F(AdoptTest, AConfiguredHistoryTableThatIsNotTheToolsRefusesUp) {
+  project.write_migration("20260101120000_a.sql", sections("a"));
+  std::ofstream(project.db_path()).flush();  // an empty file is an empty SQLite database
+  project.open().exec(
+      "CREATE TABLE app_migrations (id INTEGER); INSERT INTO app_migrations "
+      "VALUES (1);");
+  std::ofstream(project.cwd() / "migronaut.config.json")
+      << R"({"importFrom": "dbmate", "importTable": "app_migrations"})";
+  const std::string before = project.dump();
+  const ProcessResult refused = expect({"up"}, 20);
+  EXPECT_NE(refused.err.find("app_migrations is not dbmate's history table"), std::string::npos)
+      << refused.err;
+  EXPECT_EQ(project.dump(), before);
+}
+
 TEST_F(AdoptTest, ADbmateFolderRunsAsItIs) {
   project.write_migration("20260101120000_create_a.sql", sections("a"));
   project.write_migration("20260102120000_create_b.sql", sections("b"));

@@ -50,9 +50,9 @@ class DbmatePeerTest : public ::testing::Test {
     if (dbmate_.empty()) GTEST_SKIP() << "dbmate unavailable: " << why_not;
   }
   // `dbmate up` of the project's folder, as a host still running dbmate makes it.
-  ProcessResult dbmate_up() const {
+  ProcessResult dbmate_up(const std::string& table = "schema_migrations") const {
     return Process({dbmate_.string(), "--migrations-dir", project.migrations().string(),
-                    "--no-dump-schema", "up"},
+                    "--migrations-table", table, "--no-dump-schema", "up"},
                    {{"DATABASE_URL", "sqlite:" + project.db_path().string()}}, project.cwd())
         .wait();
   }
@@ -112,6 +112,34 @@ TEST_F(DbmatePeerTest, ADatabaseDbmateAppliedIsAdoptedAndCarriedOn) {
   EXPECT_EQ(next.exit_code, 0) << describe(next);
   EXPECT_TRUE(project.open().has_table("invoices"));
   EXPECT_EQ(project.statuses()["20260103120000_create_invoices.sql"], "applied");
+}
+
+// dbmate ran with --migrations-table: the configuration names that table (importFrom,
+// importTable), so a first `up` is refused as over dbmate's default table, with the database left
+// as dbmate left it, and a bare `import` adopts it.
+TEST_F(DbmatePeerTest, AHistoryUnderTheConfiguredTableIsRefusedUntilImported) {
+  project.write_migration("20260101120000_create_users.sql", kUsers);
+  project.write_migration("20260102120000_create_orders.sql", kOrders);
+  const ProcessResult applied = dbmate_up("app_migrations");
+  ASSERT_EQ(applied.exit_code, 0) << describe(applied);
+  std::ofstream(project.cwd() / "migronaut.config.json")
+      << R"({"importFrom": "dbmate", "importTable": "app_migrations"})";
+
+  const std::string as_dbmate_left_it = project.dump();
+  const ProcessResult refused = project.run({"up"});
+  EXPECT_EQ(refused.exit_code, 24) << describe(refused);
+  EXPECT_NE(refused.err.find("app_migrations"), std::string::npos) << refused.err;
+  EXPECT_EQ(project.dump(), as_dbmate_left_it);
+
+  const ProcessResult imported = project.run({"import"});
+  ASSERT_EQ(imported.exit_code, 0) << describe(imported);
+  expect_adopted(project, 2, "dbmate");
+
+  project.write_migration("20260103120000_create_invoices.sql", kInvoices);
+  const ProcessResult next = project.run({"up"});
+  EXPECT_EQ(next.exit_code, 0) << describe(next);
+  EXPECT_TRUE(project.open().has_table("invoices"));
+  EXPECT_EQ(project.statuses().size(), 3u);
 }
 
 // A host still running dbmate after the import applies the next migration: migronaut's `up`

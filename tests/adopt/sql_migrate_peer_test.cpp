@@ -135,8 +135,9 @@ TEST_F(SqlMigratePeerTest, AHistoryUnderAnotherTableIsImportedByName) {
   const std::string before = project.dump();
   const ProcessResult missed = project.run({"import", "--from", "sql-migrate"});
   EXPECT_EQ(missed.exit_code, 6) << describe(missed);
-  EXPECT_NE(missed.err.find("it has no table gorp_migrations (if sql-migrate was configured with "
-                            "another table, name that with --table)"),
+  EXPECT_NE(missed.err.find("No sql-migrate history in sqlite:" + project.db_path().string() +
+                            ": it has no table gorp_migrations (if sql-migrate was configured "
+                            "with another table, name that with --table or importTable)"),
             std::string::npos)
       << missed.err;
   const ProcessResult bad =

@@ -232,8 +232,10 @@ class Migrator {
 
   std::optional<LockInfo> lock_info();
   // Releases the lock whoever holds it, or only if the run `owner` does (the holder a caller
-  // showed and was told to release); returns the holder it removed.
-  std::optional<LockInfo> force_unlock(std::string_view owner = {});
+  // showed and was told to release) and, with `locked_at_ms`, has not renewed it since it was
+  // shown with that stamp; returns the holder it removed.
+  std::optional<LockInfo> force_unlock(std::string_view owner = {},
+                                       std::optional<std::int64_t> locked_at_ms = std::nullopt);
   // The database's clock in ms since the epoch: what a holder's lockedAt is judged against.
   std::int64_t database_now_ms();
 

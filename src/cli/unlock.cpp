@@ -18,7 +18,7 @@ Command add_unlock(CLI::App& app) {
   sub->add_flag("--force", *force, "Release it even though its holder renewed it within its TTL");
   document(sub, "migronaut unlock --yes",
            "0 released (or it was free), 3 its holder renewed it within its TTL (use --force), or "
-           "another run took it since it was shown, "
+           "it was renewed or taken since it was shown, "
            "5 connection failed, 11 declined or cancelled by a signal");
   return {sub, [yes, force](Context& context) {
             Migrator migrator(context.config(), context.migrator_options());
@@ -49,18 +49,22 @@ Command add_unlock(CLI::App& app) {
             if (current && !confirm(context, "Release the migration lock?", *yes)) {
               throw RunAbortedError("unlock cancelled");
             }
-            // Only the holder shown: a run that took the lock meanwhile is alive.
+            // Only the record shown: a run that took the lock meanwhile, or a holder that renewed
+            // it while the question was asked, is alive.
             const std::optional<LockInfo> removed =
-                current ? migrator.force_unlock(current->run_id) : std::nullopt;
+                current ? migrator.force_unlock(current->run_id, current->locked_at_ms)
+                        : std::nullopt;
             const std::optional<LockInfo> now_held =
                 removed || !current ? std::nullopt : migrator.lock_info();
             if (removed) {
               out.success("Lock released");
             } else if (now_held) {
               throw LockAlreadyHeldError(
-                  "Nothing released: another run took the lock since it was shown (" +
-                      describe_holder(*now_held, migrator.database_now_ms()) +
-                      "); run `migronaut lock` to see it",
+                  fmt::format("Nothing released: {} since it was shown ({}); run `migronaut "
+                              "lock` to see it",
+                              now_held->run_id == current->run_id ? "its holder renewed the lock"
+                                                                  : "another run took the lock",
+                              describe_holder(*now_held, migrator.database_now_ms())),
                   {{"holder", *now_held}});
             } else if (current) {
               // On SQLite a holder's open transaction holds the release back until it commits.

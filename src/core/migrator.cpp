@@ -1158,10 +1158,11 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
 
 std::optional<LockInfo> Migrator::lock_info() { return impl_->reader().read_lock(); }
 
-std::optional<LockInfo> Migrator::force_unlock(std::string_view owner) {
+std::optional<LockInfo> Migrator::force_unlock(std::string_view owner,
+                                               std::optional<std::int64_t> locked_at_ms) {
   // Nothing held: nothing to write, and a missing database stays missing.
   if (!impl_->reader().read_lock()) return std::nullopt;
-  return impl_->writer().force_release(owner);
+  return impl_->writer().force_release({owner, locked_at_ms});
 }
 
 LockWaitOptions Migrator::Impl::lock_wait_options(const RunMigrationsOptions& options) {

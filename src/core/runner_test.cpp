@@ -283,7 +283,7 @@ TEST_F(RunnerTest, ABodyStoppedByALostLockEndsTheRunWithLockLost) {
   });
   // Outside a transaction, so the lock can really go while the body runs.
   Migration honours_stop = code_migration("0001-honours-stop", [&](MigrationContext& context) {
-    store->force_release("");  // a peer may take the lock from here on
+    store->force_release({});  // a peer may take the lock from here on
     clock.advance(kTtl);       // past the deadline: the watchdog stops the run
     std::mutex mutex;
     std::condition_variable_any stopped;

@@ -215,6 +215,13 @@ struct ForeignRecord {
   std::string type;      // Flyway's type: SQL, BASELINE, UNDO_SQL, …
 };
 
+// Which lock record force_release() deletes: whoever's (an empty `owner`) or the run `owner`'s
+// and, with `locked_at_ms`, only while it still carries that stamp (not renewed since).
+struct ReleaseMatch {
+  std::string_view owner;
+  std::optional<std::int64_t> locked_at_ms;
+};
+
 // What `audit` asks of the store's schema, read without creating or changing anything.
 struct StoreProbe {
   bool changelog_exists = false;
@@ -247,10 +254,10 @@ class Store {
   // Deletes the record scoped to owner + nonce; a no-op when it is not ours.
   virtual void release(const LockToken& token) = 0;
   virtual std::optional<LockInfo> read_lock() = 0;
-  // Deletes the record if `owner` holds it, or whoever does for an empty `owner`; returns the
-  // holder it removed. `unlock` names the holder it showed: a run that took the lock since, as
-  // the dead holder's TTL ran out, is never the one released.
-  virtual std::optional<LockInfo> force_release(std::string_view owner) = 0;
+  // Deletes the record `match` names; returns the holder it removed. `unlock` names the holder
+  // it showed and the stamp it showed: a run that took the lock since, as the dead holder's TTL
+  // ran out, is never the one released, nor a holder that renewed it while the user was asked.
+  virtual std::optional<LockInfo> force_release(const ReleaseMatch& match) = 0;
   // Where the database can push (PostgreSQL LISTEN/NOTIFY): blocks until a release is
   // announced, `timeout` passes or `stop` is requested, and returns true when woken by a
   // release. Stores that cannot push return false at once without waiting.

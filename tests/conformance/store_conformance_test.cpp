@@ -271,14 +271,14 @@ TEST_P(StoreConformance, ForceReleaseReturnsTheHolderAndRemovesIt) {
   auto admin = open_ready();
   ASSERT_TRUE(holder->try_acquire(claim("run-a", 9000)).acquired);
 
-  const auto removed = admin->force_release("");
+  const auto removed = admin->force_release({});
   ASSERT_TRUE(removed.has_value());
   EXPECT_EQ(removed->run_id, "run-a");
   EXPECT_EQ(removed->ttl_ms, 9000);
   EXPECT_EQ(removed->host, "host-of-run-a");
   EXPECT_FALSE(lock_now().has_value());
 
-  EXPECT_FALSE(admin->force_release("").has_value());
+  EXPECT_FALSE(admin->force_release({}).has_value());
   EXPECT_FALSE(lock_now().has_value());
 }
 
@@ -288,11 +288,34 @@ TEST_P(StoreConformance, ForceReleaseNamingAnotherOwnerRemovesNothing) {
   auto admin = open_ready();
   ASSERT_TRUE(holder->try_acquire(claim("run-a", 9000)).acquired);
 
-  EXPECT_FALSE(admin->force_release("run-gone").has_value());
+  EXPECT_FALSE(admin->force_release({"run-gone", std::nullopt}).has_value());
   ASSERT_TRUE(lock_now().has_value());
   EXPECT_EQ(lock_now()->run_id, "run-a");
 
-  const auto removed = admin->force_release("run-a");
+  const auto removed = admin->force_release({"run-a", std::nullopt});
+  ASSERT_TRUE(removed.has_value());
+  EXPECT_EQ(removed->run_id, "run-a");
+  EXPECT_FALSE(lock_now().has_value());
+}
+
+// `unlock` releases the record it showed: a holder that renewed it since then is alive.
+TEST_P(StoreConformance, ForceReleaseOfALockRenewedSinceItWasShownRemovesNothing) {
+  auto holder = open_ready();
+  auto admin = open_ready();
+  const LockClaim mine = claim("run-a", 9000);
+  ASSERT_TRUE(holder->try_acquire(mine).acquired);
+  const LockInfo shown = *lock_now();
+  // Renewed until the database's clock gives the stamp another millisecond: bounded, no sleep.
+  for (int tries = 0; tries < 100'000 && lock_now()->locked_at_ms == shown.locked_at_ms; ++tries) {
+    ASSERT_TRUE(holder->renew(token_of(mine), {}));
+  }
+  ASSERT_NE(lock_now()->locked_at_ms, shown.locked_at_ms);
+
+  EXPECT_FALSE(admin->force_release({"run-a", shown.locked_at_ms}).has_value());
+  ASSERT_TRUE(lock_now().has_value());
+  EXPECT_EQ(lock_now()->run_id, "run-a");
+
+  const auto removed = admin->force_release({"run-a", lock_now()->locked_at_ms});
   ASSERT_TRUE(removed.has_value());
   EXPECT_EQ(removed->run_id, "run-a");
   EXPECT_FALSE(lock_now().has_value());
@@ -301,7 +324,7 @@ TEST_P(StoreConformance, ForceReleaseNamingAnotherOwnerRemovesNothing) {
 TEST_P(StoreConformance, ReadingALockThatWasNeverTakenFindsNothing) {
   auto store = harness_->open();
   EXPECT_FALSE(store->read_lock().has_value());
-  EXPECT_FALSE(store->force_release("").has_value());
+  EXPECT_FALSE(store->force_release({}).has_value());
 }
 
 // ----- changelog -----
@@ -653,7 +676,7 @@ TEST_P(StoreConformance, FenceRollsBackWhenTheLockWasForceReleased) {
   auto store = open_ready();
   const auto mine = claim("run-a");
   ASSERT_TRUE(store->try_acquire(mine).acquired);
-  harness_->open()->force_release("");
+  harness_->open()->force_release({});
   expect_fenced_out(*store, mine);
 }
 
@@ -719,7 +742,7 @@ TEST_P(StoreConformance, FencedRecordWritesLandOnlyWhileTheLockIsOurs) {
 
   const Work work = harness_->create_object_script("conformance_unfenced");
   const auto record = applied("0002-lost");
-  harness_->open()->force_release("");
+  harness_->open()->force_release({});
   EXPECT_THROW(
       store->execute({.work = &work, .transactional = false, .record = &record, .fence = &fence}),
       LockLostError);

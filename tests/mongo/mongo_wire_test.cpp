@@ -180,7 +180,7 @@ TEST(MongoWire, ForceReleaseDeletesByIdAloneAndReturnsTheHolder) {
   MockMongo server("force-release");
   auto store = open_store(config_for(server));
 
-  const auto removed = store->force_release("");
+  const auto removed = store->force_release({});
 
   ASSERT_TRUE(removed.has_value());
   EXPECT_EQ(removed->run_id, "peer-run");
@@ -197,17 +197,30 @@ TEST(MongoWire, ForceReleaseNamingAHolderDeletesOnlyItsRecord) {
   MockMongo server("force-release");
   auto store = open_store(config_for(server));
 
-  ASSERT_TRUE(store->force_release("peer-run").has_value());
+  ASSERT_TRUE(store->force_release({"peer-run", std::nullopt}).has_value());
   const auto sent = server.operations();
   ASSERT_THAT(names(sent), ElementsAre("findAndModify"));
   EXPECT_EQ(sent[0].doc["query"], json({{"_id", "migronaut_lock"}, {"owner", "peer-run"}}));
+}
+
+// `unlock` names the stamp it showed too: a holder that renewed the lock since keeps it.
+TEST(MongoWire, ForceReleaseNamingAStampDeletesOnlyARecordStillCarryingIt) {
+  MockMongo server("force-release");
+  auto store = open_store(config_for(server));
+
+  ASSERT_TRUE(store->force_release({"peer-run", 1767225600123}).has_value());
+  const auto sent = server.operations();
+  ASSERT_THAT(names(sent), ElementsAre("findAndModify"));
+  EXPECT_EQ(sent[0].doc["query"], json({{"_id", "migronaut_lock"},
+                                        {"owner", "peer-run"},
+                                        {"lockedAt", {{"$date", "2026-01-01T00:00:00.123Z"}}}}));
 }
 
 TEST(MongoWire, ForceReleaseWithNoRecordReturnsNothing) {
   MockMongo server("primary");
   auto store = open_store(config_for(server));
 
-  EXPECT_FALSE(store->force_release("").has_value());
+  EXPECT_FALSE(store->force_release({}).has_value());
 }
 
 TEST(MongoWire, ReadLockFindsByIdOnThePrimary) {

@@ -309,11 +309,11 @@ TEST_F(PostgresStoreTest, AnExpiredLeaseIsReclaimed) {
 TEST_F(PostgresStoreTest, ForceReleaseReturnsTheHolder) {
   const auto store = open();
   ASSERT_TRUE(store->try_acquire(claim("run-a")).acquired);
-  const std::optional<LockInfo> removed = open()->force_release("");
+  const std::optional<LockInfo> removed = open()->force_release({});
   ASSERT_TRUE(removed.has_value());
   EXPECT_EQ(removed->run_id, "run-a");
   EXPECT_FALSE(store->read_lock().has_value());
-  EXPECT_FALSE(store->force_release("").has_value());
+  EXPECT_FALSE(store->force_release({}).has_value());
 }
 
 TEST_F(PostgresStoreTest, AReleaseWakesAWaiter) {
@@ -341,7 +341,7 @@ TEST_F(PostgresStoreTest, AForceReleaseWakesAWaiter) {
 
   bool woken = false;
   std::thread waiting([&] { woken = waiter->wait_for_release(std::chrono::hours(1), {}); });
-  ASSERT_TRUE(holder->force_release("").has_value());
+  ASSERT_TRUE(holder->force_release({}).has_value());
   waiting.join();
   EXPECT_TRUE(woken);
 }
@@ -590,7 +590,7 @@ TEST_F(PostgresStoreTest, ALostFenceRollsBackTheBodyAndTheRecord) {
   const auto store = open();
   const LockClaim zombie = claim("run-a");
   ASSERT_TRUE(lock->try_acquire(zombie).acquired);
-  ASSERT_TRUE(open()->force_release("").has_value());
+  ASSERT_TRUE(open()->force_release({}).has_value());
   ASSERT_TRUE(open()->try_acquire(claim("run-b")).acquired);
 
   const RecordWrite record = applied_record("m1");
@@ -628,7 +628,7 @@ TEST_F(PostgresStoreTest, ASessionRunsTheBookkeepingItPrepared) {
   EXPECT_EQ(query("SELECT count(*) FROM seen"), "3");  // the record, the fence, the probe
   for (const char* name : {"m1", "m2", "m3"}) EXPECT_TRUE(record_named(name).has_value()) << name;
 
-  ASSERT_TRUE(open()->force_release("").has_value());
+  ASSERT_TRUE(open()->force_release({}).has_value());
   ASSERT_TRUE(open()->try_acquire(claim("run-b")).acquired);
   EXPECT_THROW(apply(*store, "m4", "CREATE TABLE m4 (id int);", fence), LockLostError);
   EXPECT_FALSE(table_exists("m4"));

@@ -272,6 +272,14 @@ struct Prompt {
 // A test's name shows the command, not the struct's bytes.
 void PrintTo(const Prompt& prompt, std::ostream* out) { *out << prompt.command; }
 
+// A lock left by a dead run: renewed 120 s ago, past its TTL of 60 s.
+void leave_a_dead_lock(SqliteProject& project) {
+  project.open().exec(
+      std::string("INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, nonce, pid, host, "
+                  "executed_by) VALUES ('migronaut_lock', ") +
+      kSqliteNowMs + " - 120000, 60000, 'dead-run', 'dead-nonce', 4242, 'elsewhere', 'ops')");
+}
+
 // Prompts on a stdin that stays open (a FIFO the test holds, as a Job's stdin may be): no line and
 // no end of input ever comes, so only the signal can end them.
 class PromptSignalTest : public SqliteProcessTest, public ::testing::WithParamInterface<Prompt> {};
@@ -302,27 +310,46 @@ TEST_P(PromptSignalTest, FirstSignalCancelsThePromptAtOnceChangingNothing) {
 
 INSTANTIATE_TEST_SUITE_P(
     EveryPrompt, PromptSignalTest,
-    ::testing::Values(
-        Prompt{"baseline",
-               [](SqliteProject& project) {
-                 project.write_migration("0002-second.sql",
-                                         "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
-               }},
-        Prompt{"repair",
-               [](SqliteProject& project) {
-                 project.write_migration("0001-first.sql",
-                                         "-- migrate:up\nCREATE TABLE first (id INTEGER); -- ok\n");
-               }},
-        Prompt{"unlock",
-               [](SqliteProject& project) {
-                 // A lock left by a dead run: renewed 120 s ago, past its TTL of 60 s.
-                 project.open().exec(
-                     std::string("INSERT INTO _migronaut_locks (id, locked_at, ttl_ms, owner, "
-                                 "nonce, pid, host, executed_by) VALUES ('migronaut_lock', ") +
-                     kSqliteNowMs +
-                     " - 120000, 60000, 'dead-run', 'dead-nonce', 4242, 'elsewhere', 'ops')");
-               }}),
+    ::testing::Values(Prompt{"baseline",
+                             [](SqliteProject& project) {
+                               project.write_migration(
+                                   "0002-second.sql",
+                                   "-- migrate:up\nCREATE TABLE second (id INTEGER);\n");
+                             }},
+                      Prompt{"repair",
+                             [](SqliteProject& project) {
+                               project.write_migration(
+                                   "0001-first.sql",
+                                   "-- migrate:up\nCREATE TABLE first (id INTEGER); -- ok\n");
+                             }},
+                      Prompt{"unlock", leave_a_dead_lock}),
     [](const ::testing::TestParamInfo<Prompt>& info) { return info.param.command; });
+
+// The holder `unlock` showed as dead renews the lock while the user is asked: it is alive, and
+// the yes answers a question about a lock that is no longer there. Nothing is released.
+TEST_F(SqliteProcessTest, UnlockReleasesNothingWhenTheHolderRenewedWhileAsked) {
+  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  leave_a_dead_lock(project);
+  const std::filesystem::path stdin_fifo = project.dir().file("stdin");
+  ASSERT_EQ(mkfifo(stdin_fifo.c_str(), 0600), 0);
+  const int writer = open(stdin_fifo.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(writer, 0);
+  auto run = project.start({"unlock"}, {}, stdin_fifo);
+  ASSERT_TRUE(eventually([&] { return run->err_so_far().find("[y/N]") != std::string::npos; }))
+      << run->err_so_far();
+  project.open().exec(std::string("UPDATE _migronaut_locks SET locked_at = ") + kSqliteNowMs);
+  const std::string renewed = project.dump();
+  ASSERT_EQ(write(writer, "y\n", 2), 2);
+  const std::optional<ProcessResult> result = run->wait_for(std::chrono::seconds(10));
+  close(writer);
+
+  ASSERT_TRUE(result.has_value()) << "still at its prompt: " << run->err_so_far();
+  EXPECT_EQ(result->exit_code, 3) << describe(*result);
+  EXPECT_NE(result->err.find("its holder renewed the lock since it was shown"), std::string::npos)
+      << result->err;
+  EXPECT_EQ(project.dump(), renewed);
+}
 
 TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceRemovesIt) {
   second_pending_under_a_foreign_lock(60'000);

@@ -53,8 +53,8 @@ class FaultStore : public Store {
   bool renew(const LockToken& token, const LockProgress& progress) override;
   void release(const LockToken& token) override;
   std::optional<LockInfo> read_lock() override;
-  std::optional<LockInfo> force_release(std::string_view owner) override {
-    return inner_->force_release(owner);
+  std::optional<LockInfo> force_release(const ReleaseMatch& match) override {
+    return inner_->force_release(match);
   }
   std::vector<ChangelogRecord> read_changelog() override { return inner_->read_changelog(); }
   void write_records(std::span<const RecordWrite> writes,

@@ -147,12 +147,13 @@ class MongoStore final : public Store, private MongoFailure {
     return mongo::lock_info_from_bson(*document);
   }
 
-  std::optional<LockInfo> force_release(std::string_view owner) override {
+  std::optional<LockInfo> force_release(const ReleaseMatch& match) override {
     auto options = find_and_modify_options(MONGOC_FIND_AND_MODIFY_REMOVE);
     Reply reply;
     bson_error_t error;
     Json filter = mongo::lock_id_filter();
-    if (!owner.empty()) filter["owner"] = std::string(owner);
+    if (!match.owner.empty()) filter["owner"] = std::string(match.owner);
+    if (match.locked_at_ms) filter["lockedAt"] = mongo::date_json(*match.locked_at_ms);
     if (!mongoc_collection_find_and_modify_with_opts(locks_.get(), to_bson(filter).get(),
                                                      options.get(), reply.out(), &error)) {
       fail(error, "lock force release", reply.get());

@@ -519,14 +519,15 @@ class PostgresStore final : public Store {
     return lock_info_at(result.get(), 0);
   }
 
-  std::optional<LockInfo> force_release(std::string_view owner) override {
-    const Result result =
-        run("force-release the lock",
-            "WITH gone AS (DELETE FROM " + lock_table_ +
-                " WHERE id = $1 AND ($3 = '' OR owner = $3) RETURNING *)"
-                " SELECT " +
-                kLockColumns + ", pg_notify($2, '') FROM gone",
-            {std::string(kLockId), channel_, std::string(owner)}, MissingTable::kIsEmpty);
+  std::optional<LockInfo> force_release(const ReleaseMatch& match) override {
+    // The stamp is compared as the lock is read (epoch ms), in text: '' is no bigint.
+    const std::string stamp = match.locked_at_ms ? std::to_string(*match.locked_at_ms) : "";
+    const Result result = run(
+        "force-release the lock",
+        "WITH gone AS (DELETE FROM " + lock_table_ +
+            " WHERE id = $1 AND ($3 = '' OR owner = $3) AND ($4 = '' OR " + epoch_ms("locked_at") +
+            "::text = $4) RETURNING *) SELECT " + kLockColumns + ", pg_notify($2, '') FROM gone",
+        {std::string(kLockId), channel_, std::string(match.owner), stamp}, MissingTable::kIsEmpty);
     if (PQntuples(result.get()) == 0) return std::nullopt;
     return lock_info_at(result.get(), 0);
   }

@@ -86,9 +86,10 @@ class Statement {
     check(sqlite3_bind_int64(stmt_, ++bound_, value));
     return *this;
   }
+  // Text, never NULL: an empty view may have no data, which SQLite would bind as NULL.
   Statement& bind(std::string_view value) {
-    check(sqlite3_bind_text(stmt_, ++bound_, value.data(), static_cast<int>(value.size()),
-                            SQLITE_TRANSIENT));
+    check(sqlite3_bind_text(stmt_, ++bound_, value.empty() ? "" : value.data(),
+                            static_cast<int>(value.size()), SQLITE_TRANSIENT));
     return *this;
   }
 
@@ -322,14 +323,17 @@ class SqliteStore final : public Store {
     return select_lock();
   }
 
-  std::optional<LockInfo> force_release(std::string_view owner) override {
+  std::optional<LockInfo> force_release(const ReleaseMatch& match) override {
     busy_->begin_operation();
     if (!lock_table_exists()) return std::nullopt;
     Statement remove(connection(),
-                     "DELETE FROM " + lock_table_ + " WHERE id = ? AND (? = '' OR owner = ?) " +
-                         "RETURNING " + lock_columns(),
+                     "DELETE FROM " + lock_table_ +
+                         " WHERE id = ? AND (? = '' OR owner = ?) AND (? = 0 OR locked_at = ?) "
+                         "RETURNING " +
+                         lock_columns(),
                      "force release lock");
-    remove.bind(kLockId).bind(owner).bind(owner);
+    remove.bind(kLockId).bind(match.owner).bind(match.owner);
+    remove.bind(std::int64_t{match.locked_at_ms.has_value()}).bind(match.locked_at_ms.value_or(0));
     std::optional<LockInfo> holder;
     if (remove.step()) holder = lock_info(remove);
     remove.run();

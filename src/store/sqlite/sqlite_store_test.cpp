@@ -140,7 +140,7 @@ TEST_F(SqliteStoreTest, TableNamesFromConfigAreQuoted) {
   EXPECT_FALSE(raw.has_table(Config{}.lock_table));
   EXPECT_EQ(raw.value("SELECT owner FROM \"select\"").value_or(""), "run-a");
   EXPECT_EQ(raw.value("SELECT status FROM \"order\"").value_or(""), "applied");
-  EXPECT_EQ(store->force_release("")->run_id, "run-a");
+  EXPECT_EQ(store->force_release({})->run_id, "run-a");
 }
 
 TEST_F(SqliteStoreTest, LockContentionWaitsForTheOtherWriter) {
@@ -477,7 +477,7 @@ TEST_F(SqliteStoreTest, AnInterruptBetweenOperationsDoesNotRefuseTheNext) {
 TEST_F(SqliteStoreTest, ReadOnlyLockCommandsCreateNothing) {
   auto store = open_sqlite_store(config());
   EXPECT_FALSE(store->read_lock().has_value());
-  EXPECT_FALSE(store->force_release("").has_value());
+  EXPECT_FALSE(store->force_release({}).has_value());
   EXPECT_FALSE(store->renew({"run-a", "n"}, {}));
   store->release({"run-a", "n"});
   testing::SqliteDb raw(db_path());

@@ -50,9 +50,16 @@ Command add_unlock(CLI::App& app) {
               throw RunAbortedError("unlock cancelled");
             }
             // Only the record shown: a run that took the lock meanwhile, or a holder that renewed
-            // it while the question was asked, is alive.
+            // it while the question was asked, is alive. --force releases a live holder's, and a
+            // stamp that cannot be trusted (written by hand) is matched by its owner alone.
+            const bool by_stamp = current && !*force &&
+                                  lock_row_unusable(*current, migrator.database_now_ms(),
+                                                    context.config().lock_ttl_ms())
+                                      .empty();
             const std::optional<LockInfo> removed =
-                current ? migrator.force_unlock(current->run_id, current->locked_at_ms)
+                current ? migrator.force_unlock(
+                              current->run_id,
+                              by_stamp ? std::optional(current->locked_at_ms) : std::nullopt)
                         : std::nullopt;
             const std::optional<LockInfo> now_held =
                 removed || !current ? std::nullopt : migrator.lock_info();

@@ -646,13 +646,23 @@ void reject_shared_table(const Config& config) {
       {{"key", "lockCollection"}, {"value", config.lock_table}});
 }
 
-// A history table is some tool's: without the tool, nothing would read it.
-void reject_table_without_tool(const Config& config) {
-  if (config.import_table.empty() || !config.import_from.empty()) return;
+// A history table is another tool's: without the tool nothing would read it, and migronaut's own
+// tables are none.
+void reject_bad_import_table(const Config& config) {
+  if (config.import_table.empty()) return;
+  std::string problem;
+  if (config.import_from.empty()) {
+    problem = "names another tool's history table; set importFrom to that tool (" +
+              foreign_tool_list() + ")";
+  }
+  for (const std::string& own : {config.migrations_table, config.lock_table}) {
+    if (lower_case(own) == lower_case(config.import_table)) {
+      problem = "is migronaut's own table; name the other tool's history table";
+    }
+  }
+  if (problem.empty()) return;
   throw ConfigInvalidError(
-      "Invalid configuration: importTable \"" + config.import_table +
-          "\" names another tool's history table; set importFrom to that tool (" +
-          foreign_tool_list() + ")",
+      "Invalid configuration: importTable \"" + config.import_table + "\" " + problem,
       {{"key", "importTable"}, {"value", config.import_table}});
 }
 
@@ -665,7 +675,7 @@ void validate(const Config& config, const UriHint& uri_hint) {
     checked(key, value, key_origin(key.name, "the Config"));
   }
   reject_shared_table(config);
-  reject_table_without_tool(config);
+  reject_bad_import_table(config);
 }
 
 // Applies the merged layers to a Config and validates the result.

@@ -508,6 +508,11 @@ TEST(ValidateConfigTest, ACodeBuiltConfigIsCheckedLikeAFile) {
       {"importFrom", [](Config& c) { c.import_from = "liquibase"; }},
       {"importTable", [](Config& c) { c.import_table = "a.b.c"; }},
       {"importTable", [](Config& c) { c.import_table = "app_migrations"; }},  // no importFrom
+      {"importTable",
+       [](Config& c) {
+         c.import_from = "dbmate";
+         c.import_table = "_MIGRONAUT_LOCKS";
+       }},
   };
   for (const auto& [key, spoil] : bad) {
     Config config = good;

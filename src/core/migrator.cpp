@@ -239,29 +239,46 @@ struct Migrator::Impl {
     }
   }
 
-  // Whether the configuration names `tool`'s history table (importFrom, importTable).
-  bool configured_table(ForeignTool tool) const {
-    return !config.import_table.empty() && parse_foreign_tool(config.import_from) == tool;
+  // Where `tool` may keep its history: the table the configuration names for it (importFrom,
+  // importTable) first, then its default; one configuration serves environments where the tool
+  // ran under either.
+  std::vector<std::string> history_tables(ForeignTool tool) const {
+    std::vector<std::string> tables;
+    if (!config.import_table.empty() && parse_foreign_tool(config.import_from) == tool) {
+      tables.push_back(config.import_table);
+    }
+    if (tables.empty() || tables.front() != foreign_tool_table(tool)) {
+      tables.emplace_back(foreign_tool_table(tool));
+    }
+    return tables;
   }
 
-  // Where `tool` keeps its history here: the configured table, else the tool's default.
-  std::string table_of(ForeignTool tool) const {
-    return configured_table(tool) ? config.import_table : std::string(foreign_tool_table(tool));
+  bool configured(ForeignTool tool, const std::string& table) const {
+    return table == config.import_table && parse_foreign_tool(config.import_from) == tool;
   }
 
-  // `tool`'s history, if this backend keeps a table of it that is the tool's and not empty. A
-  // table the configuration names is the user's word that it is the tool's: what keeps it from
-  // being read is said.
-  std::optional<std::vector<ForeignRecord>> foreign_history(ForeignTool tool) {
+  // `tool`'s history in `table`: none when there is no such table. A table the configuration
+  // names is the user's word that it is the tool's, so what keeps it from being read is thrown;
+  // elsewhere that means another application's table, or a tool this backend does not hold.
+  std::optional<std::vector<ForeignRecord>> foreign_history(ForeignTool tool,
+                                                            const std::string& table) {
     try {
-      std::optional<std::vector<ForeignRecord>> history =
-          reader_or_waiters().read_foreign_history(tool, table_of(tool));
-      if (history && !history->empty()) return history;
+      return reader_or_waiters().read_foreign_history(tool, table);
     } catch (const Error&) {
-      if (configured_table(tool)) throw;
-      // else: not this backend's tool, or its table is another tool's
+      if (configured(tool, table)) throw;
     }
     return std::nullopt;
+  }
+
+  // A configured history table that is not there leaves a first run unguarded by it: said, as a
+  // misspelt name would otherwise pass without a word.
+  void warn_if_missing(ForeignTool tool, const std::string& table,
+                       const std::optional<std::vector<ForeignRecord>>& history,
+                       const Plan& plan) const {
+    if (history || !plan.records.empty() || !configured(tool, table)) return;
+    logger->warn(fmt::format(
+        "importTable {}: no such table in {}, so nothing {} applied there is looked for in it",
+        table, redact_uri(config.uri), foreign_tool_name(tool)));
   }
 
   // What the histories of other tools show `up` would run again, and a history that could not be
@@ -271,6 +288,7 @@ struct Migrator::Impl {
   struct HistoryLook {
     struct Unreadable {
       ForeignTool tool;
+      std::string table;
       std::exception_ptr error;
     };
     std::optional<UnimportedHistory> unimported;
@@ -288,17 +306,20 @@ struct Migrator::Impl {
   HistoryLook unimported_history(const Plan& plan, const std::vector<Migration>& migrations) {
     HistoryLook look;
     for (const ForeignTool tool : foreign_tools()) {
-      try {
-        const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool);
-        if (!history) continue;
-        look.unimported = unimported_by(tool, table_of(tool), *history, plan, migrations);
-        if (look.unimported) return look;
-      } catch (const MigrationFileNotFoundError&) {
-        continue;  // none of its versions is a file here
-      } catch (const Error&) {
-        if (!look.unreadable &&
-            (plan.records.empty() || configured_table(tool) || imported_from(tool, plan.records))) {
-          look.unreadable = {tool, std::current_exception()};
+      for (const std::string& table : history_tables(tool)) {
+        try {
+          const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool, table);
+          warn_if_missing(tool, table, history, plan);
+          if (!history || history->empty()) continue;
+          look.unimported = unimported_by(tool, table, *history, plan, migrations);
+          if (look.unimported) return look;
+        } catch (const MigrationFileNotFoundError&) {
+          continue;  // none of its versions is a file here
+        } catch (const Error&) {
+          if (!look.unreadable && (plan.records.empty() || configured(tool, table) ||
+                                   imported_from(tool, plan.records))) {
+            look.unreadable = {tool, table, std::current_exception()};
+          }
         }
       }
     }
@@ -333,13 +354,13 @@ struct Migrator::Impl {
   }
 
   // Why another tool's history was not read, if it was not.
-  std::optional<std::string> unread_history(const HistoryLook& look) const {
+  static std::optional<std::string> unread_history(const HistoryLook& look) {
     if (!look.unreadable) return std::nullopt;
     try {
       std::rethrow_exception(look.unreadable->error);
     } catch (const Error& error) {
       return fmt::format("{}'s history ({}) was not read for what it applied: {}",
-                         foreign_tool_name(look.unreadable->tool), table_of(look.unreadable->tool),
+                         foreign_tool_name(look.unreadable->tool), look.unreadable->table,
                          error.what());
     }
   }
@@ -1058,9 +1079,10 @@ FileTexts texts_to_check(ForeignTool tool, const std::filesystem::path& dir,
   return texts;
 }
 
-// The table `import` reads its tool's history from: --table, checked before it reaches SQL, else
-// `otherwise` (the configured one or the tool's default).
-std::string history_table(const std::string& table, std::string otherwise) {
+// The tables `import` looks for its tool's history in: --table, checked before it reaches SQL,
+// else `otherwise` (the configured one, then the tool's default).
+std::vector<std::string> import_tables(const std::string& table,
+                                       std::vector<std::string> otherwise) {
   if (table.empty()) return otherwise;
   if (!is_qualified_identifier(table)) {
     throw ConfigInvalidError(
@@ -1070,7 +1092,7 @@ std::string history_table(const std::string& table, std::string otherwise) {
             table),
         {{"key", "table"}, {"value", table}});
   }
-  return table;
+  return {table};
 }
 
 // Where an imported record comes from: the tool, or "baseline" for one a Flyway baseline covers
@@ -1104,25 +1126,28 @@ ForeignTool import_tool(const ImportOptions& options, const Config& config) {
 ImportResult Migrator::import_history(const ImportOptions& options) {
   const ForeignTool tool = import_tool(options, impl_->config);
   const std::string from(foreign_tool_name(tool));
-  const std::string table = history_table(options.table, impl_->table_of(tool));
+  const std::vector<std::string> tables = import_tables(options.table, impl_->history_tables(tool));
   const std::vector<Migration> migrations = impl_->load();
   const FileTexts texts = texts_to_check(tool, impl_->config.migrations_dir, migrations);
   const auto plan_now = [&] {
     // The changelog first: a database its store cannot read at all (PostgreSQL: no schema of the
     // search_path exists) is refused as that, not as one without the tool's history.
     const std::vector<ChangelogRecord> existing = impl_->reader().read_changelog();
-    const std::optional<std::vector<ForeignRecord>> history =
-        impl_->reader().read_foreign_history(tool, table);
+    std::optional<std::vector<ForeignRecord>> history;
+    for (const std::string& table : tables) {
+      history = impl_->reader().read_foreign_history(tool, table);
+      if (history) break;
+    }
     if (!history) {
-      const bool by_default = table == foreign_tool_table(tool);
+      const bool by_default = tables.back() == foreign_tool_table(tool) && options.table.empty();
       throw ConfigInvalidError(
           fmt::format("No {} history in {}: it has no table {}{}", from,
-                      redact_uri(impl_->config.uri), table,
+                      redact_uri(impl_->config.uri), fmt::join(tables, " nor "),
                       by_default ? fmt::format(" (if {} was configured with another table, name "
                                                "that with --table or importTable)",
                                                from)
                                  : ""),
-          {{"key", "from"}, {"tool", from}, {"table", table}});
+          {{"key", "from"}, {"tool", from}, {"table", tables.front()}});
     }
     if (!existing.empty() && !options.force) {
       throw ImportTargetNotEmptyError(

@@ -69,6 +69,29 @@ class AdoptTest : public ::testing::Test {
   SqliteProject project;
 };
 
+// One configuration serves every environment: where dbmate ran under its default table, not the
+// one importTable names, its history is still found and `up` refused until the import, which
+// finds it there too. A configured table that is not there is said.
+TEST_F(AdoptTest, AConfiguredHistoryTableLeavesTheToolsDefaultGuarded) {
+  project.write_migration("20260101120000_a.sql", sections("a"));
+  std::ofstream(project.db_path()).flush();  // an empty file is an empty SQLite database
+  project.open().exec(
+      "CREATE TABLE a (id INTEGER); CREATE TABLE schema_migrations (version varchar(128) PRIMARY "
+      "KEY); INSERT INTO schema_migrations VALUES ('20260101120000');");
+  std::ofstream(project.cwd() / "migronaut.config.json")
+      << R"({"importFrom": "dbmate", "importTable": "app_migration"})";
+  const std::string before = project.dump();
+  const ProcessResult refused = expect({"up"}, 24);
+  EXPECT_NE(refused.err.find("dbmate's history (schema_migrations)"), std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("importTable app_migration: no such table"), std::string::npos)
+      << refused.err;
+  EXPECT_EQ(project.dump(), before);
+
+  expect({"import"}, 0);
+  EXPECT_EQ(project.statuses(), (Statuses{{"20260101120000_a.sql", "applied"}}));
+}
+
 // A table the configuration names as a tool's history (importFrom, importTable) is the user's
 // word: one that cannot be read as that tool's stops `up` before anything runs, saying why,
 // where a table of that name under the tool's default would stand aside as another

@@ -351,6 +351,21 @@ TEST_F(SqliteProcessTest, UnlockReleasesNothingWhenTheHolderRenewedWhileAsked) {
   EXPECT_EQ(project.dump(), renewed);
 }
 
+// A stamp written by hand (text, a real number, nonsense) is matched as it was read and shown:
+// `unlock` still clears such a row.
+TEST_F(SqliteProcessTest, UnlockClearsARowWhoseStampWasWrittenByHand) {
+  project.write_migration("0001-first.sql", "-- migrate:up\nCREATE TABLE first (id INTEGER);\n");
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  for (const char* stamp : {"'2026-01-01 00:00:00'", "1700000000000.5", "'garbage'"}) {
+    leave_a_dead_lock(project);
+    project.open().exec(std::string("UPDATE _migronaut_locks SET locked_at = ") + stamp);
+    const ProcessResult unlocked = project.run({"unlock", "--yes"});
+    EXPECT_EQ(unlocked.exit_code, 0) << stamp << ": " << describe(unlocked);
+    EXPECT_EQ(project.lock_row(), std::nullopt) << stamp;
+    project.open().exec("DELETE FROM _migronaut_locks");
+  }
+}
+
 TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceRemovesIt) {
   second_pending_under_a_foreign_lock(60'000);
   const std::string held = project.dump();

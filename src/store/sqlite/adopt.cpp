@@ -31,7 +31,8 @@ std::pair<StatementHandle, std::string> prepare(sqlite3* db, const std::string& 
 
 // Whether sqlite_master has an object of `type` named `name`.
 bool has_object(sqlite3* db, const char* type, const std::string& name) {
-  auto [statement, error] = prepare(db, "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ?");
+  auto [statement, error] =
+      prepare(db, "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ? COLLATE NOCASE");
   if (!statement) fail(db, "inspect the schema");
   sqlite3_bind_text(statement.get(), 1, type, -1, SQLITE_STATIC);
   sqlite3_bind_text(statement.get(), 2, name.c_str(), -1, SQLITE_TRANSIENT);

@@ -326,9 +326,11 @@ class SqliteStore final : public Store {
   std::optional<LockInfo> force_release(const ReleaseMatch& match) override {
     busy_->begin_operation();
     if (!lock_table_exists()) return std::nullopt;
+    // The stamp compared as it is read (sqlite3_column_int64), a hand-written text or real too.
     Statement remove(connection(),
                      "DELETE FROM " + lock_table_ +
-                         " WHERE id = ? AND (? = '' OR owner = ?) AND (? = 0 OR locked_at = ?) "
+                         " WHERE id = ? AND (? = '' OR owner = ?) AND "
+                         "(? = 0 OR CAST(locked_at AS INTEGER) = ?) "
                          "RETURNING " +
                          lock_columns(),
                      "force release lock");

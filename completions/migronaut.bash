@@ -46,11 +46,11 @@ _migronaut() {
     init) flags="--force" ;;
     create) flags="--template" ;;
     up) flags="--to --steps --wait --no-wait --wait-timeout --no-lock --reason --lint" ;;
-    down) flags="--steps --batch --to --no-lock --reason" ;;
+    down) flags="--steps --batch --to --all --no-lock --reason" ;;
     redo) flags="" ;;
     status) flags="--check" ;;
     list) flags="--pending --applied" ;;
-    dry-run) flags="--to --steps --batch --sql --output" ;;
+    dry-run) flags="--to --steps --batch --all --sql --output" ;;
     baseline) flags="--to --yes" ;;
     lock) flags="" ;;
     unlock) flags="--yes --force" ;;

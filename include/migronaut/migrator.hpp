@@ -108,6 +108,7 @@ struct DownOptions {
   std::optional<std::int64_t> steps;  // the last n applied, newest first
   std::optional<std::int64_t> batch;  // one batch
   std::optional<std::string> to;      // every applied one that runs after it (version order)
+  bool all = false;  // every applied one, newest first (repeatables without a down section stay)
   bool no_lock = false;
   std::string requested_by;
   std::string reason;

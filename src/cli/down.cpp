@@ -1,4 +1,5 @@
-// `migronaut down [file] [--steps n | --batch n | --to f]`: reverts the last batch by default.
+// `migronaut down [file] [--steps n | --batch n | --to f | --all]`: reverts the last batch by
+// default.
 #include "cli/format.hpp"
 #include "cli/help.hpp"
 #include "cli/run_output.hpp"
@@ -13,6 +14,7 @@ struct DownFlags {
   std::optional<std::string> steps;
   std::optional<std::string> batch;
   std::optional<std::string> to;
+  bool all = false;
   bool no_lock = false;
   std::string reason;
 };
@@ -29,14 +31,17 @@ Command add_down(CLI::App& app) {
                   "Revert every applied migration that runs after this one (by version, not by "
                   "when it was applied)")
       ->type_name("FILE");
+  sub->add_flag("--all", flags->all,
+                "Revert every applied migration, newest first (a repeatable one without a down "
+                "section stays)");
   sub->add_flag("--no-lock", flags->no_lock, "Take no lock (development only)");
   sub->add_option("--reason", flags->reason, "Why: stamped on the changelog records")
       ->type_name("TEXT");
   document(sub, "migronaut down --steps 2 --reason rollback",
-           "0 reverted or nothing to do, 3 lock held, 5 connection failed, 7 a down section "
-           "failed, 8 an unknown file or --to target, or the file of a migration to revert is "
-           "gone, 9 not applied, 11 stopped by a signal, 13 irreversible, 37 (no selector) an "
-           "applied record has no batch");
+           "0 reverted or nothing to do, 3 lock held, 5 connection failed, 6 more than one of a "
+           "file, --steps, --batch, --to and --all, 7 a down section failed, 8 an unknown file or "
+           "--to target, or the file of a migration to revert is gone, 9 not applied, 11 stopped "
+           "by a signal, 13 irreversible, 37 (no selector) an applied record has no batch");
   return {sub,
           [flags](Context& context) {
             DownOptions options;
@@ -44,6 +49,7 @@ Command add_down(CLI::App& app) {
             options.to = named_migration(flags->to, "--to");
             options.steps = positive_flag(flags->steps, "--steps");
             options.batch = positive_flag(flags->batch, "--batch");
+            options.all = flags->all;
             options.no_lock = flags->no_lock;
             options.reason = flags->reason;
             StoppableMigrator migrator(context, context.config());

@@ -1,6 +1,6 @@
-// `migronaut dry-run <up|down> [file] [--to f] [--steps n] [--batch n] [--sql [--output f]]`:
-// what the real command would run, with the same selection rules; no lock, no writes. With
-// --sql, the scripts themselves, each under a header line, for a DBA to review.
+// `migronaut dry-run <up|down> [file] [--to f] [--steps n] [--batch n] [--all] [--sql
+// [--output f]]`: what the real command would run, with the same selection rules; no lock, no
+// writes. With --sql, the scripts themselves, each under a header line, for a DBA to review.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -20,6 +20,7 @@ struct DryRunFlags {
   std::optional<std::string> to;
   std::optional<std::string> steps;
   std::optional<std::string> batch;
+  bool all = false;
   bool sql = false;
   std::string output;
 };
@@ -99,11 +100,13 @@ Command add_dry_run(CLI::App& app) {
   sub->add_option("--steps", flags->steps, "down: the last n applied; up: the next n pending")
       ->type_name("N");
   sub->add_option("--batch", flags->batch, "down: this batch")->type_name("N");
+  sub->add_flag("--all", flags->all, "down: every applied migration");
   sub->add_flag("--sql", flags->sql, "Print the scripts that would be sent, in order");
   sub->add_option("--output", flags->output, "With --sql: write them to this file")
       ->type_name("FILE");
   document(sub, "migronaut dry-run down --steps 2",
-           "0 shown, 5 connection failed, 8 an unknown file or --to target; for up, what `up` "
+           "0 shown, 5 connection failed, 6 conflicting flags (two of down's selectors, --all "
+           "with up), 8 an unknown file or --to target; for up, what `up` "
            "would refuse with: 4 drift it refuses, 20 an invalid script, 23 out of order, 24 "
            "another tool's history not imported or a half-reverted migration");
   return {sub, [flags](Context& context) {
@@ -112,6 +115,10 @@ Command add_dry_run(CLI::App& app) {
             Migrator migrator(config, context.migrator_options());
             std::vector<StatusRow> rows;
             if (flags->direction == "up") {
+              // `up` applies every pending migration already; --all is down's selector.
+              if (flags->all) {
+                throw ConfigInvalidError("--all goes with down", {{"option", "--all"}});
+              }
               UpOptions options;
               options.file = named_migration(flags->file, "the migration");
               options.to = named_migration(flags->to, "--to");
@@ -123,6 +130,7 @@ Command add_dry_run(CLI::App& app) {
               options.to = named_migration(flags->to, "--to");
               options.steps = positive_flag(flags->steps, "--steps");
               options.batch = positive_flag(flags->batch, "--batch");
+              options.all = flags->all;
               rows = migrator.dry_run_down(options);
             }
             Output& out = context.out();

@@ -428,6 +428,16 @@ struct Migrator::Impl {
     }
   }
 
+  // `down <file>` may revert a migration that newer applied ones rely on: allowed, as asked for
+  // by name, but told, before the lock is taken.
+  void warn_about_newer(const Plan& plan, const DownOptions& options,
+                        const std::vector<const PlanEntry*>& targets) {
+    if (!options.file || targets.empty()) return;
+    if (const std::optional<std::string> warning = newer_left_applied(plan, *targets.front())) {
+      logger->warn(*warning);
+    }
+  }
+
   // Who runs this: the OS user unless configured, looked up by a run that writes and never by a
   // boot check (a passwd lookup reads NSS's files, or asks a directory over the network).
   const std::string& executed_by() {
@@ -753,6 +763,7 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
   impl_->check_drift(boot_plan, boot_targets);
   ScriptChecks checks;
   checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
+  impl_->warn_about_newer(boot_plan, options, boot_targets);
   return impl_->locked_run(
       "down", Direction::kDown, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
@@ -908,6 +919,7 @@ std::vector<StatusRow> Migrator::dry_run_down(const DownOptions& options) {
   std::vector<StatusRow> rows;
   const std::vector<const PlanEntry*> targets = select_down(plan, options);
   impl_->check_drift(plan, targets);  // as `down` refuses before it runs
+  impl_->warn_about_newer(plan, options, targets);
   for (const PlanEntry* entry : targets) {
     rows.push_back(status_row(*entry, migrations, plan));
     rows.back().script = script_text(*entry->migration->down);

@@ -510,13 +510,12 @@ void check_revertible(const std::vector<const PlanEntry*>& targets) {
   }
 }
 
-}  // namespace
-
-std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options) {
+// Refuses conflicting selectors and counts out of range, before anything is read.
+void check_down_options(const DownOptions& options) {
   const int selectors = options.file.has_value() + options.steps.has_value() +
-                        options.batch.has_value() + options.to.has_value();
+                        options.batch.has_value() + options.to.has_value() + options.all;
   if (selectors > 1) {
-    throw ConfigInvalidError("down takes one of a file, --steps, --batch or --to");
+    throw ConfigInvalidError("down takes one of a file, --steps, --batch, --to or --all");
   }
   if (options.steps && *options.steps <= 0) {
     throw ConfigInvalidError("--steps must be a positive integer", {{"steps", *options.steps}});
@@ -524,22 +523,65 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
   if (options.batch && *options.batch <= 0) {
     throw ConfigInvalidError("--batch must be a positive integer", {{"batch", *options.batch}});
   }
+}
 
-  // A half-reverted migration is still the down's to finish.
-  const auto revertible = [](const PlanEntry& entry) {
-    return !entry.pending() || entry.half_reverted();
-  };
+// Applied, or half-reverted: a down stopped midway is still the down's to finish.
+bool down_may_take(const PlanEntry& entry) { return !entry.pending() || entry.half_reverted(); }
+
+// What a down may take, newest first.
+std::vector<const PlanEntry*> down_candidates(const Plan& plan) {
   std::vector<const PlanEntry*> applied;
   for (const PlanEntry& entry : plan.entries) {
-    if (revertible(entry)) applied.push_back(&entry);
+    if (down_may_take(entry)) applied.push_back(&entry);
   }
   std::sort(applied.begin(), applied.end(), newer);
+  return applied;
+}
 
+// The targets in `batch`, or in the last batch with something to revert when none is asked for.
+// Its repeatables without a down section stay applied.
+std::vector<const PlanEntry*> batch_targets(const std::vector<const PlanEntry*>& applied,
+                                            std::optional<std::int64_t> asked) {
+  std::int64_t batch = asked.value_or(0);
+  if (!asked) {
+    refuse_unbatched(applied);
+    batch = last_batch(applied);
+  }
   std::vector<const PlanEntry*> targets;
-  if (options.steps || options.to) std::erase_if(applied, repeatable_without_down);
+  std::vector<std::string_view> kept;
+  for (const PlanEntry* entry : applied) {
+    if (entry->record->batch != batch) continue;
+    if (repeatable_without_down(entry)) {
+      kept.push_back(entry->name);
+    } else {
+      targets.push_back(entry);
+    }
+  }
+  // A batch asked for by number that holds nothing applied is no success of nothing to do.
+  if (asked && targets.empty() && kept.empty()) {
+    throw NotAppliedError(fmt::format("No applied migration is in batch {}", batch),
+                          {{"batch", batch}});
+  }
+  if (targets.empty() && !kept.empty()) {
+    throw MigrationIrreversibleError(
+        fmt::format("Batch {} holds only repeatable migrations without a down section ({}): "
+                    "nothing in it can be reverted",
+                    batch, fmt::join(kept, ", ")),
+        {{"batch", batch}});
+  }
+  return targets;
+}
+
+}  // namespace
+
+std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options) {
+  check_down_options(options);
+  std::vector<const PlanEntry*> applied = down_candidates(plan);
+  std::vector<const PlanEntry*> targets;
+  if (options.steps || options.to || options.all) std::erase_if(applied, repeatable_without_down);
   if (options.file) {
     const PlanEntry* entry = &find_target(plan, *options.file, "file");
-    if (!revertible(*entry)) {
+    if (!down_may_take(*entry)) {
       throw NotAppliedError("'" + *options.file + "' is not applied", {{"name", *options.file}});
     }
     targets.push_back(entry);
@@ -551,37 +593,31 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
     for (const PlanEntry* entry : applied) {
       if (runs_before(keep, order_of(*entry))) targets.push_back(entry);
     }
+  } else if (options.all) {
+    targets = std::move(applied);
   } else {
-    std::int64_t batch = options.batch.value_or(0);
-    if (!options.batch) {
-      refuse_unbatched(applied);
-      batch = last_batch(applied);
-    }
-    std::vector<std::string_view> kept;
-    for (const PlanEntry* entry : applied) {
-      if (entry->record->batch != batch) continue;
-      if (repeatable_without_down(entry)) {
-        kept.push_back(entry->name);
-      } else {
-        targets.push_back(entry);
-      }
-    }
-    // A batch asked for by number that holds nothing applied is no success of nothing to do.
-    if (options.batch && targets.empty() && kept.empty()) {
-      throw NotAppliedError(fmt::format("No applied migration is in batch {}", batch),
-                            {{"batch", batch}});
-    }
-    if (targets.empty() && !kept.empty()) {
-      throw MigrationIrreversibleError(
-          fmt::format("Batch {} holds only repeatable migrations without a down section ({}): "
-                      "nothing in it can be reverted",
-                      batch, fmt::join(kept, ", ")),
-          {{"batch", batch}});
-    }
+    targets = batch_targets(applied, options.batch);
   }
 
   check_revertible(targets);
   return targets;
+}
+
+std::optional<std::string> newer_left_applied(const Plan& plan, const PlanEntry& target) {
+  std::vector<const PlanEntry*> newer = down_candidates(plan);
+  std::erase_if(newer, repeatable_without_down);
+  const auto at = std::find(newer.begin(), newer.end(), &target);
+  if (at == newer.begin() || at == newer.end()) return std::nullopt;
+  newer.erase(at, newer.end());
+  std::reverse(newer.begin(), newer.end());  // the one applied right after the target first
+  constexpr std::size_t kShown = 5;
+  std::string listed =
+      joined_names({newer.begin(), newer.begin() + std::min(kShown, newer.size())});
+  if (newer.size() > kShown) listed += fmt::format(" and {} more", newer.size() - kShown);
+  return fmt::format(
+      "Reverting {} while {} newer applied migration{} applied: {}; a newer migration that "
+      "relies on it may break",
+      target.name, newer.size(), newer.size() == 1 ? " stays" : "s stay", listed);
 }
 
 bool has_interrupted(const Plan& plan) {

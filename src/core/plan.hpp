@@ -111,8 +111,13 @@ void refuse_redo_up(const Plan& plan, const PlanEntry& target, const Config& con
 // a --batch with nothing applied in it), MigrationIrreversibleError (no down section, or a
 // baseline record; one error names every such target), MigrationFileNotFoundError (the migration
 // is gone), MigrationInvalidNameError (a tampered record name), ConfigInvalidError (conflicting
-// options).
+// options). `all` takes every applied and half-reverted migration but the repeatables without a
+// down section, as `steps` and `to` leave them.
 std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options);
+// For `down <file>`: a warning naming the newer applied migrations that stay applied while
+// `target` is reverted (one may rely on it), the first few of them; none when `target` is the
+// newest one a down could revert (repeatables without a down section stay through any down).
+std::optional<std::string> newer_left_applied(const Plan& plan, const PlanEntry& target);
 
 // The runs that had failed each of `targets` when a run first looked (by name; a run id, none
 // for a target no run had failed, empty for a failure recorded without one), for

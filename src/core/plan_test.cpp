@@ -1,8 +1,11 @@
 #include "core/plan.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <stdexcept>
+#include <string_view>
 
 #include "migronaut/errors.hpp"
 
@@ -313,6 +316,92 @@ TEST_F(PlanTest, DownRevertsTheLastBatchNewestFirst) {
   EXPECT_EQ(names(select_down(plan, to)), (std::vector<std::string>{"0003-c.sql", "0002-b.sql"}));
 }
 
+// --all takes every batch, newest first, and a half-reverted migration with them; with nothing
+// applied there is nothing to do.
+TEST_F(PlanTest, DownAllRevertsEveryAppliedMigrationNewestFirst) {
+  DownOptions all;
+  all.all = true;
+  const Plan plan = make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied, 1, 100),
+                                           record("0002-b.sql", RecordStatus::kApplied, 2, 200),
+                                           record("0003-c.sql", RecordStatus::kReverting, 2, 300)});
+  EXPECT_EQ(names(select_down(plan, all)),
+            (std::vector<std::string>{"0003-c.sql", "0002-b.sql", "0001-a.sql"}));
+  EXPECT_TRUE(select_down(make_plan(migrations, {}), all).empty());
+  const Plan reverted =
+      make_plan(migrations, {record("0001-a.sql", RecordStatus::kReverted, 1, 100)});
+  EXPECT_TRUE(select_down(reverted, all).empty());
+}
+
+// --all is one more selector: with any other, the error names it.
+TEST_F(PlanTest, DownAllTakesNoOtherSelector) {
+  const Plan plan = make_plan(migrations, {record("0001-a.sql", RecordStatus::kApplied, 1, 100)});
+  std::vector<DownOptions> conflicts(4);
+  conflicts[0].file = "0001-a.sql";
+  conflicts[1].steps = 1;
+  conflicts[2].batch = 1;
+  conflicts[3].to = "0001-a.sql";
+  for (DownOptions& options : conflicts) {
+    options.all = true;
+    try {
+      select_down(plan, options);
+      ADD_FAILURE() << "--all went with another selector";
+    } catch (const ConfigInvalidError& error) {
+      EXPECT_NE(std::string(error.what()).find("--all"), std::string::npos) << error.what();
+    }
+  }
+}
+
+// Every irreversible migration is named up front, in one error, before anything runs.
+TEST_F(PlanTest, DownAllRefusesNamingEveryIrreversibleOne) {
+  ChangelogRecord baseline = record("0001-a.sql", RecordStatus::kApplied, 1, 100);
+  baseline.origin = "baseline";
+  const Plan plan =
+      make_plan(migrations, {baseline, record("0002-b.sql", RecordStatus::kApplied, 2, 200),
+                             record("0004-d.sql", RecordStatus::kApplied, 3, 300)});
+  DownOptions all;
+  all.all = true;
+  try {
+    select_down(plan, all);
+    ADD_FAILURE() << "--all went on over irreversible migrations";
+  } catch (const MigrationIrreversibleError& error) {
+    EXPECT_EQ(error.context()["names"], nlohmann::json::array({"0004-d.sql", "0001-a.sql"}));
+  }
+}
+
+const PlanEntry& entry_named(const Plan& plan, std::string_view name) {
+  for (const PlanEntry& entry : plan.entries) {
+    if (entry.name == name) return entry;
+  }
+  throw std::runtime_error("no entry " + std::string(name));
+}
+
+// `down <file>` under newer applied migrations names them, the first five, in the order applied;
+// the newest applied one, or one under only repeatables without a down section, goes unremarked.
+TEST(PlanNewerLeftAppliedTest, NamesTheNewerAppliedMigrationsThatStay) {
+  std::vector<Migration> set;
+  std::vector<ChangelogRecord> records;
+  for (int i = 1; i <= 8; ++i) {
+    const std::string name = fmt::format("000{}-m.sql", i);
+    set.push_back(migration(name));
+    records.push_back(record(name, RecordStatus::kApplied, i <= 4 ? 1 : 2, 100 * i));
+  }
+  set.push_back(migration("R-views.sql", false));
+  set.back().repeatable = true;
+  set.back().version = "";
+  records.push_back(record("R-views.sql", RecordStatus::kApplied, 2, 900));
+  records[7].status = RecordStatus::kReverted;  // 0008 is no longer applied
+  const Plan plan = make_plan(set, records);
+
+  EXPECT_EQ(newer_left_applied(plan, entry_named(plan, "0001-m.sql")),
+            "Reverting 0001-m.sql while 6 newer applied migrations stay applied: 0002-m.sql, "
+            "0003-m.sql, 0004-m.sql, 0005-m.sql, 0006-m.sql and 1 more; a newer migration that "
+            "relies on it may break");
+  EXPECT_EQ(newer_left_applied(plan, entry_named(plan, "0006-m.sql")),
+            "Reverting 0006-m.sql while 1 newer applied migration stays applied: 0007-m.sql; a "
+            "newer migration that relies on it may break");
+  EXPECT_EQ(newer_left_applied(plan, entry_named(plan, "0007-m.sql")), std::nullopt);
+}
+
 // A hand-written record without a batch (NULL reads as 0) may be the newest: the last batch
 // cannot be told, so a bare `down` refuses; what names its targets otherwise goes on.
 TEST_F(PlanTest, DownRefusesToGuessTheLastBatchOverARecordWithoutOne) {
@@ -597,6 +686,9 @@ TEST_F(PlanTest, ADownLeavesRepeatablesWithoutADownApplied) {
   DownOptions to_first;
   to_first.to = "0001-a.sql";
   EXPECT_EQ(names(select_down(plan, to_first)), std::vector<std::string>{"0002-b.sql"});
+  DownOptions all;
+  all.all = true;
+  EXPECT_EQ(names(select_down(plan, all)), (std::vector<std::string>{"0002-b.sql", "0001-a.sql"}));
   DownOptions named;
   named.file = "R-views.sql";
   EXPECT_THROW(select_down(plan, named), MigrationIrreversibleError);
@@ -627,7 +719,7 @@ TEST_F(PlanTest, ADownLeavesRepeatablesWithoutADownApplied) {
   const Plan half = make_plan(set, {record("0001-a.sql", RecordStatus::kApplied, 1, 10),
                                     record("0002-b.sql", RecordStatus::kApplied, 2, 20),
                                     record("R-views.sql", RecordStatus::kReverting, 2, 30)});
-  for (const DownOptions& options : {DownOptions{}, one, to_first}) {
+  for (const DownOptions& options : {DownOptions{}, one, to_first, all}) {
     try {
       select_down(half, options);
       ADD_FAILURE() << "a down left out a half-reverted repeatable";

@@ -404,6 +404,8 @@ const BadInput kCorpus[] = {
     bad_flags("DownStepsZero", {"down", "--steps", "0"}, "--steps"),
     bad_flags("DownStepsText", {"down", "--steps", "abc"}, "--steps"),
     bad_flags("DownStepsAndBatch", {"down", "--steps", "1", "--batch", "1"}, "--batch"),
+    bad_flags("DownAllAndSteps", {"down", "--all", "--steps", "1"}, "--to or --all"),
+    bad_flags("DryRunUpAll", {"dry-run", "up", "--all"}, "--all goes with down"),
     bad_flags("UnknownFlag", {"up", "--bogus"}, "--bogus"),
     bad_flags("UpStepsZero", {"up", "--steps", "0"}, "--steps"),
     bad_flags("DryRunOutputWithoutSql", {"dry-run", "up", "--output", "review.sql"}, "--output"),

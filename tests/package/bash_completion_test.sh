@@ -47,3 +47,4 @@ echo '{ "uri": "sqlite:app.db", "migrationsDir": "db/migrations" }' >migronaut.c
 expect "0001-from-config.sql" redo 0
 expect "0001-from-flag.sql" --dir custom lint 0
 expect "--steps" down --ste
+expect "--all" down --al

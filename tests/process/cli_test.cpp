@@ -26,6 +26,9 @@ constexpr const char* kUsers =
 constexpr const char* kOrders =
     "-- migrate:up\nCREATE TABLE orders (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE "
     "orders;\n";
+constexpr const char* kItems =
+    "-- migrate:up\nCREATE TABLE items (id INTEGER PRIMARY KEY);\n-- migrate:down\nDROP TABLE "
+    "items;\n";
 // Busy for seconds inside its transaction: a run is still on it when its line shows.
 constexpr const char* kSlow = R"(-- migrate:up
 CREATE TABLE slow_done (id INTEGER);
@@ -64,6 +67,22 @@ class CliTest : public ::testing::Test {
     project.write_migration("0001-users.sql", kUsers);
     ASSERT_EQ(project.run({"up"}).exit_code, 0);
     project.write_migration("0002-orders.sql", kOrders);
+  }
+
+  // 0001-users.sql applied in batch 1, 0002-orders.sql and 0003-items.sql in batch 2.
+  void three_applied_in_two_batches() {
+    one_applied_one_pending();
+    project.write_migration("0003-items.sql", kItems);
+    ASSERT_EQ(project.run({"up"}).exit_code, 0);
+    ASSERT_EQ(project.open().rows("SELECT name, batch FROM _migronaut_migrations ORDER BY name"),
+              (std::vector<Row>{
+                  {"0001-users.sql", "1"}, {"0002-orders.sql", "2"}, {"0003-items.sql", "2"}}));
+  }
+  // The tables the migrations made, without migronaut's own.
+  std::vector<Row> app_tables() {
+    return project.open().rows(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT GLOB '_migronaut_*' "
+        "AND name NOT GLOB 'sqlite_*' ORDER BY name");
   }
 
   SqliteProject project;
@@ -685,6 +704,64 @@ TEST_F(CliTest, CreateThenStatusWorksAndOnlyUpRefusesTheEmptyFile) {
       << "up short of the empty file works";
   EXPECT_EQ(project.statuses(),
             (Statuses{{"0001-users.sql", "applied"}, {"0002-orders.sql", "applied"}}));
+}
+
+// --- down --------------------------------------------------------------------------------------
+
+// `down --all` reverts every batch, newest first; with another selector it is refused before
+// anything runs, and with nothing applied it has nothing to do.
+TEST_F(CliTest, DownAllRevertsEveryAppliedMigrationAcrossBatches) {
+  three_applied_in_two_batches();
+  const std::string before = project.dump();
+  const ProcessResult both = project.run({"down", "--all", "--steps", "1"});
+  EXPECT_EQ(both.exit_code, 6) << describe(both);
+  EXPECT_TRUE(contains(both.err, "down takes one of a file, --steps, --batch, --to or --all"))
+      << both.err;
+  EXPECT_EQ(project.dump(), before);
+  const ProcessResult preview = project.run({"dry-run", "down", "--all"});
+  EXPECT_TRUE(contains(preview.out, "down would run 3 migration(s)")) << describe(preview);
+  EXPECT_EQ(project.dump(), before);
+
+  const ProcessResult all = project.run({"down", "--all"});
+  ASSERT_EQ(all.exit_code, 0) << describe(all);
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-users.sql", "reverted"},
+                                          {"0002-orders.sql", "reverted"},
+                                          {"0003-items.sql", "reverted"}}));
+  EXPECT_EQ(app_tables(), std::vector<Row>{});
+  const auto items = all.err.find("reverted 0003-items.sql");
+  const auto orders = all.err.find("reverted 0002-orders.sql");
+  const auto users = all.err.find("reverted 0001-users.sql");
+  ASSERT_NE(users, std::string::npos) << all.err;
+  EXPECT_LT(items, orders) << all.err;
+  EXPECT_LT(orders, users) << all.err;
+
+  const std::string after = project.dump();
+  const ProcessResult again = project.run({"down", "--all"});
+  EXPECT_EQ(again.exit_code, 0) << describe(again);
+  EXPECT_EQ(project.dump(), after);
+}
+
+// Reverting a migration by name under newer applied ones is allowed, and told before the lock is
+// taken, naming them; naming the newest applied one is no cause for the warning.
+TEST_F(CliTest, DownOfAFileUnderNewerAppliedOnesWarnsNamingThem) {
+  three_applied_in_two_batches();
+  const std::string warning =
+      "Reverting 0001-users.sql while 2 newer applied migrations stay applied: 0002-orders.sql, "
+      "0003-items.sql";
+  const ProcessResult older = project.run({"down", "0001-users.sql"});
+  ASSERT_EQ(older.exit_code, 0) << describe(older);
+  EXPECT_TRUE(contains(older.err, warning)) << older.err;
+  EXPECT_LT(older.err.find(warning), older.err.find("reverting 0001-users.sql")) << older.err;
+  EXPECT_EQ(project.statuses(), (Statuses{{"0001-users.sql", "reverted"},
+                                          {"0002-orders.sql", "applied"},
+                                          {"0003-items.sql", "applied"}}));
+  EXPECT_EQ(app_tables(), (std::vector<Row>{{"items"}, {"orders"}}));
+
+  const ProcessResult newest = project.run({"down", "0003-items.sql"});
+  ASSERT_EQ(newest.exit_code, 0) << describe(newest);
+  EXPECT_FALSE(contains(newest.err, "newer applied")) << newest.err;
+  EXPECT_EQ(project.statuses()["0003-items.sql"], "reverted");
+  EXPECT_EQ(app_tables(), std::vector<Row>{{"orders"}});
 }
 
 }  // namespace

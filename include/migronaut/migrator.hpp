@@ -167,6 +167,7 @@ struct ImportedMigration {
 };
 struct ImportResult {
   std::string from;
+  std::string table;  // the history table (collection) it was read from
   bool dry_run = false;
   std::vector<ImportedMigration> imported;
   std::vector<std::string> skipped;  // already recorded in migronaut's changelog

@@ -47,25 +47,26 @@ Command add_import(CLI::App& app) {
            "changelog has "
            "records (use --force), 20 its table is not "
            "that tool's, 24 a dirty golang-migrate version or a failed Flyway row");
-  return {sub,
-          [options](Context& context) {
-            StoppableMigrator migrator(context, context.config());
-            const ImportResult result = migrator->import_history(*options);
-            Output& out = context.out();
-            // The records are the report (stdout, kept by --quiet); the verdict is a progress line.
-            for (const ImportedMigration& migration : result.imported) {
-              out.report(imported_line(migration));
-            }
-            for (const auto& [name, reason] : result.not_imported) {
-              out.report(fmt::format("  {}  not imported ({})", name, reason));
-            }
-            out.success(fmt::format("{} {} from {}, {} already recorded", result.imported.size(),
-                                    result.dry_run ? "would be imported" : "imported", result.from,
-                                    result.skipped.size()));
-            if (out.json_mode()) out.document(result);
-            return 0;
-          },
-          /*graceful_stop=*/true};
+  return {
+      sub,
+      [options](Context& context) {
+        StoppableMigrator migrator(context, context.config());
+        const ImportResult result = migrator->import_history(*options);
+        Output& out = context.out();
+        // The records are the report (stdout, kept by --quiet); the verdict is a progress line.
+        for (const ImportedMigration& migration : result.imported) {
+          out.report(imported_line(migration));
+        }
+        for (const auto& [name, reason] : result.not_imported) {
+          out.report(fmt::format("  {}  not imported ({})", name, reason));
+        }
+        out.success(fmt::format("{} {} from {} ({}), {} already recorded", result.imported.size(),
+                                result.dry_run ? "would be imported" : "imported", result.from,
+                                result.table, result.skipped.size()));
+        if (out.json_mode()) out.document(result);
+        return 0;
+      },
+      /*graceful_stop=*/true};
 }
 
 }  // namespace migronaut::cli

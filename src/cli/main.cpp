@@ -97,9 +97,10 @@ std::string wait_hint(const CLI::App& command, bool waits_for_lock) {
 }
 
 // The way out of a held lock: when it expires, how to wait, how to look and how to release.
+// `unlock`'s refusals say their own way out: it is the command that releases.
 void explain_held_lock(Output& out, Error& error, const Command& command) {
   const nlohmann::json& context = error.context();
-  if (!context.contains("holder") || context.contains("renewedAgoMs")) return;
+  if (!context.contains("holder") || command.app->get_name() == "unlock") return;
   const LockInfo holder = context["holder"].get<LockInfo>();
   const std::int64_t ttl = std::max(holder.ttl_ms, context.value("ttlMs", std::int64_t{0}));
   const std::int64_t expires = holder.locked_at_ms + ttl;
@@ -109,9 +110,13 @@ void explain_held_lock(Output& out, Error& error, const Command& command) {
                             "; inspect it with `migronaut lock`, release a dead holder's lock "
                             "with `migronaut unlock`";
   if (out.json_mode()) return;
-  out.info(fmt::format("  The lease expires at {} ({} s from now) unless its holder renews it.",
-                       iso_time(expires),
-                       std::max<std::int64_t>(0, expires - wall_clock_ms()) / 1000));
+  const std::int64_t left_s = (expires - wall_clock_ms()) / 1000;
+  out.info(left_s >= 0 ? fmt::format("  The lease expires at {} ({} s from now) unless its holder "
+                                     "renews it.",
+                                     iso_time(expires), left_s)
+                       : fmt::format("  The lease expired at {} ({} s ago): the next run takes it "
+                                     "over.",
+                                     iso_time(expires), -left_s));
   out.info(fmt::format("  To wait for it: {}.", wait));
   out.info(
       "  To inspect it: `migronaut lock`. To release a dead holder's lock: "

@@ -652,8 +652,10 @@ void reject_bad_import_table(const Config& config) {
   if (config.import_table.empty()) return;
   std::string problem;
   if (config.import_from.empty()) {
-    problem = "names another tool's history table; set importFrom to that tool (" +
-              foreign_tool_list() + ")";
+    problem = "needs importFrom, the tool whose history table it is (" + foreign_tool_list() + ")";
+  }
+  if (config.import_table.find('.') != std::string::npos && config.uri.starts_with("sqlite:")) {
+    problem = "names a schema, which a SQLite database has none of: name the table alone";
   }
   for (const std::string& own : {config.migrations_table, config.lock_table}) {
     if (lower_case(own) == lower_case(config.import_table)) {

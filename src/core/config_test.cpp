@@ -513,6 +513,11 @@ TEST(ValidateConfigTest, ACodeBuiltConfigIsCheckedLikeAFile) {
          c.import_from = "dbmate";
          c.import_table = "_MIGRONAUT_LOCKS";
        }},
+      {"importTable",
+       [](Config& c) {
+         c.import_from = "dbmate";
+         c.import_table = "main.app_migrations";  // SQLite has no schemas
+       }},
   };
   for (const auto& [key, spoil] : bad) {
     Config config = good;

@@ -1145,12 +1145,20 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
     // The changelog first: a database its store cannot read at all (PostgreSQL: no schema of the
     // search_path exists) is refused as that, not as one without the tool's history.
     const std::vector<ChangelogRecord> existing = impl_->reader().read_changelog();
-    std::optional<std::vector<ForeignRecord>> history;
+    // The first table whose history holds something to import, else the first there: `up`
+    // refuses over whichever of them shows what it would run again.
+    std::optional<ImportResult> result;
     for (const std::string& table : tables) {
-      history = impl_->reader().read_foreign_history(tool, table);
-      if (history) break;
+      if (result && !result->imported.empty()) break;
+      const std::optional<std::vector<ForeignRecord>> history =
+          impl_->reader().read_foreign_history(tool, table);
+      if (!history) continue;
+      ImportResult candidate =
+          plan_import(tool, *history, migrations, existing, options.trust_hash, texts);
+      candidate.table = table;
+      if (!result || !candidate.imported.empty()) result = std::move(candidate);
     }
-    if (!history) {
+    if (!result) {
       const bool by_default = tables.back() == foreign_tool_table(tool) && options.table.empty();
       throw ConfigInvalidError(
           fmt::format("No {} history in {}: it has no table {}{}", from,
@@ -1168,9 +1176,7 @@ ImportResult Migrator::import_history(const ImportOptions& options) {
                       existing.size()),
           {{"records", existing.size()}});
     }
-    ImportResult result =
-        plan_import(tool, *history, migrations, existing, options.trust_hash, texts);
-    return std::pair{std::move(result), make_plan(migrations, existing).next_batch()};
+    return std::pair{std::move(*result), make_plan(migrations, existing).next_batch()};
   };
   ImportResult result = plan_now().first;
   result.dry_run = options.dry_run;

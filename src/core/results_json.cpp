@@ -54,11 +54,8 @@ void to_json(nlohmann::json& out, const ImportResult& result) {
   for (const auto& [name, reason] : result.not_imported) {
     not_imported.push_back({{"name", name}, {"reason", reason}});
   }
-  out = {{"from", result.from},
-         {"dryRun", result.dry_run},
-         {"imported", imported},
-         {"skipped", result.skipped},
-         {"notImported", not_imported}};
+  out = {{"from", result.from},  {"table", result.table},     {"dryRun", result.dry_run},
+         {"imported", imported}, {"skipped", result.skipped}, {"notImported", not_imported}};
 }
 
 }  // namespace migronaut

@@ -92,6 +92,25 @@ TEST_F(AdoptTest, AConfiguredHistoryTableLeavesTheToolsDefaultGuarded) {
   EXPECT_EQ(project.statuses(), (Statuses{{"20260101120000_a.sql", "applied"}}));
 }
 
+// The configured table is there but holds nothing of this folder, the default one does: `import`
+// reads the one `up` refused over, so the way out it names works.
+TEST_F(AdoptTest, ImportReadsTheHistoryTableUpRefusedOver) {
+  project.write_migration("20260101120000_a.sql", sections("a"));
+  std::ofstream(project.db_path()).flush();  // an empty file is an empty SQLite database
+  project.open().exec(
+      "CREATE TABLE a (id INTEGER); CREATE TABLE schema_migrations (version varchar(128) PRIMARY "
+      "KEY); INSERT INTO schema_migrations VALUES ('20260101120000'); CREATE TABLE "
+      "app_migrations (version varchar(128) PRIMARY KEY);");
+  std::ofstream(project.cwd() / "migronaut.config.json")
+      << R"({"importFrom": "dbmate", "importTable": "app_migrations"})";
+  expect({"up"}, 24);
+  const ProcessResult imported = expect({"import"}, 0);
+  EXPECT_NE(imported.err.find("1 imported from dbmate (schema_migrations)"), std::string::npos)
+      << imported.err;
+  EXPECT_EQ(project.statuses(), (Statuses{{"20260101120000_a.sql", "applied"}}));
+  expect({"up"}, 0);
+}
+
 // A table the configuration names as a tool's history (importFrom, importTable) is the user's
 // word: one that cannot be read as that tool's stops `up` before anything runs, saying why,
 // where a table of that name under the tool's default would stand aside as another

@@ -348,6 +348,8 @@ TEST_F(SqliteProcessTest, UnlockReleasesNothingWhenTheHolderRenewedWhileAsked) {
   EXPECT_EQ(result->exit_code, 3) << describe(*result);
   EXPECT_NE(result->err.find("its holder renewed the lock since it was shown"), std::string::npos)
       << result->err;
+  // Not the waiting commands' advice: unlock is the command that releases.
+  EXPECT_EQ(result->err.find("To wait for it"), std::string::npos) << result->err;
   EXPECT_EQ(project.dump(), renewed);
 }
 

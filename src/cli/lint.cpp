@@ -1,7 +1,8 @@
 // `migronaut lint [file…] [--pending]`: PostgreSQL migrations checked by PostgreSQL's own
 // parser for operations that block or break a running application. No database needed: the
 // folder's migrations, read as up reads them (any tool's naming), or the files named; --pending
-// asks the database which are pending.
+// asks the database which are pending. Either way, a file of the folder named like a migration
+// that up skips ("3_x.sql.txt") is an error: it would never run.
 // Exits LINT_FAILED (45) when any finding is an error.
 #include "cli/cli.hpp"
 #include "cli/help.hpp"
@@ -60,11 +61,13 @@ Command add_lint(CLI::App& app) {
            "0 no error (warnings allowed), 5 connection failed (--pending), 6 a bad flag or a URI "
            "that is not PostgreSQL's, 19 a file named after no tool's naming or a folder mixing "
            "namings, 20 a file that does not parse, 35 the migrations folder is missing, 45 an "
-           "error found");
+           "error found (a file named like a migration that up skips among them)");
   return {sub, [flags](Context& context) {
             const Config config =
                 context.config(nlohmann::json::object(), /*require_uri=*/flags->pending);
-            const LintResult result = lint_files(chosen_files(context, *flags, config), config);
+            LintResult result = lint_files(chosen_files(context, *flags, config), config);
+            // Files named on the command line are what was asked for; a folder may hide more.
+            if (flags->files.empty()) lint_ignored_files(config.migrations_dir, result);
             Output& out = context.out();
             for (const FileFinding& finding : result.findings) {
               if (finding.rule->severity == LintSeverity::kError) {

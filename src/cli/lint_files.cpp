@@ -15,6 +15,13 @@
 namespace migronaut::cli {
 namespace {
 
+// Not among lint_rules(): those judge statements, each with its corpus of scripts.
+const LintRule kIgnoredFile{
+    "ignored-migration-file", LintSeverity::kError,
+    "the file is named like a migration, but up does not read it, so it never runs",
+    "rename it to end in .sql, as the folder's migrations do, or move it out of the migrations "
+    "folder"};
+
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream content;
@@ -79,10 +86,23 @@ LintResult lint_files(const std::vector<std::filesystem::path>& files, const Con
   return result;
 }
 
+void lint_ignored_files(const std::filesystem::path& dir, LintResult& result) {
+  std::vector<std::string> ignored;
+  list_migration_files(dir, ".sql", /*missing_ok=*/false, /*subfolders=*/nullptr, &ignored);
+  for (const std::string& name : ignored) {
+    result.findings.push_back({(dir / name).string(), 0, 0, &kIgnoredFile, ""});
+  }
+}
+
+std::string location(const FileFinding& finding) {
+  if (finding.line == 0) return finding.file;
+  return fmt::format("{}:{}:{}", finding.file, finding.line, finding.column);
+}
+
 std::string describe(const FileFinding& finding) {
   std::string text =
-      fmt::format("{}:{}:{}: {} [{}] {}", finding.file, finding.line, finding.column,
-                  lint_severity_name(finding.rule->severity), finding.rule->id, finding.rule->why);
+      fmt::format("{}: {} [{}] {}", location(finding), lint_severity_name(finding.rule->severity),
+                  finding.rule->id, finding.rule->why);
   if (!finding.detail.empty()) text += " (" + finding.detail + ")";
   return text + "\n    help: " + std::string(finding.rule->help);
 }

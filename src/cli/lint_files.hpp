@@ -33,6 +33,13 @@ struct LintResult {
 // is not PostgreSQL's (none is fine) ConfigInvalidError.
 LintResult lint_files(const std::vector<std::filesystem::path>& files, const Config& config);
 
+// Adds an error (ignored-migration-file) for each file of the migrations folder `dir` that is
+// named like a migration but not read as one (source/migration_set.hpp): it would never run.
+// Such a finding is about the file's name: its line and column are 0.
+void lint_ignored_files(const std::filesystem::path& dir, LintResult& result);
+
+// "migrations/0002-x.sql:3:1", or the file alone for a finding about its name.
+std::string location(const FileFinding& finding);
 // "migrations/0002-x.sql:3:1: error [require-concurrent-index-creation] why (detail)".
 std::string describe(const FileFinding& finding);
 nlohmann::json to_json(const FileFinding& finding);

@@ -37,7 +37,8 @@ struct UpFlags {
 
 // `up --lint`: the pending migrations linted first; any error refuses the run untouched.
 void lint_pending(Context& context, const Config& config, const UpOptions& options) {
-  const LintResult result = lint_files(pending_files(context, config, options), config);
+  LintResult result = lint_files(pending_files(context, config, options), config);
+  lint_ignored_files(config.migrations_dir, result);
   nlohmann::json findings = nlohmann::json::array();
   for (const FileFinding& finding : result.findings) {
     if (finding.rule->severity != LintSeverity::kError) continue;
@@ -49,9 +50,9 @@ void lint_pending(Context& context, const Config& config, const UpOptions& optio
       *std::find_if(result.findings.begin(), result.findings.end(),
                     [](const FileFinding& f) { return f.rule->severity == LintSeverity::kError; });
   throw LintFailedError(
-      fmt::format("lint found {} error(s) in the pending migrations, first "
-                  "{}:{}:{} [{}]; nothing was applied",
-                  findings.size(), first.file, first.line, first.column, first.rule->id),
+      fmt::format("lint found {} error(s) in the pending migrations, first {} [{}]; nothing "
+                  "was applied",
+                  findings.size(), location(first), first.rule->id),
       {{"findings", findings}});
 }
 

@@ -88,6 +88,12 @@ AuditCheck unimported_history(const UpOutlook& outlook) {
   return pass("import", "no other tool's history left to import");
 }
 
+// Warns, as up does, of a file meant as a migration that up skips: `lint` is the gate that fails.
+AuditCheck ignored_files(const UpOutlook& outlook) {
+  if (outlook.ignored_files.empty()) return pass("ignored", "none");
+  return warn("ignored", outlook.ignored_files);
+}
+
 // Fails where `up` would refuse to run, whatever the reason (an up section with no statement, a
 // script it refuses, a batch counter run out...): the gate's last word is the deploy's.
 AuditCheck up_verdict(const std::optional<Error>& refusal) {
@@ -144,6 +150,7 @@ std::vector<AuditCheck> audit_database(Store& store, const Config& config, const
   checks.push_back(plan_check(
       plan, "renames", [](const PlanEntry& e) { return !e.renamed_from.empty(); }, warn,
       "renamed: the next run records the new names"));
+  checks.push_back(ignored_files(outlook));
   checks.push_back(unimported_history(outlook));
   checks.push_back(up_verdict(outlook.refusal));
   return checks;

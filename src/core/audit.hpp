@@ -13,17 +13,19 @@
 namespace migronaut {
 
 // What `up` would meet beyond the plan: another tool's history it would run again, a history it
-// could not read for that, and its verdict.
+// could not read for that, its verdict, and the files it would skip.
 struct UpOutlook {
   std::optional<UnimportedHistory> unimported;
   std::optional<std::string> unreadable_history;  // why another tool's history was not read
   std::optional<Error> refusal;                   // what `up` would refuse with
+  std::string ignored_files;  // the warning naming files up skips though named like migrations
 };
 
 // The checks that need the database: transactions, indexes, lock, then what the plan shows —
 // checksums (drift), missing files, changelog names, failed and interrupted records, pending
-// migrations, ordering, renames — another tool's history `up` refuses over, and whether `up`
-// would refuse at all (`outlook`). Reads only.
+// migrations, ordering, renames — then from `outlook` the files up skips though named like
+// migrations, another tool's history `up` refuses over, and whether `up` would refuse at all.
+// Reads only.
 std::vector<AuditCheck> audit_database(Store& store, const Config& config, const Plan& plan,
                                        const UpOutlook& outlook);
 

@@ -17,6 +17,7 @@
 #include "core/plan.hpp"
 #include "core/runner.hpp"
 #include "fmt/format.h"
+#include "source/migration_set.hpp"
 #include "store/registry.hpp"
 #include "util/file.hpp"
 #include "util/huge_pages.hpp"
@@ -52,6 +53,13 @@ struct Migrator::Impl {
                               : default_logger()) {}
 
   bool empty_reported = false;
+  // The folder's near misses, named once a run however often a waiter loads it: a file meant as a
+  // migration that up skips would otherwise pass in silence (source/migration_set.hpp). Debug
+  // for pending_migrations, a probe asked every few seconds. The last load's warning, "" for
+  // none, is audit's.
+  bool ignored_reported = false;
+  Logger::Level ignored_level = Logger::Level::kWarn;
+  std::string ignored_warning;
   // Set while up() runs, which creates a missing database: saying it is missing is noise there
   // (and a first boot of every embedding service would log it).
   bool creates_database = false;
@@ -127,11 +135,18 @@ struct Migrator::Impl {
   }
 
   std::vector<Migration> load() {
-    std::vector<Migration> migrations = load_migrations(
-        config.migrations_dir, backend_for(config.uri).script_extension, options.migrations);
+    const std::string_view extension = backend_for(config.uri).script_extension;
+    std::vector<std::string> ignored;
+    std::vector<Migration> migrations =
+        load_migrations(config.migrations_dir, extension, options.migrations, &ignored);
     if (migrations.empty() && !empty_reported) {
       logger->warn(fmt::format("No migrations in {}", config.migrations_dir.string()));
       empty_reported = true;
+    }
+    ignored_warning = ignored.empty() ? "" : ignored_files_warning(ignored, extension);
+    if (!ignored_warning.empty() && !ignored_reported) {
+      logger->log(ignored_level, ignored_warning);
+      ignored_reported = true;
     }
     return migrations;
   }
@@ -1002,12 +1017,13 @@ AuditReport Migrator::audit() {
     return audit_report(std::move(checks));
   }
   try {
+    impl_->ignored_reported = true;  // the `ignored` check names them: no warning besides
     const std::vector<Migration> migrations = impl_->load();
     Plan plan = impl_->read_plan(migrations);
     impl_->mark_live_run(plan);
     const Impl::HistoryLook look = impl_->history_if_pending(plan, migrations);
     const UpOutlook outlook{look.unimported, impl_->unread_history(look),
-                            impl_->up_refusal(plan, migrations, look)};
+                            impl_->up_refusal(plan, migrations, look), impl_->ignored_warning};
     for (AuditCheck& check : audit_database(impl_->reader(), impl_->config, plan, outlook)) {
       checks.push_back(std::move(check));
     }
@@ -1286,6 +1302,7 @@ std::int64_t Migrator::database_now_ms() { return impl_->reader().now_ms(); }
 std::vector<std::string> pending_migrations(const Config& config, const MigratorOptions& options) {
   Migrator migrator(config, options);
   migrator.impl_->missing_database_level = Logger::Level::kDebug;
+  migrator.impl_->ignored_level = Logger::Level::kDebug;
   std::vector<std::string> names;
   for (const StatusRow& row : migrator.status()) {
     if (needs_run(row.state)) names.push_back(row.name);

@@ -28,6 +28,7 @@
 #include "util/file.hpp"
 #include "util/folder_reader.hpp"
 #include "util/parallel.hpp"
+#include "util/redact.hpp"
 #include "util/text.hpp"
 
 namespace migronaut {
@@ -137,6 +138,31 @@ bool is_folder(const FolderEntry& entry, const fs::path& dir) {
   if (entry.type != DT_UNKNOWN) return entry.type == DT_DIR;
   std::error_code error;
   return fs::is_directory(fs::symlink_status(dir / entry.name, error));
+}
+
+// Copies tools leave beside a file: editors' backups and swap files, merge and patch leftovers,
+// a save's temporary file. They start like the migration they copy, yet are not named as near
+// misses: nobody gave a migration such a name, its original usually sits beside it, and naming
+// them at every run of a working copy would teach people to skip the warning.
+constexpr std::array<std::string_view, 6> kLeftoverEnds = {"~",    ".bak", ".orig",
+                                                           ".rej", ".swp", ".tmp"};
+// Migrations of JavaScript migronaut (or migrate-mongo, knex), which may share the folder and the
+// database: the Node side runs them (README, Sharing a database with JavaScript migronaut).
+constexpr std::array<std::string_view, 6> kJavaScriptEnds = {".js", ".cjs", ".mjs",
+                                                             ".ts", ".cts", ".mts"};
+
+bool ends_in_any(std::string_view name, const std::array<std::string_view, 6>& ends) {
+  return std::any_of(ends.begin(), ends.end(),
+                     [&](std::string_view end) { return has_extension(name, end); });
+}
+
+// Whether `entry`, whose name does not end in the folder's `extension`, was meant as a migration:
+// it starts like one, and is no leftover, no JavaScript migration and no folder. Only names that
+// start like a migration reach the checks after the first, so a folder of migrations costs
+// nothing more.
+bool is_near_miss(const FolderEntry& entry, const fs::path& dir, std::string_view extension) {
+  return starts_like_migration(entry.name, extension) && !ends_in_any(entry.name, kLeftoverEnds) &&
+         !ends_in_any(entry.name, kJavaScriptEnds) && !is_folder(entry, dir);
 }
 
 // Flyway reads its location's subfolders too (sql/V1__a.sql, sql/2024/V2__b.sql); migronaut
@@ -281,9 +307,11 @@ void read_and_parse_files(const fs::path& dir, std::vector<File>& files,
 
 // The folder's migrations in name order, once their names agree on one naming. Each has its
 // place before the files are read, so the threads parse straight into it.
-std::vector<Migration> load_files(const fs::path& dir, std::string_view extension, bool optional) {
+std::vector<Migration> load_files(const fs::path& dir, std::string_view extension, bool optional,
+                                  std::vector<std::string>* ignored) {
   std::vector<std::string> subfolders;
-  std::vector<NamedFile> names = list_migration_files(dir, extension, optional, &subfolders);
+  std::vector<NamedFile> names =
+      list_migration_files(dir, extension, optional, &subfolders, ignored);
   const std::optional<Naming> naming = folder_naming(names);
   if (extension == ".sql" && (!naming || *naming == Naming::kFlyway)) {
     refuse_flyway_subfolders(dir, subfolders);
@@ -391,17 +419,45 @@ void refuse_dbmate_extension_case(const std::vector<NamedFile>& files) {
 }  // namespace
 
 std::vector<NamedFile> list_migration_files(const fs::path& dir, std::string_view extension,
-                                            bool missing_ok, std::vector<std::string>* subfolders) {
+                                            bool missing_ok, std::vector<std::string>* subfolders,
+                                            std::vector<std::string>* ignored) {
   std::vector<NamedFile> files;
   for (FolderEntry& entry : folder_entries(dir, missing_ok)) {
     if (entry.name.starts_with('.')) continue;
     if (subfolders != nullptr && is_folder(entry, dir)) subfolders->push_back(entry.name);
-    if (!has_extension(entry.name, extension)) continue;
+    if (!has_extension(entry.name, extension)) {
+      if (ignored != nullptr && is_near_miss(entry, dir, extension)) {
+        ignored->push_back(std::move(entry.name));
+      }
+      continue;
+    }
     FileName naming = classify_file_name(entry.name, extension);
     require_readable(entry, dir);
     files.push_back({std::move(entry.name), std::move(naming)});
   }
   return files;
+}
+
+std::string ignored_files_warning(const std::vector<std::string>& ignored,
+                                  std::string_view extension) {
+  // A folder of archived migrations ("1_x.sql.gz", …) would make one line of thousands of names.
+  constexpr std::size_t kShown = 5;
+  std::vector<std::string> shown;
+  for (std::size_t i = 0; i < std::min(kShown, ignored.size()); ++i) {
+    shown.push_back(single_line(ignored[i]));  // a name could hold a newline, forging a line
+  }
+  std::string names = fmt::format("{}", fmt::join(shown, ", "));
+  if (ignored.size() > kShown) names += fmt::format(" and {} more", ignored.size() - kShown);
+  if (ignored.size() == 1) {
+    return fmt::format(
+        "Ignored {}: named like a migration, but a migration's file name ends in {}, so it never "
+        "runs: rename it, or move it out of the migrations folder",
+        names, extension);
+  }
+  return fmt::format(
+      "Ignored {} files named like migrations ({}): a migration's file name ends in {}, so they "
+      "never run: rename them, or move them out of the migrations folder",
+      ignored.size(), names, extension);
 }
 
 // One folder, one naming: the files that differ from the most common naming are refused.
@@ -467,9 +523,10 @@ Migration read_migration_file(const NamedFile& file, std::string_view text,
 }
 
 std::vector<Migration> load_migrations(const fs::path& dir, std::string_view extension,
-                                       const std::vector<CodeMigration>& code) {
+                                       const std::vector<CodeMigration>& code,
+                                       std::vector<std::string>* ignored) {
   // Code alone can make a run: then the folder may be absent.
-  std::vector<Migration> loaded = load_files(dir, extension, !code.empty());
+  std::vector<Migration> loaded = load_files(dir, extension, !code.empty(), ignored);
   for (const CodeMigration& migration : code) loaded.push_back(from_code(migration));
   std::vector<RunOrder> orders;
   orders.reserve(loaded.size());

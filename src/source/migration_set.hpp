@@ -95,10 +95,20 @@ struct NamedFile {
 // (a directory, a dangling or looping symlink, a symlink leading outside, a FIFO), and
 // MigrationsDirNotFoundError for a folder that is missing (unless `missing_ok`), not a folder or
 // unreadable.
-// `subfolders`, when given, gets the names of its folders (not hidden).
+// `subfolders`, when given, gets the names of its folders (not hidden). `ignored`, when given,
+// gets the names of its other files that start like a migration's (source/naming.hpp) but do
+// not end in `extension` ("3_add_index.sql.txt", "3_add_index.psql"), which are not read: near
+// misses, but for tools' leftovers ("3_x.sql~", ".bak", ".orig", ".rej", ".swp", ".tmp") and
+// JavaScript migrations (".js", ".ts", …), which are not named.
 std::vector<NamedFile> list_migration_files(const std::filesystem::path& dir,
                                             std::string_view extension, bool missing_ok = true,
-                                            std::vector<std::string>* subfolders = nullptr);
+                                            std::vector<std::string>* subfolders = nullptr,
+                                            std::vector<std::string>* ignored = nullptr);
+
+// The warning naming `ignored` (at least one name list_migration_files() gave back for a folder
+// of `extension`): they never run, and what to do about it.
+std::string ignored_files_warning(const std::vector<std::string>& ignored,
+                                  std::string_view extension);
 
 // The one naming `files` follow, or nullopt when there are none. Throws
 // MigrationInvalidNameError naming the files that differ from the most common naming when they
@@ -123,8 +133,10 @@ Migration read_migration_file(const NamedFile& file, std::string_view text,
 // the context) for a file that does not parse; MigrationFileUnreadableError for an entry named
 // like a migration that is no readable file in the folder (a directory, a dangling or looping
 // symlink, a symlink leading outside, a FIFO); MigrationsDirNotFoundError for a folder that is
-// missing (unless `code` is not empty), not a folder or unreadable.
+// missing (unless `code` is not empty), not a folder or unreadable. `ignored`, when given, gets
+// the near misses list_migration_files() names.
 std::vector<Migration> load_migrations(const std::filesystem::path& dir, std::string_view extension,
-                                       const std::vector<CodeMigration>& code = {});
+                                       const std::vector<CodeMigration>& code = {},
+                                       std::vector<std::string>* ignored = nullptr);
 
 }  // namespace migronaut

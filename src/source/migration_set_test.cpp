@@ -102,6 +102,51 @@ TEST_F(LoadMigrationsTest, LoadsTopLevelFilesOfTheExtensionSortedByName) {
             (std::vector<std::string>{"0003-c.json"}));
 }
 
+// A file that starts like a migration but does not end in the folder's extension is never run:
+// it is handed back, in name order, for the caller to name. Tools' leftovers, JavaScript
+// migrations, folders and files that start like no migration are not.
+TEST_F(LoadMigrationsTest, HandsBackTheNearMissesItDoesNotRead) {
+  for (const char* name : {"0001-a.sql", "0002-b.sql"}) dir_.write(name, kSql);
+  const std::vector<std::string> near_misses = {"0003-c.sql.txt", "0004-d.psql", "0005-e",
+                                                "0006-f.sql ", "V7__g.sq"};
+  for (const std::string& name : near_misses) dir_.write(name, kSql);
+  for (const char* name : {"0001-a.sql~", "0002-b.sql.bak", "0002-b.SQL.ORIG", "0002-b.sql.rej",
+                           "0002-b.sql.swp", "0002-b.sql.tmp", "#0001-a.sql#", ".0001-a.sql.swp",
+                           "0008-h.js", "0009_i.ts", "README.md", "notes.txt"}) {
+    dir_.write(name, kSql);
+  }
+  dir_.write("0010-nested/0011-inner.sql", kSql);
+  std::vector<std::string> ignored;
+  EXPECT_EQ(names_of(load_migrations(dir_.path(), ".sql", {}, &ignored)),
+            (std::vector<std::string>{"0001-a.sql", "0002-b.sql"}));
+  EXPECT_EQ(ignored, near_misses);
+}
+
+// A MongoDB folder's migrations are .json files of migronaut's naming: a .sql file of that
+// naming is a near miss there, a JavaScript migration the Node side's.
+TEST_F(LoadMigrationsTest, AJsonFolderHandsBackItsOwnNearMisses) {
+  dir_.write("0001-a.json", R"({"up": [{"ping": 1}]})");
+  for (const char* name : {"0002-b.sql", "0003-c.js", "0004_d.txt", "V5__e.txt"}) {
+    dir_.write(name, "");
+  }
+  std::vector<std::string> ignored;
+  EXPECT_EQ(load_migrations(dir_.path(), ".json", {}, &ignored).size(), 1u);
+  EXPECT_EQ(ignored, std::vector<std::string>{"0002-b.sql"});
+}
+
+TEST(IgnoredFilesWarningTest, NamesTheFilesAndWhatToDo) {
+  EXPECT_EQ(ignored_files_warning({"3_add_index.sql.txt"}, ".sql"),
+            "Ignored 3_add_index.sql.txt: named like a migration, but a migration's file name "
+            "ends in .sql, so it never runs: rename it, or move it out of the migrations folder");
+  const std::string many = ignored_files_warning(
+      {"1_a.gz", "2_b.gz", "3_c.gz", "4_d.gz", "5_e.gz", "6_f.gz", "7_g.gz"}, ".sql");
+  EXPECT_NE(many.find("Ignored 7 files named like migrations (1_a.gz, 2_b.gz, 3_c.gz, 4_d.gz, "
+                      "5_e.gz and 2 more): a migration's file name ends in .sql"),
+            std::string::npos)
+      << many;
+  EXPECT_EQ(ignored_files_warning({"1_a\nWarning: forged"}, ".sql").find('\n'), std::string::npos);
+}
+
 // A large folder is read on several threads: every file still lands with its own text, in
 // name order.
 TEST_F(LoadMigrationsTest, ALargeFolderLoadsEveryFileWithItsOwnText) {

@@ -76,6 +76,24 @@ std::optional<FileName> golang_migrate(std::string_view stem) {
   return std::nullopt;
 }
 
+// "<digits><separator>", then something more.
+bool starts_numbered(std::string_view name, char separator) {
+  const std::size_t end = name.find_first_not_of("0123456789");
+  return end != std::string_view::npos && end > 0 && name[end] == separator &&
+         end + 1 < name.size();
+}
+
+// "V<version>__", "U<version>__" or "R__", then something more.
+bool starts_like_flyway(std::string_view name) {
+  const std::size_t separator = name.find("__");
+  if (separator == std::string_view::npos || separator == 0 || separator + 2 == name.size()) {
+    return false;
+  }
+  if (name.front() == 'R') return separator == 1;
+  return (name.front() == 'V' || name.front() == 'U') &&
+         flyway_version(name.substr(1, separator - 1)).has_value();
+}
+
 std::optional<FileName> migronaut_repeatable(std::string_view stem) {
   if (!stem.starts_with("R-") || !is_title(stem.substr(2))) return std::nullopt;
   return FileName{Naming::kMigronaut, FileRole::kRepeatable, "", std::string(stem.substr(2))};
@@ -119,6 +137,12 @@ std::optional<FileName> parse_file_name(std::string_view name, std::string_view 
   if (auto pair = golang_migrate(stem)) return pair;
   if (auto dbmate = digits_then(stem, '_', Naming::kDbmate)) return dbmate;
   return flyway(stem);
+}
+
+bool starts_like_migration(std::string_view name, std::string_view extension) {
+  if (name.starts_with("R-") && name.size() > 2) return true;
+  if (starts_numbered(name, '-')) return true;
+  return extension == ".sql" && (starts_numbered(name, '_') || starts_like_flyway(name));
 }
 
 std::optional<FileName> parse_record_name(std::string_view name) {

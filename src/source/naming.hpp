@@ -45,6 +45,12 @@ bool has_extension(std::string_view name, std::string_view extension);
 // (MongoDB) knows only migronaut's naming; ".sql" knows all of them.
 std::optional<FileName> parse_file_name(std::string_view name, std::string_view extension);
 
+// Whether `name` begins as a migration's file name does in a folder of `extension`, whatever
+// follows: a version and the separator after it ("20260101120000-", and in a ".sql" folder
+// "1_", "V1.2__", "U3__") or a repeatable's prefix ("R-", "R__"), then something more. What
+// tells a near miss ("3_add_index.sql.txt") from a file that is no migration ("README.md").
+bool starts_like_migration(std::string_view name, std::string_view extension);
+
 // The same for a name read from a changelog, whatever its extension (an imported knex record is
 // "20260101120000_users.js", a node-pg-migrate one has none): the title then includes it.
 std::optional<FileName> parse_record_name(std::string_view name);

@@ -53,6 +53,25 @@ TEST(ParseFileNameTest, JsonFoldersKnowOnlyMigronautsNaming) {
   EXPECT_FALSE(parse_file_name("V1__users.json", ".json").has_value());
 }
 
+// A near miss starts as a migration of the folder's kind does, whatever its end; a name that does
+// not start so is nobody's migration.
+TEST(StartsLikeMigrationTest, KnowsTheVersionsOfTheFoldersNamings) {
+  for (const char* name :
+       {"3-add-index.sql.txt", "3_add_index.psql", "20260101120000_x", "V3__add.sq", "V1.2__a.SQL~",
+        "U3__undo.txt", "R__views.pgsql", "R-views.sql.bak"}) {
+    EXPECT_TRUE(starts_like_migration(name, ".sql")) << name;
+  }
+  for (const char* name : {"README.md", "3.sql.txt", "3-", "3_", "2024", "-3_x", "_3_x",
+                           "V3_add.txt", "v3__add.txt", "V__x.txt", "Vx__y.txt", "R__", "R-",
+                           "RR__x.txt", "X3__x.txt", "#3_x.sql#", "schema.sql.bak"}) {
+    EXPECT_FALSE(starts_like_migration(name, ".sql")) << name;
+  }
+  EXPECT_TRUE(starts_like_migration("0001-users.js", ".json"));
+  EXPECT_TRUE(starts_like_migration("R-users.sql", ".json"));
+  EXPECT_FALSE(starts_like_migration("0001_users.sql", ".json"));
+  EXPECT_FALSE(starts_like_migration("V1__users.sql", ".json"));
+}
+
 TEST(ParseRecordNameTest, AcceptsOtherToolsNamesWhateverTheExtension) {
   EXPECT_EQ(parse_record_name("20260101120000_users.js")->version, "20260101120000");
   EXPECT_EQ(parse_record_name("1700000000000_create-users")->version, "1700000000000");

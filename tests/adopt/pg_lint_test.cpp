@@ -1,7 +1,8 @@
 // `lint`, `lint --pending` and `up --lint` on golang-migrate and Flyway folders as they are, with
 // the real binary on PostgreSQL: each file read as up loads it (plain SQL, no `-- migrate:`
 // markers), each finding named by its own file and line. And a down file's refused statement
-// named by that file, not by its migration's up file.
+// named by that file, not by its migration's up file; a file named like a migration that up
+// skips fails all three.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -100,6 +101,25 @@ TEST_F(PgForeignLintTest, AFlywayFolderLintsItsVersionedAndRepeatableFiles) {
         "CREATE OR REPLACE VIEW a_ids AS SELECT id FROM a;\nCREATE INDEX users_email ON users "
         "(email);\n");
   all_lint_refuse("R__views.sql:2:1" + std::string(kIndexRule));
+}
+
+// A file meant as a migration that up skips for its name would never run: lint, lint --pending
+// and up --lint fail naming it, and nothing is applied; up alone names it and applies the rest.
+// An editor's backup beside its migration fails nothing.
+TEST_F(PgForeignLintTest, AFileNamedLikeAMigrationThatUpSkipsFailsLint) {
+  write("V1__create_a.sql", "CREATE TABLE a (id bigint);\n");
+  write("V1__create_a.sql~", "CREATE TABLE a (id bigint);\n");
+  all_lint_clean();
+  write("V2__create_b.psql", "CREATE TABLE b (id bigint);\n");
+  write("V3__create_c.sql", "CREATE TABLE c (id bigint);\n");
+  all_lint_refuse("V2__create_b.psql: error [ignored-migration-file]");
+
+  const ProcessResult up = run({"up"});
+  EXPECT_EQ(up.exit_code, 0) << up.out << up.err;
+  EXPECT_NE(up.err.find("Ignored V2__create_b.psql: named like a migration"), std::string::npos)
+      << up.err;
+  EXPECT_EQ(applied(), "V1__create_a.sql,V3__create_c.sql");
+  EXPECT_EQ(value("SELECT to_regclass('b') IS NULL"), "t");
 }
 
 TEST_F(PgForeignLintTest, ADownFilesRefusedStatementIsNamedByThatFile) {

@@ -1,9 +1,10 @@
 // What an operator sees from the real `migronaut` binary: which channel each line takes, the
 // progress lines of a run and of a waiter, the way out of a held lock, --verbose, help and typo
-// suggestions, durations with units, and a freshly created migration. Each test also checks the
-// database the command leaves.
+// suggestions, durations with units, a freshly created migration, and a file up skips though named
+// like a migration. Each test also checks the database the command leaves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -570,6 +571,76 @@ TEST_F(CliTest, AnUnknownMigronautVariableIsNamedWithTheNearestKnownOne) {
 
   const ProcessResult known = project.run({"status"}, {{"MIGRONAUT_NO_COLOR", "1"}});
   EXPECT_EQ(known.err, "") << describe(known);
+}
+
+// --- files up skips ------------------------------------------------------------------------------
+
+// A file meant as a migration whose name up does not read would never run, and pass in silence.
+// Each command that lists the folder names it on stderr, once, and goes on: the files named right
+// apply. An editor's backup beside its migration is not named. audit warns; lint fails.
+TEST_F(CliTest, AFileNamedLikeAMigrationThatUpSkipsIsNamedOnceAndLintFails) {
+  project.write_migration("0001-users.sql", kUsers);
+  project.write_migration("0001-users.sql~", kUsers);
+  project.write_migration("0002-tags.sql.txt", "-- migrate:up\nCREATE TABLE tags (id INTEGER);\n");
+  project.write_migration("0003-orders.sql", kOrders);
+  project.write_migration("0004-labels.psql", "-- migrate:up\nCREATE TABLE labels (id INT);\n");
+  const std::string named =
+      "Ignored 2 files named like migrations (0002-tags.sql.txt, "
+      "0004-labels.psql): a migration's file name ends in .sql";
+
+  const ProcessResult up = project.run({"up"});
+  EXPECT_EQ(up.exit_code, 0) << describe(up);
+  EXPECT_EQ(count_of(up.err, named), 1u) << up.err;
+  EXPECT_FALSE(contains(up.err, "0001-users.sql~")) << up.err;
+  EXPECT_FALSE(contains(up.out, "Ignored")) << "a warning is no report: " << up.out;
+  EXPECT_EQ(project.statuses(),
+            (Statuses{{"0001-users.sql", "applied"}, {"0003-orders.sql", "applied"}}));
+  SqliteDb db = project.open();
+  EXPECT_TRUE(db.has_table("orders"));
+  EXPECT_FALSE(db.has_table("tags"));
+
+  for (const std::vector<std::string>& command :
+       {std::vector<std::string>{"status"}, {"list"}, {"dry-run", "up"}, {"up"}}) {
+    const ProcessResult listed = project.run(command);
+    EXPECT_EQ(listed.exit_code, 0) << describe(listed);
+    EXPECT_EQ(count_of(listed.err, named), 1u) << command.front() << ": " << listed.err;
+  }
+  const ProcessResult audit = project.run({"--json", "audit"});
+  EXPECT_EQ(audit.exit_code, 0) << describe(audit);
+  const nlohmann::json checks = nlohmann::json::parse(audit.out)["checks"];
+  const auto ignored = std::find_if(checks.begin(), checks.end(),
+                                    [](const nlohmann::json& c) { return c["name"] == "ignored"; });
+  ASSERT_NE(ignored, checks.end()) << checks.dump();
+  EXPECT_EQ((*ignored)["status"], "warn");
+  EXPECT_TRUE(contains((*ignored)["detail"].get<std::string>(), named)) << ignored->dump();
+  // Under --json the table is on stderr too: the check's line, and no warning besides.
+  EXPECT_EQ(count_of(audit.err, named), 1u) << audit.err;
+
+  // lint reads no database: no URI.
+  const auto lint = [&](const std::vector<std::string>& args) {
+    std::vector<std::string> all = {"--no-env", "--dir", project.migrations().string(), "lint"};
+    all.insert(all.end(), args.begin(), args.end());
+    return run_migronaut(all, {}, project.cwd());
+  };
+  const ProcessResult linted = lint({});
+  EXPECT_EQ(linted.exit_code, 45) << describe(linted);
+  for (const char* name : {"0002-tags.sql.txt", "0004-labels.psql"}) {
+    EXPECT_TRUE(contains(
+        linted.err, (project.migrations() / name).string() + ": error [ignored-migration-file]"))
+        << linted.err;
+  }
+  EXPECT_FALSE(contains(linted.err, "0001-users.sql~")) << linted.err;
+  std::vector<std::string> paths;
+  const nlohmann::json document = nlohmann::json::parse(lint({"--json"}).out);
+  for (const nlohmann::json& finding : document["findings"]) {
+    if (finding["rule"] != "ignored-migration-file") continue;
+    EXPECT_EQ(finding["severity"], "error");
+    EXPECT_EQ(finding["line"], 0) << "a finding about the name has no line";
+    paths.push_back(finding["path"]);
+  }
+  EXPECT_EQ(paths,
+            (std::vector<std::string>{(project.migrations() / "0002-tags.sql.txt").string(),
+                                      (project.migrations() / "0004-labels.psql").string()}));
 }
 
 // --- help and typos -----------------------------------------------------------------------------

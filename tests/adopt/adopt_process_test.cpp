@@ -28,6 +28,11 @@ std::string sections(const std::string& table) {
          table + ";\n";
 }
 
+// Table a made and recorded by dbmate under its default table.
+constexpr std::string_view kDbmateAppliedA =
+    "CREATE TABLE a (id INTEGER); CREATE TABLE schema_migrations (version varchar(128) PRIMARY "
+    "KEY); INSERT INTO schema_migrations VALUES ('20260101120000');";
+
 class AdoptTest : public ::testing::Test {
  protected:
   bool has_table(const std::string& name) const {
@@ -56,6 +61,16 @@ class AdoptTest : public ::testing::Test {
     EXPECT_EQ(project.statuses(), (Statuses{{first, "reverted"}, {second, "reverted"}}));
   }
 
+  // A folder of one migration creating table a, a database `sql` made, and a configuration naming
+  // `table` as dbmate's history (importFrom, importTable).
+  void configure_dbmate_history(const std::string& sql, const std::string& table) {
+    project.write_migration("20260101120000_a.sql", sections("a"));
+    std::ofstream(project.db_path()).flush();  // an empty file is an empty SQLite database
+    project.open().exec(sql);
+    std::ofstream(project.cwd() / "migronaut.config.json")
+        << R"({"importFrom": "dbmate", "importTable": ")" << table << R"("})";
+  }
+
   // `create title`: the names of the files it wrote.
   std::vector<std::string> create(const std::string& title) {
     const nlohmann::json created = json_of(expect({"--json", "create", title}, 0));
@@ -73,13 +88,7 @@ class AdoptTest : public ::testing::Test {
 // one importTable names, its history is still found and `up` refused until the import, which
 // finds it there too. A configured table that is not there is said.
 TEST_F(AdoptTest, AConfiguredHistoryTableLeavesTheToolsDefaultGuarded) {
-  project.write_migration("20260101120000_a.sql", sections("a"));
-  std::ofstream(project.db_path()).flush();  // an empty file is an empty SQLite database
-  project.open().exec(
-      "CREATE TABLE a (id INTEGER); CREATE TABLE schema_migrations (version varchar(128) PRIMARY "
-      "KEY); INSERT INTO schema_migrations VALUES ('20260101120000');");
-  std::ofstream(project.cwd() / "migronaut.config.json")
-      << R"({"importFrom": "dbmate", "importTable": "app_migration"})";
+  configure_dbmate_history(std::string(kDbmateAppliedA), "app_migration");
   const std::string before = project.dump();
   const ProcessResult refused = expect({"up"}, 24);
   EXPECT_NE(refused.err.find("dbmate's history (schema_migrations)"), std::string::npos)
@@ -95,14 +104,9 @@ TEST_F(AdoptTest, AConfiguredHistoryTableLeavesTheToolsDefaultGuarded) {
 // The configured table is there but holds nothing of this folder, the default one does: `import`
 // reads the one `up` refused over, so the way out it names works.
 TEST_F(AdoptTest, ImportReadsTheHistoryTableUpRefusedOver) {
-  project.write_migration("20260101120000_a.sql", sections("a"));
-  std::ofstream(project.db_path()).flush();  // an empty file is an empty SQLite database
-  project.open().exec(
-      "CREATE TABLE a (id INTEGER); CREATE TABLE schema_migrations (version varchar(128) PRIMARY "
-      "KEY); INSERT INTO schema_migrations VALUES ('20260101120000'); CREATE TABLE "
-      "app_migrations (version varchar(128) PRIMARY KEY);");
-  std::ofstream(project.cwd() / "migronaut.config.json")
-      << R"({"importFrom": "dbmate", "importTable": "app_migrations"})";
+  configure_dbmate_history(std::string(kDbmateAppliedA) +
+                               "CREATE TABLE app_migrations (version varchar(128) PRIMARY KEY);",
+                           "app_migrations");
   expect({"up"}, 24);
   const ProcessResult imported = expect({"import"}, 0);
   EXPECT_NE(imported.err.find("1 imported from dbmate (schema_migrations)"), std::string::npos)
@@ -116,13 +120,10 @@ TEST_F(AdoptTest, ImportReadsTheHistoryTableUpRefusedOver) {
 // where a table of that name under the tool's default would stand aside as another
 // application's.
 TEST_F(AdoptTest, AConfiguredHistoryTableThatIsNotTheToolsRefusesUp) {
-  project.write_migration("20260101120000_a.sql", sections("a"));
-  std::ofstream(project.db_path()).flush();  // an empty file is an empty SQLite database
-  project.open().exec(
+  configure_dbmate_history(
       "CREATE TABLE app_migrations (id INTEGER); INSERT INTO app_migrations "
-      "VALUES (1);");
-  std::ofstream(project.cwd() / "migronaut.config.json")
-      << R"({"importFrom": "dbmate", "importTable": "app_migrations"})";
+      "VALUES (1);",
+      "app_migrations");
   const std::string before = project.dump();
   const ProcessResult refused = expect({"up"}, 20);
   EXPECT_NE(refused.err.find("app_migrations is not dbmate's history table"), std::string::npos)

@@ -259,17 +259,17 @@ struct Migrator::Impl {
   // ran under either.
   std::vector<std::string> history_tables(ForeignTool tool) const {
     std::vector<std::string> tables;
-    if (!config.import_table.empty() && parse_foreign_tool(config.import_from) == tool) {
-      tables.push_back(config.import_table);
-    }
+    if (configured(tool, config.import_table)) tables.push_back(config.import_table);
     if (tables.empty() || tables.front() != foreign_tool_table(tool)) {
       tables.emplace_back(foreign_tool_table(tool));
     }
     return tables;
   }
 
+  // Whether the configuration names `table` as `tool`'s history (importFrom, importTable).
   bool configured(ForeignTool tool, const std::string& table) const {
-    return table == config.import_table && parse_foreign_tool(config.import_from) == tool;
+    return !table.empty() && table == config.import_table &&
+           parse_foreign_tool(config.import_from) == tool;
   }
 
   // `tool`'s history in `table`: none when there is no such table. A table the configuration
@@ -1022,7 +1022,7 @@ AuditReport Migrator::audit() {
     Plan plan = impl_->read_plan(migrations);
     impl_->mark_live_run(plan);
     const Impl::HistoryLook look = impl_->history_if_pending(plan, migrations);
-    const UpOutlook outlook{look.unimported, impl_->unread_history(look),
+    const UpOutlook outlook{look.unimported, Impl::unread_history(look),
                             impl_->up_refusal(plan, migrations, look), impl_->ignored_warning};
     for (AuditCheck& check : audit_database(impl_->reader(), impl_->config, plan, outlook)) {
       checks.push_back(std::move(check));

@@ -16,8 +16,9 @@ Command add_baseline(CLI::App& app) {
   sub->add_flag("-y,--yes", *yes, "Do not ask for confirmation");
   document(
       sub, "migronaut baseline --to 20260101090100-create-orders.sql --yes",
-      "0 baselined, 3 lock held, 5 connection failed, 8 an unknown --to target, 11 declined or "
-      "cancelled by a signal, 20 an empty up section, 24 another tool's history not imported (or "
+      "0 baselined, 3 lock held, 5 connection failed, 6 no answer to the prompt (use --yes), 8 an "
+      "unknown --to target, 11 declined or cancelled by a signal, 20 an empty up section, 24 "
+      "another tool's history not imported (or "
       "dirty), or a half-reverted migration");
   return {
       sub,

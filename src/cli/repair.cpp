@@ -31,9 +31,11 @@ Command add_repair(CLI::App& app) {
   sub->add_option("file", flags->file, "Only this migration (a name or a version)");
   sub->add_option("--reason", flags->reason, "Why: stamped on the changelog records");
   sub->add_flag("-y,--yes", flags->yes, "Do not ask for confirmation");
-  document(sub, "migronaut repair 20260101090100-create-orders.sql --reason 'comment only' --yes",
-           "0 re-stamped (or nothing to repair), 3 lock held, 5 connection failed, 8 an unknown "
-           "file or one whose file is gone, 9 not applied, 11 declined or cancelled by a signal");
+  document(
+      sub, "migronaut repair 20260101090100-create-orders.sql --reason 'comment only' --yes",
+      "0 re-stamped (or nothing to repair), 3 lock held, 5 connection failed, 6 no answer to the "
+      "prompt (use --yes), 8 an unknown "
+      "file or one whose file is gone, 9 not applied, 11 declined or cancelled by a signal");
   return {sub,
           [flags](Context& context) {
             const std::optional<std::string> file =

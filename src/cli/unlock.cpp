@@ -16,10 +16,12 @@ Command add_unlock(CLI::App& app) {
   auto force = std::make_shared<bool>(false);
   sub->add_flag("-y,--yes", *yes, "Do not ask for confirmation");
   sub->add_flag("--force", *force, "Release it even though its holder renewed it within its TTL");
-  document(sub, "migronaut unlock --yes",
-           "0 released (or it was free), 3 its holder renewed it within its TTL (use --force), or "
-           "it was renewed or taken since it was shown, "
-           "5 connection failed, 11 declined or cancelled by a signal");
+  document(
+      sub, "migronaut unlock --yes",
+      "0 released (or it was free), 3 its holder renewed it within its TTL (use --force), or "
+      "it was renewed or taken since it was shown, "
+      "5 connection failed, 6 no answer to the prompt (use --yes), 11 declined or cancelled by "
+      "a signal");
   return {sub, [yes, force](Context& context) {
             Migrator migrator(context.config(), context.migrator_options());
             Output& out = context.out();

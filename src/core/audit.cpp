@@ -80,11 +80,13 @@ AuditCheck plan_check(const Plan& plan, const char* name, const Selector& select
 
 bool in_state(const PlanEntry& entry, MigrationState state) { return entry.state == state; }
 
-// Fails while `up` refuses over another tool's history, so a CI gate stops before the deploy.
+// Fails while `up` refuses over another tool's history, so a CI gate stops before the deploy;
+// warns when the history table the configuration names is not there to guard a first run.
 AuditCheck unimported_history(const UpOutlook& outlook) {
   if (outlook.unimported)
     return fail("import", unimported_history_error(*outlook.unimported).what());
   if (outlook.unreadable_history) return fail("import", *outlook.unreadable_history);
+  if (outlook.missing_history) return warn("import", *outlook.missing_history);
   return pass("import", "no other tool's history left to import");
 }
 

@@ -13,10 +13,12 @@
 namespace migronaut {
 
 // What `up` would meet beyond the plan: another tool's history it would run again, a history it
-// could not read for that, its verdict, and the files it would skip.
+// could not read for that or could not find where configured, its verdict, and the files it
+// would skip.
 struct UpOutlook {
   std::optional<UnimportedHistory> unimported;
   std::optional<std::string> unreadable_history;  // why another tool's history was not read
+  std::optional<std::string> missing_history;     // a configured history table that is not there
   std::optional<Error> refusal;                   // what `up` would refuse with
   std::string ignored_files;  // the warning naming files up skips though named like migrations
 };

@@ -350,8 +350,9 @@ json checked(const KeySpec& key, const json& value, const Origin& origin) {
       }
       reject(origin, "must be one of: " + allowed_list(key.allowed));
     case Type::kTool:
-      if (!parse_foreign_tool(text_of(value, origin, "must be a tool's name"))) {
-        reject(origin, "must be one of: " + foreign_tool_list());
+      if (const std::string& tool = text_of(value, origin, "must be a tool's name");
+          !parse_foreign_tool(tool)) {
+        reject(origin, unknown_foreign_tool(tool));
       }
       return value;
     case Type::kTable:
@@ -401,22 +402,6 @@ Origin variable_origin(const KeySpec& key, const std::string& text) {
 }
 
 Origin key_origin(std::string_view key, std::string_view layer) { return {key, layer, ""}; }
-
-// The one of `known` that `name` is most likely a misspelling of: at most two edits away, case
-// aside.
-std::optional<std::string_view> near_miss(std::string_view name,
-                                          const std::vector<std::string_view>& known) {
-  std::optional<std::string_view> best;
-  std::size_t best_distance = 3;
-  for (std::string_view candidate : known) {
-    const std::size_t distance = edit_distance(lower_case(name), lower_case(candidate));
-    if (distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best;
-}
 
 std::vector<std::string_view> key_names() {
   std::vector<std::string_view> names;

@@ -418,6 +418,17 @@ TEST_F(LoadConfigTest, AnImportTableNeedsItsTool) {
   EXPECT_THAT(error.what(), HasSubstr("sql-migrate"));
 }
 
+// A misspelt tool is echoed, with the one it is most likely a misspelling of.
+TEST_F(LoadConfigTest, AnUnknownImportToolIsEchoedWithTheNearestKnownOne) {
+  write_config({{"uri", "sqlite:a.db"}, {"importFrom", "flyaway"}});
+  const ConfigInvalidError error = config_error([&] { load_config(sources()); });
+  EXPECT_EQ(error.context()["key"], "importFrom");
+  EXPECT_THAT(error.what(), HasSubstr("\"flyaway\" is no tool"));
+  EXPECT_THAT(error.what(), HasSubstr("did you mean \"flyway\"?"));
+  write_config({{"uri", "sqlite:a.db"}, {"importFrom", "liquibase"}});
+  EXPECT_THAT(config_error([&] { load_config(sources()); }).what(), Not(HasSubstr("did you mean")));
+}
+
 TEST_F(LoadConfigTest, PathsInAConfigFileResolveAgainstItsFolder) {
   dir_.write("deploy/migronaut.config.json", json{{"uri", "sqlite:data/app.db"},
                                                   {"migrationsDir", "db"},

@@ -78,9 +78,8 @@ std::vector<Applied> golang_migrate(const std::vector<ForeignRecord>& history,
     if (row.version.empty() || !std::all_of(row.version.begin(), row.version.end(),
                                             [](unsigned char c) { return std::isdigit(c) != 0; })) {
       throw MigrationInvalidFormatError(
-          fmt::format("golang-migrate's schema_migrations holds version '{}', which golang-migrate "
-                      "never writes (a version is a non-negative integer): fix the row, then "
-                      "import",
+          fmt::format("golang-migrate's history holds version '{}', which golang-migrate never "
+                      "writes (a version is a non-negative integer): fix the row, then import",
                       row.version),
           {{"tool", "golang-migrate"}, {"version", row.version}});
     }

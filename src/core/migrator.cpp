@@ -287,13 +287,13 @@ struct Migrator::Impl {
 
   // A configured history table that is not there leaves a first run unguarded by it: said, as a
   // misspelt name would otherwise pass without a word.
-  void warn_if_missing(ForeignTool tool, const std::string& table,
-                       const std::optional<std::vector<ForeignRecord>>& history,
-                       const Plan& plan) const {
-    if (history || !plan.records.empty() || !configured(tool, table)) return;
-    logger->warn(fmt::format(
+  std::optional<std::string> missing_table_warning(
+      ForeignTool tool, const std::string& table,
+      const std::optional<std::vector<ForeignRecord>>& history, const Plan& plan) const {
+    if (history || !plan.records.empty() || !configured(tool, table)) return std::nullopt;
+    return fmt::format(
         "importTable {}: no such table in {}, so nothing {} applied there is looked for in it",
-        table, redact_uri(config.uri), foreign_tool_name(tool)));
+        table, redact_uri(config.uri), foreign_tool_name(tool));
   }
 
   // What the histories of other tools show `up` would run again, and a history that could not be
@@ -308,6 +308,7 @@ struct Migrator::Impl {
     };
     std::optional<UnimportedHistory> unimported;
     std::optional<Unreadable> unreadable;
+    std::optional<std::string> missing_table;  // the warning of a configured table not there
   };
 
   // A first run (no changelog yet) on a database another tool migrated: `up` would run again
@@ -324,7 +325,10 @@ struct Migrator::Impl {
       for (const std::string& table : history_tables(tool)) {
         try {
           const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool, table);
-          warn_if_missing(tool, table, history, plan);
+          if (auto missing = missing_table_warning(tool, table, history, plan)) {
+            logger->warn(*missing);
+            look.missing_table = std::move(missing);
+          }
           if (!history || history->empty()) continue;
           look.unimported = unimported_by(tool, table, *history, plan, migrations);
           if (look.unimported) return look;
@@ -1022,7 +1026,7 @@ AuditReport Migrator::audit() {
     Plan plan = impl_->read_plan(migrations);
     impl_->mark_live_run(plan);
     const Impl::HistoryLook look = impl_->history_if_pending(plan, migrations);
-    const UpOutlook outlook{look.unimported, Impl::unread_history(look),
+    const UpOutlook outlook{look.unimported, Impl::unread_history(look), look.missing_table,
                             impl_->up_refusal(plan, migrations, look), impl_->ignored_warning};
     for (AuditCheck& check : audit_database(impl_->reader(), impl_->config, plan, outlook)) {
       checks.push_back(std::move(check));
@@ -1142,9 +1146,8 @@ ForeignTool import_tool(const ImportOptions& options, const Config& config) {
   }
   const std::optional<ForeignTool> tool = parse_foreign_tool(from);
   if (!tool) {
-    throw ConfigInvalidError(
-        fmt::format("import --from '{}': the tools are {}", from, foreign_tool_list()),
-        {{"key", "from"}, {"value", from}});
+    throw ConfigInvalidError("import --from " + unknown_foreign_tool(from),
+                             {{"key", "from"}, {"value", from}});
   }
   return *tool;
 }

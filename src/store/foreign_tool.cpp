@@ -1,7 +1,10 @@
+#include <fmt/format.h>
+
 #include <array>
 #include <string>
 
 #include "store/store.hpp"
+#include "util/text.hpp"
 
 namespace migronaut {
 namespace {
@@ -37,6 +40,15 @@ std::string foreign_tool_list() {
     list += (list.empty() ? "" : ", ") + std::string(known.name);
   }
   return list;
+}
+
+std::string unknown_foreign_tool(std::string_view name) {
+  std::vector<std::string_view> names;
+  for (const ToolNames& known : kToolNames) names.push_back(known.name);
+  const std::optional<std::string_view> suggestion = near_miss(name, names);
+  return fmt::format("\"{}\" is no tool migronaut imports from{}; the tools are {}", name,
+                     suggestion ? fmt::format(" (did you mean \"{}\"?)", *suggestion) : "",
+                     foreign_tool_list());
 }
 
 std::string_view foreign_tool_table(ForeignTool tool) {

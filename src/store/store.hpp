@@ -360,6 +360,8 @@ class Store {
 std::string_view foreign_tool_name(ForeignTool tool);
 // Those names, comma-separated, for a message that lists them.
 std::string foreign_tool_list();
+// Why `name` names no tool: echoed, with the nearest known name and the list.
+std::string unknown_foreign_tool(std::string_view name);
 // Its table (collection) under the default name, as listed above ForeignTool.
 std::string_view foreign_tool_table(ForeignTool tool);
 // Every tool `import` knows, in declaration order.

@@ -69,4 +69,18 @@ bool is_qualified_identifier(std::string_view name) {
   return is_identifier(name.substr(0, dot)) && is_identifier(name.substr(dot + 1));
 }
 
+std::optional<std::string_view> near_miss(std::string_view name,
+                                          const std::vector<std::string_view>& known) {
+  std::optional<std::string_view> best;
+  std::size_t best_distance = 3;
+  for (std::string_view candidate : known) {
+    const std::size_t distance = edit_distance(lower_case(name), lower_case(candidate));
+    if (distance < best_distance) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
 }  // namespace migronaut

@@ -3,8 +3,10 @@
 
 #include <cctype>
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace migronaut {
 
@@ -33,5 +35,10 @@ std::string percent_decoded(std::string_view text);
 
 // The number of single-character edits between `a` and `b` (Levenshtein): how near a typo is.
 std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The one of `known` that `name` is most likely a misspelling of: at most two edits away, case
+// aside.
+std::optional<std::string_view> near_miss(std::string_view name,
+                                          const std::vector<std::string_view>& known);
 
 }  // namespace migronaut

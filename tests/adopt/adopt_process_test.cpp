@@ -3,6 +3,7 @@
 // gate CI. Each test judges the CLI by the database it leaves.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -97,6 +98,35 @@ TEST_F(AdoptTest, AConfiguredHistoryTableLeavesTheToolsDefaultGuarded) {
       << refused.err;
   EXPECT_EQ(project.dump(), before);
 
+  expect({"import"}, 0);
+  EXPECT_EQ(project.statuses(), (Statuses{{"20260101120000_a.sql", "applied"}}));
+}
+
+// `audit`, the CI gate, says what `up` warns of: a configured history table that is not there
+// (a misspelt name) guards nothing.
+TEST_F(AdoptTest, AuditWarnsOfAConfiguredHistoryTableThatIsNotThere) {
+  configure_dbmate_history("CREATE TABLE other (id INTEGER);", "app_migration");
+  const nlohmann::json report = json_of(expect({"--json", "audit"}, 0));
+  const auto check = std::find_if(report["checks"].begin(), report["checks"].end(),
+                                  [](const nlohmann::json& c) { return c["name"] == "import"; });
+  ASSERT_NE(check, report["checks"].end()) << report;
+  EXPECT_EQ((*check)["status"], "warn") << report;
+  EXPECT_NE((*check)["detail"].get<std::string>().find("importTable app_migration: no such table"),
+            std::string::npos)
+      << report;
+}
+
+// A history kept behind a view is read as the table it shows: `up` refuses over it and `import`
+// records what it holds.
+TEST_F(AdoptTest, AConfiguredHistoryViewIsReadAsItsTable) {
+  configure_dbmate_history(
+      "CREATE TABLE a (id INTEGER); CREATE TABLE old_history (version varchar(128) PRIMARY KEY); "
+      "INSERT INTO old_history VALUES ('20260101120000'); "
+      "CREATE VIEW app_migrations AS SELECT version FROM old_history;",
+      "app_migrations");
+  const ProcessResult refused = expect({"up"}, 24);
+  EXPECT_NE(refused.err.find("dbmate's history (app_migrations)"), std::string::npos)
+      << refused.err;
   expect({"import"}, 0);
   EXPECT_EQ(project.statuses(), (Statuses{{"20260101120000_a.sql", "applied"}}));
 }

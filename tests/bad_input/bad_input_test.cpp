@@ -410,6 +410,7 @@ const BadInput kCorpus[] = {
     bad_flags("UpStepsZero", {"up", "--steps", "0"}, "--steps"),
     bad_flags("DryRunOutputWithoutSql", {"dry-run", "up", "--output", "review.sql"}, "--output"),
     bad_flags("ImportFromUnknownTool", {"import", "--from", "liquibase"}, "liquibase"),
+    bad_flags("ImportFromMisspeltTool", {"import", "--from", "dbmat"}, "did you mean \"dbmate\"?"),
     bad_flags("ImportWithoutATool", {"import"}, "importFrom"),
     {.name = "MixedNamings",
      .files = {{"0002_two.sql", kValid}, {"0003_three.sql", kValid}},

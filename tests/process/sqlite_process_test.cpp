@@ -399,6 +399,11 @@ TEST_F(SqliteProcessTest, HeldLockRefusesWithNoWaitOrTimesOutAndOnlyUnlockForceR
   EXPECT_EQ(unconfirmed.exit_code, 6) << describe(unconfirmed);
   EXPECT_EQ(json_of(unconfirmed)["error"]["code"], "CONFIG_INVALID");
   EXPECT_EQ(project.dump(), held);
+  // No terminal, no --yes (stdin is /dev/null): nothing to answer the prompt, said as that.
+  const ProcessResult unanswered = project.run({"unlock", "--force"});
+  EXPECT_EQ(unanswered.exit_code, 6) << describe(unanswered);
+  EXPECT_NE(unanswered.err.find("confirm with --yes"), std::string::npos) << unanswered.err;
+  EXPECT_EQ(project.dump(), held);
 
   // Renewed within its TTL: unlock refuses without --force, naming the holder.
   const ProcessResult alive = project.run({"--json", "unlock", "--yes"});

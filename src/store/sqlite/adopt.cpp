@@ -29,13 +29,16 @@ std::pair<StatementHandle, std::string> prepare(sqlite3* db, const std::string& 
   throw_sqlite_error(db, sqlite3_extended_errcode(db), what);
 }
 
-// Whether sqlite_master has an object of `type` named `name`.
-bool has_object(sqlite3* db, const char* type, const std::string& name) {
+// Whether sqlite_master has an object of `type` (or, when given, of `other_type`) named `name`.
+bool has_object(sqlite3* db, const char* type, const std::string& name,
+                const char* other_type = nullptr) {
   auto [statement, error] =
-      prepare(db, "SELECT 1 FROM sqlite_master WHERE type = ? AND name = ? COLLATE NOCASE");
+      prepare(db, "SELECT 1 FROM sqlite_master WHERE type IN (?, ?) AND name = ? COLLATE NOCASE");
   if (!statement) fail(db, "inspect the schema");
   sqlite3_bind_text(statement.get(), 1, type, -1, SQLITE_STATIC);
-  sqlite3_bind_text(statement.get(), 2, name.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(statement.get(), 2, other_type != nullptr ? other_type : type, -1,
+                    SQLITE_STATIC);
+  sqlite3_bind_text(statement.get(), 3, name.c_str(), -1, SQLITE_TRANSIENT);
   const int rc = sqlite3_step(statement.get());
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) fail(db, "inspect the schema");
   return rc == SQLITE_ROW;
@@ -61,7 +64,9 @@ std::optional<std::vector<ForeignRecord>> read_sqlite_history(sqlite3* db, Forei
         fmt::format("The table {}: a SQLite database has no schemas, name the table alone", table),
         {{"key", "table"}, {"value", table}});
   }
-  if (!has_object(db, "table", query->table)) return std::nullopt;
+  // A view is read as a table is, as PostgreSQL's relations are: a history kept behind one (a
+  // table renamed, a union of two) is still the tool's.
+  if (!has_object(db, "table", query->table, "view")) return std::nullopt;
   if (!query->foreign_column.empty() &&
       sqlite3_table_column_metadata(db, nullptr, query->table.c_str(),
                                     query->foreign_column.c_str(), nullptr, nullptr, nullptr,

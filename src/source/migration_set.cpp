@@ -165,6 +165,29 @@ bool is_near_miss(const FolderEntry& entry, const fs::path& dir, std::string_vie
          !ends_in_any(entry.name, kJavaScriptEnds) && !is_folder(entry, dir);
 }
 
+// Prisma keeps each migration in a folder of its own (20240101000000_init/migration.sql);
+// migronaut reads the files of the migrations folder alone. Such folders would run nothing and
+// pass for done: refused, naming their files. Only Prisma's file name is looked for, so that a
+// folder of old migrations kept aside ("2023_archive/") stays the user's.
+void refuse_prisma_folders(const fs::path& dir, const std::vector<std::string>& subfolders) {
+  std::vector<std::string> nested;
+  for (const std::string& subfolder : subfolders) {
+    std::error_code error;
+    if (starts_like_migration(subfolder, ".sql") &&
+        fs::is_regular_file(dir / subfolder / "migration.sql", error)) {
+      nested.push_back(subfolder + "/migration.sql");
+    }
+  }
+  if (nested.empty()) return;
+  std::sort(nested.begin(), nested.end());
+  throw MigrationInvalidNameError(
+      fmt::format("Prisma migrations, each in a folder of its own, which migronaut does not read: "
+                  "{}. It reads the files of the migrations folder itself: move each there as one "
+                  "file named after its folder ({}.sql)",
+                  fmt::join(nested, ", "), fs::path(nested.front()).parent_path().string()),
+      {{"files", nested}});
+}
+
 // Flyway reads its location's subfolders too (sql/V1__a.sql, sql/2024/V2__b.sql); migronaut
 // reads the folder alone. A migration Flyway would run from a subfolder, left out here, would
 // pass for one that is not there: refused, naming where it is. Looked for only in a folder of
@@ -313,6 +336,7 @@ std::vector<Migration> load_files(const fs::path& dir, std::string_view extensio
   std::vector<NamedFile> names =
       list_migration_files(dir, extension, optional, &subfolders, ignored);
   const std::optional<Naming> naming = folder_naming(names);
+  if (extension == ".sql") refuse_prisma_folders(dir, subfolders);
   if (extension == ".sql" && (!naming || *naming == Naming::kFlyway)) {
     refuse_flyway_subfolders(dir, subfolders);
   }

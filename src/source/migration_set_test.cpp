@@ -1,6 +1,7 @@
 #include "source/migration_set.hpp"
 
 #include <fmt/format.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -449,6 +450,26 @@ TEST_F(LoadMigrationsTest, RefusesFlywayMigrationsInSubfolders) {
   dbmate.write("archive/V1__old.sql", "SELECT 1;");
   dbmate.write(".git/V9__x.sql", "SELECT 1;");
   EXPECT_EQ(load_migrations(dbmate.path(), ".sql").size(), 1u);
+}
+
+// Prisma's folder per migration would run nothing here and pass for done: refused, naming each
+// file. A folder of migrations kept aside is the user's.
+TEST_F(LoadMigrationsTest, RefusesPrismasFolderPerMigration) {
+  dir_.write("20240101000000_init/migration.sql", "CREATE TABLE a (id int);");
+  dir_.write("20240102000000_users/migration.sql", "CREATE TABLE b (id int);");
+  dir_.write("migration_lock.toml", "provider = \"postgresql\"");
+  const auto error =
+      error_of<MigrationInvalidNameError>([&] { load_migrations(dir_.path(), ".sql"); });
+  EXPECT_EQ(error.context()["files"],
+            nlohmann::json::array(
+                {"20240101000000_init/migration.sql", "20240102000000_users/migration.sql"}));
+  EXPECT_THAT(error.what(),
+              ::testing::HasSubstr("named after its folder (20240101000000_init.sql)"));
+
+  const testing::TempDir kept_aside;
+  kept_aside.write("20240101000000_a.sql", "-- migrate:up\nSELECT 1;\n");
+  kept_aside.write("2023_archive/20230101000000_old.sql", "-- migrate:up\nSELECT 1;\n");
+  EXPECT_EQ(load_migrations(kept_aside.path(), ".sql").size(), 1u);
 }
 
 TEST_F(LoadMigrationsTest, RefusesVersionsThatAreOneNumber) {

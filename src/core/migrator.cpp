@@ -447,10 +447,16 @@ struct Migrator::Impl {
     }
   }
 
-  // `down <file>` may revert a migration that newer applied ones rely on: allowed, as asked for
-  // by name, but told, before the lock is taken.
-  void warn_about_newer(const Plan& plan, const DownOptions& options,
-                        const std::vector<const PlanEntry*>& targets) {
+  // What a down leaves applied, told before the lock is taken: `down <file>` may revert a
+  // migration that newer applied ones rely on (allowed, as asked for by name), and `down --all`
+  // keeps the repeatables it cannot revert.
+  void warn_about_kept(const Plan& plan, const DownOptions& options,
+                       const std::vector<const PlanEntry*>& targets) {
+    if (options.all) {
+      if (const std::optional<std::string> note = repeatables_left_applied(plan)) {
+        logger->info(*note);
+      }
+    }
     if (!options.file || targets.empty()) return;
     if (const std::optional<std::string> warning = newer_left_applied(plan, *targets.front())) {
       logger->warn(*warning);
@@ -782,7 +788,7 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
   impl_->check_drift(boot_plan, boot_targets);
   ScriptChecks checks;
   checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
-  impl_->warn_about_newer(boot_plan, options, boot_targets);
+  impl_->warn_about_kept(boot_plan, options, boot_targets);
   return impl_->locked_run(
       "down", Direction::kDown, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
@@ -819,6 +825,7 @@ std::vector<RunResult> Migrator::redo(const std::optional<std::string>& file) {
   ScriptChecks checks;
   checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_target);
   checks.check(impl_->reader(), impl_->config, Direction::kUp, boot_target);
+  impl_->warn_about_kept(boot_plan, down_options, boot_target);
   // Both directions under one lock, the target resolved inside it (a peer may have changed which
   // is newest meanwhile). A stop that comes once the run holds the lock waits for the re-apply:
   // a redo stopped halfway would leave the migration reverted, which nobody asked for.
@@ -938,7 +945,7 @@ std::vector<StatusRow> Migrator::dry_run_down(const DownOptions& options) {
   std::vector<StatusRow> rows;
   const std::vector<const PlanEntry*> targets = select_down(plan, options);
   impl_->check_drift(plan, targets);  // as `down` refuses before it runs
-  impl_->warn_about_newer(plan, options, targets);
+  impl_->warn_about_kept(plan, options, targets);
   for (const PlanEntry* entry : targets) {
     rows.push_back(status_row(*entry, migrations, plan));
     rows.back().script = script_text(*entry->migration->down);

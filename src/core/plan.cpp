@@ -604,20 +604,31 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
 }
 
 std::optional<std::string> newer_left_applied(const Plan& plan, const PlanEntry& target) {
-  std::vector<const PlanEntry*> newer = down_candidates(plan);
-  std::erase_if(newer, repeatable_without_down);
-  const auto at = std::find(newer.begin(), newer.end(), &target);
-  if (at == newer.begin() || at == newer.end()) return std::nullopt;
-  newer.erase(at, newer.end());
-  std::reverse(newer.begin(), newer.end());  // the one applied right after the target first
+  // Newer by either measure: applied after it, or sorting after it (a migration redone, or
+  // applied late, is the most recently applied, yet the later versions were built on it).
+  std::vector<const PlanEntry*> kept = down_candidates(plan);
+  std::erase_if(kept, [&](const PlanEntry* entry) {
+    return entry == &target || repeatable_without_down(entry) ||
+           !(newer(entry, &target) || runs_before(order_of(target), order_of(*entry)));
+  });
+  if (kept.empty()) return std::nullopt;
+  std::reverse(kept.begin(), kept.end());  // the one applied right after the target first
   constexpr std::size_t kShown = 5;
-  std::string listed =
-      joined_names({newer.begin(), newer.begin() + std::min(kShown, newer.size())});
-  if (newer.size() > kShown) listed += fmt::format(" and {} more", newer.size() - kShown);
+  std::string listed = joined_names({kept.begin(), kept.begin() + std::min(kShown, kept.size())});
+  if (kept.size() > kShown) listed += fmt::format(" and {} more", kept.size() - kShown);
   return fmt::format(
       "Reverting {} while {} newer applied migration{} applied: {}; a newer migration that "
       "relies on it may break",
-      target.name, newer.size(), newer.size() == 1 ? " stays" : "s stay", listed);
+      target.name, kept.size(), kept.size() == 1 ? " stays" : "s stay", listed);
+}
+
+std::optional<std::string> repeatables_left_applied(const Plan& plan) {
+  std::vector<const PlanEntry*> kept = down_candidates(plan);
+  std::erase_if(kept, [](const PlanEntry* entry) { return !repeatable_without_down(entry); });
+  if (kept.empty()) return std::nullopt;
+  return fmt::format("{} stay{} applied: repeatable, with no down section to revert {}",
+                     joined_names(kept), kept.size() == 1 ? "s" : "",
+                     kept.size() == 1 ? "it" : "them");
 }
 
 bool has_interrupted(const Plan& plan) {

@@ -114,10 +114,14 @@ void refuse_redo_up(const Plan& plan, const PlanEntry& target, const Config& con
 // options). `all` takes every applied and half-reverted migration but the repeatables without a
 // down section, as `steps` and `to` leave them.
 std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& options);
-// For `down <file>`: a warning naming the newer applied migrations that stay applied while
-// `target` is reverted (one may rely on it), the first few of them; none when `target` is the
-// newest one a down could revert (repeatables without a down section stay through any down).
+// For `down <file>` and `redo <file>`: a warning naming the newer applied migrations (applied
+// after `target`, or sorting after it) that stay applied while `target` is reverted (one may
+// rely on it), the first few of them; none when there is none (repeatables without a down
+// section stay through any down, and are not named).
 std::optional<std::string> newer_left_applied(const Plan& plan, const PlanEntry& target);
+// For `down --all`: a note naming the repeatable migrations without a down section, which stay
+// applied; none when there is none.
+std::optional<std::string> repeatables_left_applied(const Plan& plan);
 
 // The runs that had failed each of `targets` when a run first looked (by name; a run id, none
 // for a target no run had failed, empty for a failure recorded without one), for

@@ -402,6 +402,44 @@ TEST(PlanNewerLeftAppliedTest, NamesTheNewerAppliedMigrationsThatStay) {
   EXPECT_EQ(newer_left_applied(plan, entry_named(plan, "0007-m.sql")), std::nullopt);
 }
 
+// A migration redone (or applied late) is the most recently applied, yet the versions after it
+// were built on it: they are named too.
+TEST(PlanNewerLeftAppliedTest, NamesLaterVersionsAppliedBeforeIt) {
+  const std::vector<Migration> set = {migration("0001-m.sql"), migration("0002-m.sql")};
+  const std::vector<ChangelogRecord> records = {
+      record("0001-m.sql", RecordStatus::kApplied, 3, 300),
+      record("0002-m.sql", RecordStatus::kApplied, 2, 200)};
+  const Plan plan = make_plan(set, records);
+  EXPECT_EQ(newer_left_applied(plan, entry_named(plan, "0001-m.sql")),
+            "Reverting 0001-m.sql while 1 newer applied migration stays applied: 0002-m.sql; a "
+            "newer migration that relies on it may break");
+  EXPECT_EQ(newer_left_applied(plan, entry_named(plan, "0002-m.sql")),
+            "Reverting 0002-m.sql while 1 newer applied migration stays applied: 0001-m.sql; a "
+            "newer migration that relies on it may break");
+}
+
+// `down --all` says which applied migrations it keeps: the repeatables without a down section.
+TEST(PlanNewerLeftAppliedTest, NamesTheRepeatablesDownAllKeeps) {
+  std::vector<Migration> set = {migration("0001-m.sql"), migration("R-views.sql", false),
+                                migration("R-grants.sql", false)};
+  std::vector<ChangelogRecord> records;
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    if (i > 0) {
+      set[i].repeatable = true;
+      set[i].version = "";
+    }
+    records.push_back(record(set[i].name, RecordStatus::kApplied, 1, 100 * (i + 1)));
+  }
+  EXPECT_EQ(repeatables_left_applied(make_plan(set, records)),
+            "R-grants.sql, R-views.sql stay applied: repeatable, with no down section to revert "
+            "them");
+  records.pop_back();
+  EXPECT_EQ(repeatables_left_applied(make_plan(set, records)),
+            "R-views.sql stays applied: repeatable, with no down section to revert it");
+  records.pop_back();
+  EXPECT_EQ(repeatables_left_applied(make_plan(set, records)), std::nullopt);
+}
+
 // A hand-written record without a batch (NULL reads as 0) may be the newest: the last batch
 // cannot be told, so a bare `down` refuses; what names its targets otherwise goes on.
 TEST_F(PlanTest, DownRefusesToGuessTheLastBatchOverARecordWithoutOne) {

@@ -835,5 +835,24 @@ TEST_F(CliTest, DownOfAFileUnderNewerAppliedOnesWarnsNamingThem) {
   EXPECT_EQ(app_tables(), std::vector<Row>{{"orders"}});
 }
 
+// `redo <file>` of an older migration reverts what newer ones were built on: told first, as
+// `down <file>` tells it. Redone, it is the most recently applied, and a `down` of it still names
+// the later versions.
+TEST_F(CliTest, RedoOfAFileUnderNewerAppliedOnesWarnsNamingThem) {
+  three_applied_in_two_batches();
+  const std::string warning =
+      "Reverting 0001-users.sql while 2 newer applied migrations stay applied: 0002-orders.sql, "
+      "0003-items.sql";
+  const ProcessResult redone = project.run({"redo", "0001-users.sql"});
+  ASSERT_EQ(redone.exit_code, 0) << describe(redone);
+  EXPECT_TRUE(contains(redone.err, warning)) << redone.err;
+  EXPECT_LT(redone.err.find(warning), redone.err.find("reverting 0001-users.sql")) << redone.err;
+  EXPECT_EQ(project.statuses()["0001-users.sql"], "applied");
+
+  const ProcessResult later = project.run({"down", "0001-users.sql"});
+  ASSERT_EQ(later.exit_code, 0) << describe(later);
+  EXPECT_TRUE(contains(later.err, "while 2 newer applied migrations stay applied")) << later.err;
+}
+
 }  // namespace
 }  // namespace migronaut::testing

@@ -160,7 +160,10 @@ std::vector<LintFinding> lint_pg_script(std::string_view script, const LintOptio
       continue;
     }
     for (const TransactionConflict& conflict : conflicts) {
-      if (conflict.statement == &statement) report(conflict.rule, conflict.reason);
+      if (conflict.statement != &statement) continue;
+      // A reason that only repeats the rule's own words adds nothing beside them.
+      const bool repeats = conflict.reason == find_lint_rule(conflict.rule)->why;
+      report(conflict.rule, repeats ? "" : conflict.reason);
     }
     check_statement(statement, state, report);
   }

@@ -217,10 +217,11 @@ void check_index(const json& node, const LintState& state, const LintReport& rep
   if (!concurrent && !state.created_tables.contains(table)) {
     report("require-concurrent-index-creation", "on table " + table);
   }
-  // CONCURRENTLY runs outside any transaction, so it must survive being run again: IF NOT
-  // EXISTS does, and so does the index dropped IF EXISTS before (which also removes an INVALID
-  // one a failed build left, which IF NOT EXISTS would take for done).
-  if ((concurrent || !state.options.transactional) && !flag(node, "if_not_exists") &&
+  // Outside a transaction (where CONCURRENTLY must run: inside one, another rule refuses it) an
+  // index must survive being built again: IF NOT EXISTS does, and so does the index dropped IF
+  // EXISTS before (which also removes an INVALID one a failed build left, which IF NOT EXISTS
+  // would take for done).
+  if (!state.options.transactional && !flag(node, "if_not_exists") &&
       !state.dropped_indexes.contains(index_name(node))) {
     report("prefer-robust-stmts", "CREATE INDEX on " + table);
   }

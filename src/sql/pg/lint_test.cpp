@@ -65,6 +65,13 @@ TEST(LintTest, AllowCommentsExemptOneStatementAndNeedAReason) {
 TEST(LintTest, ReRunnabilityMattersOnlyOutsideATransaction) {
   const std::string script = "CREATE TABLE t (id bigint);";
   EXPECT_EQ(findings_of(script, kTimeoutsSet), Found{});
+  // In a transaction CONCURRENTLY is refused as that alone: "outside a transaction" would not be
+  // what the file says, and the error's detail does not repeat its rule's words.
+  const std::vector<LintFinding> concurrent =
+      lint_pg_script("CREATE INDEX CONCURRENTLY i ON t (c);", kTimeoutsSet);
+  ASSERT_EQ(concurrent.size(), 1u);
+  EXPECT_EQ(concurrent[0].rule->id, "ban-concurrent-index-creation-in-transaction");
+  EXPECT_EQ(concurrent[0].detail, "");
   EXPECT_EQ(findings_of(script, {.transactional = false}), (Found{"prefer-robust-stmts@0"}));
   EXPECT_EQ(findings_of("CREATE TABLE IF NOT EXISTS t (id bigint);", {.transactional = false}),
             Found{});

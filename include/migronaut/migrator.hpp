@@ -219,6 +219,9 @@ class Migrator {
   // The rows `up` or `down` would run, without taking the lock or writing anything.
   std::vector<StatusRow> dry_run_up(const UpOptions& options = {});
   std::vector<StatusRow> dry_run_down(const DownOptions& options = {});
+  // The migrations baseline() would mark applied (pending ones up to `to`), without taking the
+  // lock or writing anything; refused as baseline() refuses.
+  std::vector<std::string> baseline_targets(const std::optional<std::string>& to = std::nullopt);
   // Marks pending migrations (up to `to`) applied without running them.
   BaselineResult baseline(const std::optional<std::string>& to = std::nullopt);
 

@@ -25,12 +25,20 @@ Command add_baseline(CLI::App& app) {
       [to, yes](Context& context) {
         const Config config = context.config();
         const std::optional<std::string> target = named_migration(*to, "--to");
-        if (!confirm(context, "Mark migrations applied WITHOUT running them?", *yes)) {
-          throw RunAbortedError("baseline cancelled");
-        }
         StoppableMigrator migrator(context, config);
-        const BaselineResult result = migrator->baseline(target);
         Output& out = context.out();
+        // What is marked is listed before the question, as repair lists what it re-stamps.
+        const std::vector<std::string> marked = migrator->baseline_targets(target);
+        if (!marked.empty() && !*yes) {
+          for (const std::string& name : marked) out.info("  " + name);
+          if (!confirm(context,
+                       fmt::format("Mark these {} migration(s) applied WITHOUT running them?",
+                                   marked.size()),
+                       false)) {
+            throw RunAbortedError("baseline cancelled");
+          }
+        }
+        const BaselineResult result = migrator->baseline(target);
         if (result.baselined.empty()) {
           out.success(
               fmt::format("Nothing to baseline: {} already applied", result.skipped.size()));

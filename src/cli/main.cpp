@@ -85,12 +85,18 @@ bool asks_for_json(int argc, char** argv) {
   return false;
 }
 
-// How to get past a held lock with `command`: wait with it where it can wait, else run it again
-// once the lock is free — never another command, which would do something else.
-std::string wait_hint(const CLI::App& command, bool waits_for_lock) {
+// How to get past a held lock with `command`: wait with it where it can wait (longer, when it
+// gave up waiting), else run it again once the lock is free — never another command, which
+// would do something else.
+std::string wait_hint(const CLI::App& command, bool waits_for_lock, const nlohmann::json& context) {
+  if (waits_for_lock && context.value("timedOut", false)) {
+    return fmt::format(
+        "raise --wait-timeout (`migronaut {}` gave up after {:.1f} s in which its holder showed "
+        "no progress)",
+        command.get_name(), static_cast<double>(context.value("waitedMs", std::int64_t{0})) / 1000);
+  }
   if (waits_for_lock) {
-    return fmt::format("`migronaut {}` waits by default (drop --no-wait, or raise --wait-timeout)",
-                       command.get_name());
+    return fmt::format("`migronaut {}` waits by default (drop --no-wait)", command.get_name());
   }
   return fmt::format("retry `migronaut {}` once `migronaut lock` shows the lock free",
                      command.get_name());
@@ -104,7 +110,7 @@ void explain_held_lock(Output& out, Error& error, const Command& command) {
   const LockInfo holder = context["holder"].get<LockInfo>();
   const std::int64_t ttl = std::max(holder.ttl_ms, context.value("ttlMs", std::int64_t{0}));
   const std::int64_t expires = holder.locked_at_ms + ttl;
-  const std::string wait = wait_hint(*command.app, command.waits_for_lock);
+  const std::string wait = wait_hint(*command.app, command.waits_for_lock, context);
   error.context()["expiresAt"] = iso_time(expires);
   error.context()["hint"] = "to wait for it, " + wait +
                             "; inspect it with `migronaut lock`, release a dead holder's lock "

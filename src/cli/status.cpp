@@ -41,6 +41,8 @@ void write_notes(std::string& notes, const StatusRow& row) {
   if (row.repeatable && row.state == MigrationState::kPending && row.record)
     notes += "changed: re-applies; ";
   if (row.invalid_name) notes += "invalid name; ";
+  if (row.record && row.record->origin == "baseline" && row.state == MigrationState::kApplied)
+    notes += "baselined: never run here, no down; ";
   if (row.up_empty && needs_run(row.state)) notes += "empty — fill it in; ";
   const bool failed =
       row.state == MigrationState::kFailed || row.state == MigrationState::kHalfReverted;

@@ -524,6 +524,10 @@ struct Migrator::Impl {
     Impl& impl_;
   };
 
+  // What baseline() would mark, found before its lock (defined beside it).
+  BaselineResult baseline_before_lock(const std::optional<std::string>& to,
+                                      std::vector<Migration>& migrations);
+
   // Runs `step`, marking a connection failure in it as one before the lock (kBeforeLockKey),
   // which a waiting run waits out — unless nothing asked to wait for a database that was never
   // reached (a plain `up` against a wrong or dead URI fails at once), or waiting cannot mend it
@@ -986,20 +990,29 @@ BaselineResult baseline_of(const Plan& plan, const std::optional<std::string>& t
 
 }  // namespace
 
-BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
-  std::vector<Migration> migrations;
+// As `up`'s boot check: no lock, and nothing created. As `up`, it refuses over another tool's
+// history it would cover: `import` carries that history as it is.
+BaselineResult Migrator::Impl::baseline_before_lock(const std::optional<std::string>& to,
+                                                    std::vector<Migration>& migrations) {
   BaselineResult outcome;
-  // As `up`'s boot check: no lock, and nothing created, when nothing is pending. As `up`, it
-  // refuses over another tool's history it would cover: `import` carries that history as it is.
-  impl_->before_lock([&] {
-    const Plan plan = impl_->load_and_plan(migrations);
+  before_lock([&] {
+    const Plan plan = load_and_plan(migrations);
     std::vector<const PlanEntry*> targets;
     outcome =
         baseline_of(plan, to, [&](const PlanEntry& entry, auto) { targets.push_back(&entry); });
-    if (!targets.empty()) {
-      Impl::refuse_unimported(impl_->unimported_history(plan, migrations), targets);
-    }
+    if (!targets.empty()) refuse_unimported(unimported_history(plan, migrations), targets);
   });
+  return outcome;
+}
+
+std::vector<std::string> Migrator::baseline_targets(const std::optional<std::string>& to) {
+  std::vector<Migration> migrations;
+  return impl_->baseline_before_lock(to, migrations).baselined;
+}
+
+BaselineResult Migrator::baseline(const std::optional<std::string>& to) {
+  std::vector<Migration> migrations;
+  BaselineResult outcome = impl_->baseline_before_lock(to, migrations);
   if (outcome.baselined.empty()) return outcome;
   impl_->locked_run(
       "baseline", Direction::kUp, false,

@@ -428,6 +428,24 @@ TEST_F(CliTest, BaselineRefusesAMigrationWithAnEmptyUpSection) {
   EXPECT_EQ(project.statuses()["0002-orders.sql"], "applied");
 }
 
+// What baseline would mark is named before it asks; once marked, status says they never ran.
+TEST_F(CliTest, BaselineListsWhatItWouldMarkBeforeItAsks) {
+  one_applied_one_pending();
+  const std::string before = project.dump();
+  const ProcessResult unanswered = project.run({"baseline"});  // stdin is /dev/null
+  EXPECT_EQ(unanswered.exit_code, 6) << describe(unanswered);
+  const auto listed = unanswered.err.find("  0002-orders.sql");
+  ASSERT_NE(listed, std::string::npos) << unanswered.err;
+  EXPECT_LT(listed, unanswered.err.find("Mark these 1 migration(s) applied WITHOUT running them?"))
+      << unanswered.err;
+  EXPECT_FALSE(contains(unanswered.err, "0001-users.sql")) << unanswered.err;
+  EXPECT_EQ(project.dump(), before);
+
+  ASSERT_EQ(project.run({"baseline", "--yes"}).exit_code, 0);
+  const ProcessResult status = project.run({"status"});
+  EXPECT_TRUE(contains(status.out, "baselined: never run here, no down")) << status.out;
+}
+
 TEST_F(CliTest, BaselineWithNothingPendingTakesNoLockAndCreatesNothing) {
   // No migration files: nothing to mark, and no database file appears.
   const ProcessResult empty = project.run({"--json", "baseline", "--yes"});
@@ -483,6 +501,13 @@ TEST_F(CliTest, DurationsTakeUnitsAndErrorsNameTheFlagTyped) {
   // A held lock whose holder never advances: the wait gives up after its budget.
   const ProcessResult timed_out = project.run({"up", "--wait-timeout", "300ms"}, kFastLock);
   EXPECT_EQ(timed_out.exit_code, 3) << describe(timed_out);
+  // The way on is a longer wait, said as that: --no-wait was never given.
+  EXPECT_TRUE(contains(timed_out.err,
+                       "To wait for it: raise --wait-timeout (`migronaut up` gave up after "))
+      << timed_out.err;
+  EXPECT_TRUE(contains(timed_out.err, "s in which its holder showed no progress)"))
+      << timed_out.err;
+  EXPECT_FALSE(contains(timed_out.err, "--no-wait")) << timed_out.err;
   const ProcessResult wait = project.run({"--json", "wait", "--timeout", "1s"}, kFastLock);
   EXPECT_EQ(wait.exit_code, 2) << describe(wait);
   EXPECT_GE(nlohmann::json::parse(wait.out)["error"]["context"]["waitedMs"].get<int>(), 0);

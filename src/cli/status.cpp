@@ -96,7 +96,9 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
   }
   std::string notes;
   for (const StatusRow& row : rows) {
-    const bool applied = row.state == MigrationState::kApplied;
+    // A missing migration is applied too: its record says when, though its file is gone.
+    const bool applied =
+        row.state == MigrationState::kApplied || row.state == MigrationState::kMissing;
     write_notes(notes, row);
     const std::string batch =
         row.record && row.record->batch > 0 && applied ? std::to_string(row.record->batch) : "";

@@ -432,6 +432,17 @@ struct Migrator::Impl {
     return selection;
   }
 
+  // Once a run (a waiter looks again at each attempt): a boot check that finds applied files
+  // gone would otherwise say up to date.
+  void warn_about_missing(const Plan& plan) {
+    if (missing_reported) return;
+    if (const auto warning = missing_files_warning(plan, config.migrations_dir.string())) {
+      logger->warn(*warning);
+      missing_reported = true;
+    }
+  }
+  bool missing_reported = false;
+
   void warn_about(const UpSelection& selection) {
     for (const PlanEntry* entry : selection.drifted) {
       logger->warn(
@@ -760,6 +771,7 @@ std::vector<RunResult> Migrator::up(const UpOptions& options) {
     Plan plan = impl_->load_and_plan(migrations);
     impl_->mark_live_run(plan);
     const UpSelection selection = impl_->checked_up(plan, options, migrations, checks);
+    impl_->warn_about_missing(plan);
     pending = !selection.targets.empty();
     if (!pending) {
       impl_->warn_about(selection);

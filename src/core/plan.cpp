@@ -66,6 +66,15 @@ std::string joined_names(const std::vector<const PlanEntry*>& entries) {
   return joined;
 }
 
+// The first few of `entries`' names, then how many more: "a.sql, b.sql and 3 more".
+std::string first_names(const std::vector<const PlanEntry*>& entries) {
+  constexpr std::size_t kShown = 5;
+  std::string listed =
+      joined_names({entries.begin(), entries.begin() + std::min(kShown, entries.size())});
+  if (entries.size() > kShown) listed += fmt::format(" and {} more", entries.size() - kShown);
+  return listed;
+}
+
 nlohmann::json names_of(const std::vector<const PlanEntry*>& entries) {
   nlohmann::json names = nlohmann::json::array();
   for (const PlanEntry* entry : entries) names.push_back(entry->name);
@@ -613,13 +622,23 @@ std::optional<std::string> newer_left_applied(const Plan& plan, const PlanEntry&
   });
   if (kept.empty()) return std::nullopt;
   std::reverse(kept.begin(), kept.end());  // the one applied right after the target first
-  constexpr std::size_t kShown = 5;
-  std::string listed = joined_names({kept.begin(), kept.begin() + std::min(kShown, kept.size())});
-  if (kept.size() > kShown) listed += fmt::format(" and {} more", kept.size() - kShown);
   return fmt::format(
       "Reverting {} while {} newer applied migration{} applied: {}; a newer migration that "
       "relies on it may break",
-      target.name, kept.size(), kept.size() == 1 ? " stays" : "s stay", listed);
+      target.name, kept.size(), kept.size() == 1 ? " stays" : "s stay", first_names(kept));
+}
+
+std::optional<std::string> missing_files_warning(const Plan& plan, std::string_view dir) {
+  std::vector<const PlanEntry*> gone;
+  for (const PlanEntry& entry : plan.entries) {
+    if (entry.state == MigrationState::kMissing && !entry.invalid_name) gone.push_back(&entry);
+  }
+  if (gone.empty()) return std::nullopt;
+  const bool one = gone.size() == 1;
+  return fmt::format(
+      "Applied, but no file in {}: {} (restore {}, or check the migrations folder; `audit` fails "
+      "on {})",
+      dir, first_names(gone), one ? "it" : "them", one ? "it" : "them");
 }
 
 std::optional<std::string> repeatables_left_applied(const Plan& plan) {

@@ -119,6 +119,9 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
 // rely on it), the first few of them; none when there is none (repeatables without a down
 // section stay through any down, and are not named).
 std::optional<std::string> newer_left_applied(const Plan& plan, const PlanEntry& target);
+// For `up`: a warning naming the applied migrations whose file is not in `dir` (a checkout that
+// lost them, a wrong folder), the first few of them; none when every applied one has its file.
+std::optional<std::string> missing_files_warning(const Plan& plan, std::string_view dir);
 // For `down --all`: a note naming the repeatable migrations without a down section, which stay
 // applied; none when there is none.
 std::optional<std::string> repeatables_left_applied(const Plan& plan);

@@ -418,6 +418,25 @@ TEST(PlanNewerLeftAppliedTest, NamesLaterVersionsAppliedBeforeIt) {
             "newer migration that relies on it may break");
 }
 
+TEST(PlanNewerLeftAppliedTest, NamesTheAppliedMigrationsWhoseFileIsGone) {
+  std::vector<Migration> set;
+  std::vector<ChangelogRecord> records;
+  for (int i = 1; i <= 7; ++i) {
+    records.push_back(record(fmt::format("000{}-m.sql", i), RecordStatus::kApplied, 1, 100 * i));
+  }
+  set.push_back(migration("0007-m.sql"));
+  EXPECT_EQ(missing_files_warning(make_plan(set, records), "db"),
+            "Applied, but no file in db: 0001-m.sql, 0002-m.sql, 0003-m.sql, 0004-m.sql, "
+            "0005-m.sql and 1 more (restore them, or check the migrations folder; `audit` fails "
+            "on them)");
+  for (int i = 1; i <= 5; ++i) set.push_back(migration(fmt::format("000{}-m.sql", i)));
+  EXPECT_EQ(missing_files_warning(make_plan(set, records), "db"),
+            "Applied, but no file in db: 0006-m.sql (restore it, or check the migrations folder; "
+            "`audit` fails on it)");
+  set.push_back(migration("0006-m.sql"));
+  EXPECT_EQ(missing_files_warning(make_plan(set, records), "db"), std::nullopt);
+}
+
 // `down --all` says which applied migrations it keeps: the repeatables without a down section.
 TEST(PlanNewerLeftAppliedTest, NamesTheRepeatablesDownAllKeeps) {
   std::vector<Migration> set = {migration("0001-m.sql"), migration("R-views.sql", false),

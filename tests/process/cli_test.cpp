@@ -178,6 +178,21 @@ TEST_F(CliTest, StatusSummaryNamesTheStatesBeyondAppliedAndPending) {
   EXPECT_TRUE(contains(status.out, "2 applied (1 missing), 2 pending (1 failed)")) << status.out;
 }
 
+// An applied migration whose file is gone (a checkout that lost it, a wrong folder) is said by
+// the boot check, which would otherwise say up to date; status still shows when it was applied.
+TEST_F(CliTest, UpSaysWhichAppliedMigrationsHaveNoFile) {
+  one_applied_one_pending();
+  ASSERT_EQ(project.run({"up"}).exit_code, 0);
+  std::filesystem::remove(project.migrations() / "0001-users.sql");
+  const ProcessResult up = project.run({"up"});
+  ASSERT_EQ(up.exit_code, 0) << describe(up);
+  EXPECT_TRUE(contains(up.err, "Applied, but no file in " + project.migrations().string() +
+                                   ": 0001-users.sql (restore it"))
+      << up.err;
+  const ProcessResult status = project.run({"status"});
+  EXPECT_TRUE(contains(status.out, "0001-users.sql   missing          1  20")) << status.out;
+}
+
 // A reader that went away before the run wrote a line (`migronaut up --json | jq` with jq gone,
 // progress into a pipe nobody reads) ends nothing: the writes fail and are dropped, every
 // migration is applied and recorded, and the exit status is the run's own.

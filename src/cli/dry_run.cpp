@@ -106,7 +106,7 @@ Command add_dry_run(CLI::App& app) {
       ->type_name("FILE");
   document(sub, "migronaut dry-run down --steps 2",
            "0 shown, 5 connection failed, 6 conflicting flags (two of down's selectors, --all "
-           "with up), 8 an unknown file or --to target; for up, what `up` "
+           "or --batch with up), 8 an unknown file or --to target; for up, what `up` "
            "would refuse with: 4 drift it refuses, 20 an invalid script, 23 out of order, 24 "
            "another tool's history not imported or a half-reverted migration");
   return {sub, [flags](Context& context) {
@@ -115,9 +115,12 @@ Command add_dry_run(CLI::App& app) {
             Migrator migrator(config, context.migrator_options());
             std::vector<StatusRow> rows;
             if (flags->direction == "up") {
-              // `up` applies every pending migration already; --all is down's selector.
+              // `up` applies every pending migration already; --all and --batch are down's.
               if (flags->all) {
                 throw ConfigInvalidError("--all goes with down", {{"option", "--all"}});
+              }
+              if (flags->batch) {
+                throw ConfigInvalidError("--batch goes with down", {{"option", "--batch"}});
               }
               UpOptions options;
               options.file = named_migration(flags->file, "the migration");

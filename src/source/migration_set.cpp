@@ -116,7 +116,13 @@ std::vector<FolderEntry> folder_entries(const fs::path& dir, bool optional) {
     if (error == ENOTDIR && fs::exists(dir, ignored)) folder_unusable(dir, "is not a folder");
     if (error == ENOENT || error == ENOTDIR) {
       if (optional) return {};
-      folder_unusable(dir, "does not exist");
+      // dbmate's and Rails' folder beside it: the default named the wrong one.
+      std::error_code probing;
+      const bool dbmate = dir.filename() == "migrations" &&
+                          fs::is_directory(dir.parent_path() / "db" / "migrations", probing);
+      folder_unusable(dir, dbmate ? "does not exist, but db/migrations does (dbmate's folder: "
+                                    "--dir db/migrations)"
+                                  : "does not exist");
     }
     folder_unusable(dir, std::string("cannot be read: ") + std::strerror(error));
   }

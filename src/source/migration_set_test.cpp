@@ -54,6 +54,15 @@ TEST_F(LoadMigrationsTest, MissingFolderIsRefusedUnlessCodeBringsMigrations) {
             std::vector<std::string>{"0001-a"});
 }
 
+// The default folder missing where dbmate's is: the way to it is named.
+TEST_F(LoadMigrationsTest, AMissingMigrationsFolderBesideDbmatesNamesIt) {
+  dir_.write("db/migrations/20240101000000_a.sql", "-- migrate:up\nSELECT 1;\n");
+  const auto error = error_of<MigrationsDirNotFoundError>(
+      [&] { load_migrations(dir_.path() / "migrations", ".sql"); });
+  EXPECT_THAT(error.what(), ::testing::HasSubstr("but db/migrations does (dbmate's folder: "
+                                                 "--dir db/migrations)"));
+}
+
 TEST_F(LoadMigrationsTest, EmptyFolderHoldsNothing) {
   EXPECT_TRUE(load_migrations(dir_.path(), ".sql").empty());
 }

@@ -406,6 +406,7 @@ const BadInput kCorpus[] = {
     bad_flags("DownStepsAndBatch", {"down", "--steps", "1", "--batch", "1"}, "--batch"),
     bad_flags("DownAllAndSteps", {"down", "--all", "--steps", "1"}, "--to or --all"),
     bad_flags("DryRunUpAll", {"dry-run", "up", "--all"}, "--all goes with down"),
+    bad_flags("DryRunUpBatch", {"dry-run", "up", "--batch", "2"}, "--batch goes with down"),
     bad_flags("UnknownFlag", {"up", "--bogus"}, "--bogus"),
     bad_flags("UpStepsZero", {"up", "--steps", "0"}, "--steps"),
     bad_flags("DryRunOutputWithoutSql", {"dry-run", "up", "--output", "review.sql"}, "--output"),

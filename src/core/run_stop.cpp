@@ -1,5 +1,7 @@
 #include "core/run_stop.hpp"
 
+#include <fmt/format.h>
+
 namespace migronaut {
 
 void RunStop::request(const Error& reason) {
@@ -17,10 +19,17 @@ std::optional<ErrorCode> RunStop::reason_code() const {
   return reason_->code();
 }
 
-void RunStop::throw_reason(const nlohmann::json& results) const {
+void RunStop::throw_reason(const nlohmann::json& results, std::size_t not_run) const {
   std::lock_guard lock(mutex_);
-  Error error = reason_ ? *reason_ : RunAbortedError("Run stopped");
+  const Error reason = reason_ ? *reason_ : RunAbortedError("Run stopped");
+  std::string message = reason.what();
+  if (not_run > 0) {
+    message += fmt::format(" ({} done, {} not run: run the command again for them)", results.size(),
+                           not_run);
+  }
+  Error error(reason.code(), message, reason.context());
   error.context()["results"] = results;
+  if (not_run > 0) error.context()["notRun"] = not_run;
   throw_typed(error);
 }
 

@@ -19,8 +19,9 @@ class RunStop {
   std::stop_token token() const { return source_.get_token(); }
   // The first reason's code, if a stop was requested.
   std::optional<ErrorCode> reason_code() const;
-  // The first reason, with `results` (what the run applied before stopping) in its context.
-  [[noreturn]] void throw_reason(const nlohmann::json& results) const;
+  // The first reason, with `results` (what the run applied before stopping) in its context and,
+  // when `not_run` of its migrations were left, how many, in its context and its message.
+  [[noreturn]] void throw_reason(const nlohmann::json& results, std::size_t not_run = 0) const;
 
  private:
   mutable std::mutex mutex_;

@@ -279,7 +279,7 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
     report_progress(step);
     // Between migrations is the only safe point: the previous one committed, the next has not
     // started.
-    if (env_.stop.requested()) env_.stop.throw_reason(results);
+    if (env_.stop.requested()) env_.stop.throw_reason(results, targets.size() - i);
     wait_out_dead_run(*targets[i]);
     announce(direction, *targets[i], step.info);
     try {
@@ -287,7 +287,7 @@ void Runner::run(Direction direction, const std::vector<const PlanEntry*>& targe
     } catch (...) {
       // A migration that failed because the run was told to stop (its body saw the stop
       // token) ends the run with the stop's own reason.
-      if (env_.stop.requested()) env_.stop.throw_reason(results);
+      if (env_.stop.requested()) env_.stop.throw_reason(results, targets.size() - i);
       throw;
     }
     all_fenced = all_fenced && env_.lease && step.in_transaction;

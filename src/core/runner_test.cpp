@@ -411,6 +411,21 @@ TEST_F(RunnerTest, ABodyThatHeedsAGracefulStopInATransactionLeavesItsMigrationPe
   EXPECT_FALSE(testing::SqliteDb(dir.file("app.db")).has_table("half_done"));
 }
 
+// A stop between migrations says what the run did and what it left for the next one.
+TEST_F(RunnerTest, AStopBetweenMigrationsSaysHowManyItLeftNotRun) {
+  const auto asks_to_stop = [&](MigrationContext&) { stop.request(RunAbortedError("stopped")); };
+  try {
+    run({code_migration("0001-a", asks_to_stop), code_migration("0002-b", [](auto&) {}),
+         code_migration("0003-c", [](auto&) {})});
+    ADD_FAILURE() << "expected the run to stop";
+  } catch (const RunAbortedError& error) {
+    EXPECT_STREQ(error.what(), "stopped (1 done, 2 not run: run the command again for them)");
+    EXPECT_EQ(error.context()["notRun"], 2);
+    EXPECT_EQ(error.context()["results"].size(), 1u);
+  }
+  EXPECT_EQ(status_of("0001-a"), RecordStatus::kApplied);
+}
+
 // User code that throws something other than a std::exception fails as a typed error too.
 TEST_F(RunnerTest, WhatUserCodeThrowsThatIsNotAStdExceptionIsATypedFailure) {
   EXPECT_THROW(run({code_migration("0001-int", [](MigrationContext&) { throw 42; })}),

@@ -28,8 +28,9 @@ Command add_baseline(CLI::App& app) {
         StoppableMigrator migrator(context, config);
         Output& out = context.out();
         // What is marked is listed before the question, as repair lists what it re-stamps.
-        const std::vector<std::string> marked = migrator->baseline_targets(target);
-        if (!marked.empty() && !*yes) {
+        const std::vector<std::string> marked =
+            *yes ? std::vector<std::string>() : migrator->baseline_targets(target);
+        if (!marked.empty()) {
           for (const std::string& name : marked) out.info("  " + name);
           if (!confirm(context,
                        fmt::format("Mark these {} migration(s) applied WITHOUT running them?",

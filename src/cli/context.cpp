@@ -136,8 +136,9 @@ bool confirm(Context& context, const std::string& question, bool yes) {
   const Signals::PromptScope prompt(context.signals());
   std::cerr << question << " [y/N] " << std::flush;
   const std::optional<std::string> answer = read_answer(context.stop());
-  if (!answer && !context.stop().stop_requested()) {
-    // No one to ask (a CI job's stdin is /dev/null): a declined prompt would hide why.
+  if (!answer && !context.stop().stop_requested() && isatty(STDIN_FILENO) == 0) {
+    // No one to ask (a CI job's stdin is /dev/null): a declined prompt would hide why. At a
+    // terminal, Ctrl-D is a person declining.
     std::cerr << '\n';
     throw ConfigInvalidError("No answer: stdin ended before a line came; confirm with --yes");
   }

@@ -204,9 +204,9 @@ std::string explain_extras(const CLI::App& app, const CLI::App* command,
       // `migronaut --no-wait up`: the command's flag, before the command.
       message += fmt::format("`{}` is a flag of `{}`: put it after the command", flag,
                              command->get_name());
-    } else if (flag == "--dry-run" && command != nullptr &&
+    } else if (flag.starts_with("--dry") && command != nullptr &&
                (command->get_name() == "up" || command->get_name() == "down")) {
-      // Flyway-style `up --dry-run`: the dry run is a command of its own.
+      // Flyway-style `up --dry-run` (or `--dry`, `--dryrun`): the dry run is a command of its own.
       message += fmt::format("unknown flag `{}` (did you mean `migronaut dry-run {}`?)", flag,
                              command->get_name());
     } else if (extra.starts_with("-")) {

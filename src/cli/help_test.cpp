@@ -37,6 +37,9 @@ TEST(ExplainExtras, NamesTheCommandAndTheFlag) {
   EXPECT_EQ(explain_extras(app, up, {"--dry-run"}),
             "unknown flag `--dry-run` (did you mean `migronaut dry-run up`?) — see "
             "`migronaut help up`");
+  EXPECT_EQ(
+      explain_extras(app, up, {"--dry"}),
+      "unknown flag `--dry` (did you mean `migronaut dry-run up`?) — see `migronaut help up`");
 }
 
 TEST(ExitCodes, ListsEveryCodeWithItsName) {

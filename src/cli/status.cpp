@@ -97,8 +97,7 @@ void print_table(Output& out, const std::vector<StatusRow>& rows, bool header = 
   std::string notes;
   for (const StatusRow& row : rows) {
     // A missing migration is applied too: its record says when, though its file is gone.
-    const bool applied =
-        row.state == MigrationState::kApplied || row.state == MigrationState::kMissing;
+    const bool applied = !needs_run(row.state);
     write_notes(notes, row);
     const std::string batch =
         row.record && row.record->batch > 0 && applied ? std::to_string(row.record->batch) : "";

@@ -116,9 +116,8 @@ std::vector<AuditCheck> audit_database(Store& store, const Config& config, const
       plan, "checksums", [](const PlanEntry& e) { return e.drifted; }, fail,
       "changed since applied (drift; `repair` accepts a cosmetic change)"));
   checks.push_back(plan_check(
-      plan, "missing",
-      [](const PlanEntry& e) { return in_state(e, MigrationState::kMissing) && !e.invalid_name; },
-      fail, "applied, but the file is gone"));
+      plan, "missing", [](const PlanEntry& e) { return is_missing_file(e); }, fail,
+      "applied, but the file is gone"));
   checks.push_back(plan_check(
       plan, "names", [](const PlanEntry& e) { return e.invalid_name; }, fail,
       "changelog records whose name is not a bare file name"));

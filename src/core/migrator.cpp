@@ -58,6 +58,7 @@ struct Migrator::Impl {
   // for pending_migrations, a probe asked every few seconds. The last load's warning, "" for
   // none, is audit's.
   bool ignored_reported = false;
+  bool missing_table_reported = false;  // the warning of a configured history table not there
   Logger::Level ignored_level = Logger::Level::kWarn;
   std::string ignored_warning;
   // Set while up() runs, which creates a missing database: saying it is missing is noise there
@@ -326,7 +327,8 @@ struct Migrator::Impl {
         try {
           const std::optional<std::vector<ForeignRecord>> history = foreign_history(tool, table);
           if (auto missing = missing_table_warning(tool, table, history, plan)) {
-            logger->warn(*missing);
+            if (!missing_table_reported) logger->warn(*missing);
+            missing_table_reported = true;  // once a run, as `baseline` looks twice
             look.missing_table = std::move(missing);
           }
           if (!history || history->empty()) continue;
@@ -800,11 +802,11 @@ std::vector<RunResult> Migrator::down(const DownOptions& options) {
   // Validate the selection before taking the lock, so bad input fails without touching it.
   const Plan boot_plan = impl_->read_plan(migrations);
   const std::vector<const PlanEntry*> boot_targets = select_down(boot_plan, options);
+  impl_->warn_about_kept(boot_plan, options, boot_targets);
   if (boot_targets.empty()) return {};
   impl_->check_drift(boot_plan, boot_targets);
   ScriptChecks checks;
   checks.check(impl_->reader(), impl_->config, Direction::kDown, boot_targets);
-  impl_->warn_about_kept(boot_plan, options, boot_targets);
   return impl_->locked_run(
       "down", Direction::kDown, options.no_lock,
       [&](RunStop& stop, Lease* lease, const std::string& run_id, std::vector<RunResult>& results) {
@@ -1053,7 +1055,9 @@ AuditReport Migrator::audit() {
     return audit_report(std::move(checks));
   }
   try {
-    impl_->ignored_reported = true;  // the `ignored` check names them: no warning besides
+    // The `ignored` and `import` checks name what their warnings would: none besides.
+    impl_->ignored_reported = true;
+    impl_->missing_table_reported = true;
     const std::vector<Migration> migrations = impl_->load();
     Plan plan = impl_->read_plan(migrations);
     impl_->mark_live_run(plan);

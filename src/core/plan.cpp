@@ -628,10 +628,14 @@ std::optional<std::string> newer_left_applied(const Plan& plan, const PlanEntry&
       target.name, kept.size(), kept.size() == 1 ? " stays" : "s stay", first_names(kept));
 }
 
+bool is_missing_file(const PlanEntry& entry) {
+  return entry.state == MigrationState::kMissing && !entry.invalid_name;
+}
+
 std::optional<std::string> missing_files_warning(const Plan& plan, std::string_view dir) {
   std::vector<const PlanEntry*> gone;
   for (const PlanEntry& entry : plan.entries) {
-    if (entry.state == MigrationState::kMissing && !entry.invalid_name) gone.push_back(&entry);
+    if (is_missing_file(entry)) gone.push_back(&entry);
   }
   if (gone.empty()) return std::nullopt;
   const bool one = gone.size() == 1;

@@ -119,6 +119,8 @@ std::vector<const PlanEntry*> select_down(const Plan& plan, const DownOptions& o
 // rely on it), the first few of them; none when there is none (repeatables without a down
 // section stay through any down, and are not named).
 std::optional<std::string> newer_left_applied(const Plan& plan, const PlanEntry& target);
+// An applied migration whose file is gone (not a tampered record name, which is its own finding).
+bool is_missing_file(const PlanEntry& entry);
 // For `up`: a warning naming the applied migrations whose file is not in `dir` (a checkout that
 // lost them, a wrong folder), the first few of them; none when every applied one has its file.
 std::optional<std::string> missing_files_warning(const Plan& plan, std::string_view dir);

@@ -418,7 +418,7 @@ TEST(PlanNewerLeftAppliedTest, NamesLaterVersionsAppliedBeforeIt) {
             "newer migration that relies on it may break");
 }
 
-TEST(PlanNewerLeftAppliedTest, NamesTheAppliedMigrationsWhoseFileIsGone) {
+TEST(PlanMissingFilesTest, NamesTheAppliedMigrationsWhoseFileIsGone) {
   std::vector<Migration> set;
   std::vector<ChangelogRecord> records;
   for (int i = 1; i <= 7; ++i) {
@@ -438,7 +438,7 @@ TEST(PlanNewerLeftAppliedTest, NamesTheAppliedMigrationsWhoseFileIsGone) {
 }
 
 // `down --all` says which applied migrations it keeps: the repeatables without a down section.
-TEST(PlanNewerLeftAppliedTest, NamesTheRepeatablesDownAllKeeps) {
+TEST(PlanDownAllTest, NamesTheRepeatablesItKeeps) {
   std::vector<Migration> set = {migration("0001-m.sql"), migration("R-views.sql", false),
                                 migration("R-grants.sql", false)};
   std::vector<ChangelogRecord> records;

@@ -24,8 +24,7 @@ void RunStop::throw_reason(const nlohmann::json& results, std::size_t not_run) c
   const Error reason = reason_ ? *reason_ : RunAbortedError("Run stopped");
   std::string message = reason.what();
   if (not_run > 0) {
-    message += fmt::format(" ({} done, {} not run: run the command again for them)", results.size(),
-                           not_run);
+    message += fmt::format(" ({} done, {} not run)", results.size(), not_run);
   }
   Error error(reason.code(), message, reason.context());
   error.context()["results"] = results;

@@ -20,7 +20,8 @@ class RunStop {
   // The first reason's code, if a stop was requested.
   std::optional<ErrorCode> reason_code() const;
   // The first reason, with `results` (what the run applied before stopping) in its context and,
-  // when `not_run` of its migrations were left, how many, in its context and its message.
+  // when `not_run` of its migrations were left, how many, in its context and its message (how to
+  // run them is the caller's to say: `up` again, a `down --steps` of fewer, …).
   [[noreturn]] void throw_reason(const nlohmann::json& results, std::size_t not_run = 0) const;
 
  private:

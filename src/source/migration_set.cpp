@@ -116,10 +116,11 @@ std::vector<FolderEntry> folder_entries(const fs::path& dir, bool optional) {
     if (error == ENOTDIR && fs::exists(dir, ignored)) folder_unusable(dir, "is not a folder");
     if (error == ENOENT || error == ENOTDIR) {
       if (optional) return {};
-      // dbmate's and Rails' folder beside it: the default named the wrong one.
+      // dbmate's folder beside it: the default named the wrong one.
+      const fs::path folder = (dir / "").parent_path();  // "migrations/" names "migrations"
       std::error_code probing;
-      const bool dbmate = dir.filename() == "migrations" &&
-                          fs::is_directory(dir.parent_path() / "db" / "migrations", probing);
+      const bool dbmate = folder.filename() == "migrations" &&
+                          fs::is_directory(folder.parent_path() / "db" / "migrations", probing);
       folder_unusable(dir, dbmate ? "does not exist, but db/migrations does (dbmate's folder: "
                                     "--dir db/migrations)"
                                   : "does not exist");
@@ -189,7 +190,7 @@ void refuse_prisma_folders(const fs::path& dir, const std::vector<std::string>& 
   throw MigrationInvalidNameError(
       fmt::format("Prisma migrations, each in a folder of its own, which migronaut does not read: "
                   "{}. It reads the files of the migrations folder itself: move each there as one "
-                  "file named after its folder ({}.sql)",
+                  "file named after its folder ({}.sql), with -- migrate:up as its first line",
                   fmt::join(nested, ", "), fs::path(nested.front()).parent_path().string()),
       {{"files", nested}});
 }

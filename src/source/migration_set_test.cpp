@@ -58,7 +58,7 @@ TEST_F(LoadMigrationsTest, MissingFolderIsRefusedUnlessCodeBringsMigrations) {
 TEST_F(LoadMigrationsTest, AMissingMigrationsFolderBesideDbmatesNamesIt) {
   dir_.write("db/migrations/20240101000000_a.sql", "-- migrate:up\nSELECT 1;\n");
   const auto error = error_of<MigrationsDirNotFoundError>(
-      [&] { load_migrations(dir_.path() / "migrations", ".sql"); });
+      [&] { load_migrations(dir_.path() / "migrations/", ".sql"); });
   EXPECT_THAT(error.what(), ::testing::HasSubstr("but db/migrations does (dbmate's folder: "
                                                  "--dir db/migrations)"));
 }
@@ -473,7 +473,8 @@ TEST_F(LoadMigrationsTest, RefusesPrismasFolderPerMigration) {
             nlohmann::json::array(
                 {"20240101000000_init/migration.sql", "20240102000000_users/migration.sql"}));
   EXPECT_THAT(error.what(),
-              ::testing::HasSubstr("named after its folder (20240101000000_init.sql)"));
+              ::testing::HasSubstr("named after its folder (20240101000000_init.sql), with -- "
+                                   "migrate:up as its first line"));
 
   const testing::TempDir kept_aside;
   kept_aside.write("20240101000000_a.sql", "-- migrate:up\nSELECT 1;\n");

@@ -131,6 +131,19 @@ TEST_F(AdoptTest, AConfiguredHistoryViewIsReadAsItsTable) {
   EXPECT_EQ(project.statuses(), (Statuses{{"20260101120000_a.sql", "applied"}}));
 }
 
+// A view over golang-migrate's table is golang-migrate's history, whatever it is configured as:
+// read as dbmate's, its one current version would pass for the only one applied.
+TEST_F(AdoptTest, AConfiguredHistoryViewOverAnotherToolsTableIsRefused) {
+  configure_dbmate_history(
+      "CREATE TABLE a (id INTEGER); CREATE TABLE gm (version bigint, dirty boolean); "
+      "INSERT INTO gm VALUES (20260101120000, 0); CREATE VIEW app_migrations AS SELECT * FROM gm;",
+      "app_migrations");
+  const std::string before = project.dump();
+  const ProcessResult refused = expect({"up"}, 20);
+  EXPECT_NE(refused.err.find("it has a dirty column"), std::string::npos) << refused.err;
+  EXPECT_EQ(project.dump(), before);
+}
+
 // The configured table is there but holds nothing of this folder, the default one does: `import`
 // reads the one `up` refused over, so the way out it names works.
 TEST_F(AdoptTest, ImportReadsTheHistoryTableUpRefusedOver) {

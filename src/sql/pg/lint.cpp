@@ -161,7 +161,7 @@ std::vector<LintFinding> lint_pg_script(std::string_view script, const LintOptio
     }
     for (const TransactionConflict& conflict : conflicts) {
       if (conflict.statement != &statement) continue;
-      // A reason that only repeats the rule's own words adds nothing beside them.
+      // A reason that is the rule's own words (transaction_rules takes them) adds nothing.
       const bool repeats = conflict.reason == find_lint_rule(conflict.rule)->why;
       report(conflict.rule, repeats ? "" : conflict.reason);
     }

@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "sql/pg/lint.hpp"
 #include "sql/savepoints.hpp"
 
 namespace migronaut {
@@ -71,8 +72,8 @@ std::optional<Verdict> judge(const PgStatement& statement, SavepointStack& savep
   const json& node = statement.node();
   if (kind == "TransactionStmt") return judge_transaction(node, savepoints);
   if (kind == "IndexStmt" && node.value("concurrent", false)) {
-    return Verdict{"ban-concurrent-index-creation-in-transaction",
-                   "CREATE INDEX CONCURRENTLY cannot run inside a transaction block"};
+    constexpr std::string_view kRule = "ban-concurrent-index-creation-in-transaction";
+    return Verdict{std::string(kRule), std::string(find_lint_rule(kRule)->why)};  // its words
   }
   if (kind == "DropStmt" && node.value("concurrent", false)) {
     return incompatible("DROP INDEX CONCURRENTLY");

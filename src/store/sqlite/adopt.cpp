@@ -44,6 +44,19 @@ bool has_object(sqlite3* db, const char* type, const std::string& name,
   return rc == SQLITE_ROW;
 }
 
+// Whether the table or view `table` has a column `column`: sqlite3_table_column_metadata()
+// answers for tables only.
+bool has_column(sqlite3* db, const std::string& table, const std::string& column) {
+  auto [statement, error] =
+      prepare(db, "SELECT 1 FROM pragma_table_info(?) WHERE name = ? COLLATE NOCASE");
+  if (!statement) fail(db, "inspect the schema");
+  sqlite3_bind_text(statement.get(), 1, table.c_str(), -1, SQLITE_TRANSIENT);
+  sqlite3_bind_text(statement.get(), 2, column.c_str(), -1, SQLITE_TRANSIENT);
+  const int rc = sqlite3_step(statement.get());
+  if (rc != SQLITE_ROW && rc != SQLITE_DONE) fail(db, "inspect the schema");
+  return rc == SQLITE_ROW;
+}
+
 // SQLite keeps times as text (CURRENT_TIMESTAMP, Flyway) or as numbers of ms (knex's dates).
 std::string epoch_ms(std::string_view column) {
   const std::string c(column);
@@ -67,10 +80,7 @@ std::optional<std::vector<ForeignRecord>> read_sqlite_history(sqlite3* db, Forei
   // A view is read as a table is, as PostgreSQL's relations are: a history kept behind one (a
   // table renamed, a union of two) is still the tool's.
   if (!has_object(db, "table", query->table, "view")) return std::nullopt;
-  if (!query->foreign_column.empty() &&
-      sqlite3_table_column_metadata(db, nullptr, query->table.c_str(),
-                                    query->foreign_column.c_str(), nullptr, nullptr, nullptr,
-                                    nullptr, nullptr) == SQLITE_OK) {
+  if (!query->foreign_column.empty() && has_column(db, query->table, query->foreign_column)) {
     throw_another_tools_table(tool, *query);
   }
   auto [statement, error] = prepare(db, query->select);

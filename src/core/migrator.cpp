@@ -429,6 +429,8 @@ struct Migrator::Impl {
     if (selection.targets.empty()) return selection;
     refuse_unimported(known != nullptr ? *known : unimported_history(plan, migrations),
                       selection.targets);
+    for (const PlanEntry* target : selection.targets)
+      refuse_flyway_placeholders(*target->migration);
     checks.check(reader_or_waiters(), config, Direction::kUp, selection.targets);
     plan.next_batch();  // an exhausted batch counter is refused before the lock is taken
     return selection;

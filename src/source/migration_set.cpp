@@ -16,6 +16,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <system_error>
+#include <variant>
 
 #include "migronaut/errors.hpp"
 #include "source/json_file.hpp"
@@ -24,6 +25,7 @@
 #include "source/sql_file.hpp"
 #include "source/version.hpp"
 #include "sql/blank_sql.hpp"
+#include "sql/text_position.hpp"
 #include "util/checksum.hpp"
 #include "util/file.hpp"
 #include "util/folder_reader.hpp"
@@ -551,6 +553,28 @@ Migration read_migration_file(const NamedFile& file, std::string_view text,
   migration.repeatable = file.naming.role == FileRole::kRepeatable;
   migration.checksum = checksum_hex(text);
   return migration;
+}
+
+void refuse_flyway_placeholders(const Migration& migration) {
+  const Script* script = std::get_if<Script>(&migration.up);
+  const std::optional<FileName> naming = parse_file_name(migration.name, ".sql");
+  if (script == nullptr || !naming || naming->naming != Naming::kFlyway) return;
+  const std::string_view text = script->text;
+  constexpr std::string_view kNameChars =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-";
+  for (std::size_t at = text.find("${"); at != std::string_view::npos;
+       at = text.find("${", at + 2)) {
+    const std::size_t end = text.find_first_not_of(kNameChars, at + 2);
+    if (end == at + 2 || end == std::string_view::npos || text[end] != '}') continue;
+    const std::size_t line = script->first_line + position_at(text, at).line - 1;
+    const std::string placeholder(text.substr(at, end + 1 - at));
+    const std::string reason = fmt::format(
+        "the Flyway placeholder {}, which Flyway replaces and migronaut does not: write its value",
+        placeholder);
+    throw MigrationInvalidFormatError(
+        fmt::format("Invalid migration {} at line {}: {}", migration.name, line, reason),
+        {{"file", migration.name}, {"line", line}, {"reason", reason}});
+  }
 }
 
 std::vector<Migration> load_migrations(const fs::path& dir, std::string_view extension,

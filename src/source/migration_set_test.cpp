@@ -482,6 +482,29 @@ TEST_F(LoadMigrationsTest, RefusesPrismasFolderPerMigration) {
   EXPECT_EQ(load_migrations(kept_aside.path(), ".sql").size(), 1u);
 }
 
+// Flyway would replace ${who} before running the file; run as it is, the row would hold the
+// placeholder. Only Flyway's files, and only a placeholder's shape, are refused.
+TEST(FlywayPlaceholderTest, RefusesAPlaceholderInAFlywayFileNamingItsLine) {
+  const auto read = [](const std::string& name, const std::string& text) {
+    return read_migration_file({name, *parse_file_name(name, ".sql")}, text, ".sql");
+  };
+  const Migration flyway = read("V2__seed.sql",
+                                "CREATE TABLE t (v text);\n"
+                                "INSERT INTO t VALUES ('${owner}');\n");
+  try {
+    refuse_flyway_placeholders(flyway);
+    ADD_FAILURE() << "a placeholder passed";
+  } catch (const MigrationInvalidFormatError& error) {
+    EXPECT_EQ(error.context()["line"], 2);
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("the Flyway placeholder ${owner}"));
+  }
+  EXPECT_THROW(refuse_flyway_placeholders(read("V3__s.sql", "SELECT '${flyway:timestamp}';")),
+               MigrationInvalidFormatError);
+  EXPECT_NO_THROW(refuse_flyway_placeholders(read("V4__d.sql", "SELECT $1, '${}', '${ a }';")));
+  EXPECT_NO_THROW(refuse_flyway_placeholders(
+      read("20240101000000_a.sql", "-- migrate:up\nSELECT '${owner}';\n")));
+}
+
 TEST_F(LoadMigrationsTest, RefusesVersionsThatAreOneNumber) {
   dir_.write("V1__a.sql", "SELECT 1;");
   dir_.write("V1.0__b.sql", "SELECT 2;");

@@ -212,6 +212,22 @@ TEST_F(AdoptTest, AFlywayFolderRunsDottedVersionsNumericallyWithUndoFiles) {
   up_status_down("V1.2__create_a.sql", "V1.10__create_b.sql");
 }
 
+// A pending Flyway file with a placeholder would run with the placeholder's text in place of its
+// value: refused before anything runs. One Flyway applied (here baselined) is history.
+TEST_F(AdoptTest, APendingFlywayFileWithAPlaceholderIsRefused) {
+  project.write_migration("V1__a.sql",
+                          "CREATE TABLE a (who TEXT);\nINSERT INTO a VALUES ('${owner}');\n");
+  const ProcessResult refused = expect({"up"}, 20);
+  EXPECT_NE(refused.err.find("V1__a.sql at line 2: the Flyway placeholder ${owner}"),
+            std::string::npos)
+      << refused.err;
+  EXPECT_FALSE(has_table("a"));
+  expect({"baseline", "--yes"}, 0);
+  project.write_migration("V2__b.sql", "CREATE TABLE b (id INTEGER);\n");
+  expect({"up"}, 0);
+  EXPECT_TRUE(has_table("b"));
+}
+
 // Flyway matches its suffix in any case, so "V2__create_b.SQL" ran there: it runs here, never
 // skipped under an "up to date"; its undo file in any case joins it.
 TEST_F(AdoptTest, AFlywayFileWithAnUpperCaseSuffixRuns) {

@@ -18,6 +18,7 @@ namespace migronaut {
 enum class OnLockLost { kAbort, kWarn };
 enum class OnOutOfOrder { kWarn, kError, kAllow };
 enum class OnLockHeld { kThrow, kWait };
+enum class FlywayPlaceholders { kRefuse, kLiteral };
 
 struct Config {
   std::string uri;      // mongodb://, postgres://, postgresql:// or sqlite:path
@@ -51,6 +52,10 @@ struct Config {
   // refuse running again what that tool applied.
   std::string import_from;
   std::string import_table;
+  // A `${name}` in a Flyway file to run: refused, as Flyway would have replaced it (its default
+  // placeholderReplacement), or run as written (`flywayPlaceholders: literal`: Flyway ran with
+  // placeholderReplacement=false).
+  FlywayPlaceholders flyway_placeholders = FlywayPlaceholders::kRefuse;
 
   std::int64_t lock_ttl_ms() const { return lock_ttl_seconds * 1000; }
 };

@@ -67,6 +67,7 @@ constexpr std::string_view kUserVariable = "MIGRONAUT_USER";
 // Allowed values in the order of their enum's enumerators, so a value's index is its enumerator.
 constexpr std::array<std::string_view, 2> kOnLockLost = {"abort", "warn"};
 constexpr std::array<std::string_view, 3> kOnOutOfOrder = {"warn", "error", "allow"};
+constexpr std::array<std::string_view, 2> kFlywayPlaceholders = {"refuse", "literal"};
 constexpr std::array<std::string_view, 2> kOnLockHeld = {"throw", "wait"};
 
 template <typename E, std::size_t N>
@@ -88,7 +89,7 @@ json optional_value(const std::optional<T>& value) {
   return value ? json(*value) : json();
 }
 
-const std::array<KeySpec, 22> kKeys = {{
+const std::array<KeySpec, 23> kKeys = {{
     {.name = "uri",
      .variable = "MIGRONAUT_URI",
      .type = Type::kUri,
@@ -214,6 +215,17 @@ const std::array<KeySpec, 22> kKeys = {{
      .read = [](const Config& c) -> json {
        return c.import_table.empty() ? json() : json(c.import_table);
      }},
+    {.name = "flywayPlaceholders",
+     .variable = "MIGRONAUT_FLYWAY_PLACEHOLDERS",
+     .type = Type::kEnum,
+     .allowed = kFlywayPlaceholders,
+     .apply =
+         [](Config& c, const json& v) {
+           c.flyway_placeholders = enum_at<FlywayPlaceholders>(kFlywayPlaceholders, v);
+         },
+     .read = [](const Config& c) -> json {
+       return enum_name(kFlywayPlaceholders, c.flyway_placeholders);
+     }},
 }};
 
 json defaults() {
@@ -227,6 +239,7 @@ json defaults() {
           {"onLockLost", "abort"},
           {"onOutOfOrder", "warn"},
           {"onLockHeld", "wait"},
+          {"flywayPlaceholders", "refuse"},
           {"lockPollIntervalMs", 500},
           {"lockTimeoutMs", 5000},
           {"lockRetries", 10}};

@@ -51,7 +51,7 @@ TEST(ConfigVariablesTest, NameEveryVariableLoadConfigReads) {
     EXPECT_THAT(names, ::testing::Contains(name));
   }
   EXPECT_THAT(names, Not(::testing::Contains("MIGRONAUT_LOCK_WAIT_TIMEOUT")));
-  EXPECT_EQ(names.size(), 23u);  // the 22 keys' variables and MIGRONAUT_USER
+  EXPECT_EQ(names.size(), 24u);  // the 23 keys' variables and MIGRONAUT_USER
 }
 
 TEST_F(LoadConfigTest, DefaultsApplyWithOnlyAUri) {
@@ -136,6 +136,7 @@ TEST_F(LoadConfigTest, EveryKeyReachesTheConfig) {
                    {"MIGRONAUT_LOCK_POLL_INTERVAL_MS", "250"},
                    {"MIGRONAUT_IMPORT_FROM", "flyway"},
                    {"MIGRONAUT_IMPORT_TABLE", "app.flyway_history"},
+                   {"MIGRONAUT_FLYWAY_PLACEHOLDERS", "literal"},
                    {"MIGRONAUT_USER", "deployer"}};
   const Config config = load_config(s);
   EXPECT_EQ(config.uri, "postgres://db/app");
@@ -156,6 +157,7 @@ TEST_F(LoadConfigTest, EveryKeyReachesTheConfig) {
   EXPECT_EQ(config.lock_wait_timeout_ms, 7000);
   EXPECT_EQ(config.lock_poll_interval_ms, 250);
   EXPECT_EQ(config.import_from, "flyway");
+  EXPECT_EQ(config.flyway_placeholders, FlywayPlaceholders::kLiteral);
   EXPECT_EQ(config.import_table, "app.flyway_history");
   EXPECT_EQ(config.executed_by, "deployer");
 }

@@ -429,8 +429,6 @@ struct Migrator::Impl {
     if (selection.targets.empty()) return selection;
     refuse_unimported(known != nullptr ? *known : unimported_history(plan, migrations),
                       selection.targets);
-    for (const PlanEntry* target : selection.targets)
-      refuse_flyway_placeholders(*target->migration);
     checks.check(reader_or_waiters(), config, Direction::kUp, selection.targets);
     plan.next_batch();  // an exhausted batch counter is refused before the lock is taken
     return selection;
@@ -1057,9 +1055,10 @@ AuditReport Migrator::audit() {
     return audit_report(std::move(checks));
   }
   try {
-    // The `ignored` and `import` checks name what their warnings would: none besides.
-    impl_->ignored_reported = true;
-    impl_->missing_table_reported = true;
+    // The `ignored` and `import` checks name what their warnings would: none besides, and a
+    // later run of this Migrator warns as before.
+    const ScopedFlag quiet_ignored(impl_->ignored_reported);
+    const ScopedFlag quiet_missing_table(impl_->missing_table_reported);
     const std::vector<Migration> migrations = impl_->load();
     Plan plan = impl_->read_plan(migrations);
     impl_->mark_live_run(plan);

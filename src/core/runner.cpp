@@ -8,6 +8,7 @@
 
 #include "core/lock_wait.hpp"
 #include "fmt/format.h"
+#include "source/migration_set.hpp"
 #include "source/sql_file.hpp"
 #include "store/execution.hpp"
 #include "store/registry.hpp"
@@ -250,6 +251,9 @@ void ScriptChecks::check(const Store& store, const Config& config, Direction dir
     const bool in_transaction = runs_in_transaction(store, config, migration, direction);
     if (!in_transaction) refuse_untransacted_timeouts(config, migration, direction);
     if (const Script* script = script_of(migration, direction)) {
+      if (config.flyway_placeholders == FlywayPlaceholders::kRefuse) {
+        refuse_flyway_placeholders(migration.file_for(direction), *script);
+      }
       store.check_script(migration.file_for(direction), *script, in_transaction);
     }
     in_transaction_.emplace(std::pair{&migration, direction}, in_transaction);  // once it passed

@@ -124,11 +124,12 @@ Migration read_migration_file(const NamedFile& file, std::string_view text,
                               std::string_view extension);
 
 // Flyway replaces placeholders (`${name}`, `${flyway:timestamp}`) in a file before it runs it,
-// inside strings too; migronaut runs the text as it is, so such a file would do something else
-// here, in a string without a word. Throws MigrationInvalidFormatError naming the first in the
-// up script of `migration`, when it is of Flyway's naming, and its line. For what is to run: an
-// applied file ran under Flyway.
-void refuse_flyway_placeholders(const Migration& migration);
+// inside strings too (placeholderReplacement, on by default); migronaut runs the text as it is,
+// so such a file would do something else here, in a string without a word. Throws
+// MigrationInvalidFormatError naming the first in `script`, read from `file` when that is of
+// Flyway's naming (V, U, R), and its line. For scripts about to run: an applied file ran under
+// Flyway.
+void refuse_flyway_placeholders(std::string_view file, const Script& script);
 
 // Scans the top level of `dir` for files ending in `extension` (".sql" or ".json"), validates
 // their names, parses and checksums them, adds `code` and sorts the lot into execution order.

@@ -57,10 +57,13 @@ TEST_F(LoadMigrationsTest, MissingFolderIsRefusedUnlessCodeBringsMigrations) {
 // The default folder missing where dbmate's is: the way to it is named.
 TEST_F(LoadMigrationsTest, AMissingMigrationsFolderBesideDbmatesNamesIt) {
   dir_.write("db/migrations/20240101000000_a.sql", "-- migrate:up\nSELECT 1;\n");
-  const auto error = error_of<MigrationsDirNotFoundError>(
-      [&] { load_migrations(dir_.path() / "migrations/", ".sql"); });
-  EXPECT_THAT(error.what(), ::testing::HasSubstr("but db/migrations does (dbmate's folder: "
-                                                 "--dir db/migrations)"));
+  for (const char* folder : {"migrations", "migrations/"}) {
+    const auto error = error_of<MigrationsDirNotFoundError>(
+        [&] { load_migrations(dir_.path() / folder, ".sql"); });
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("but db/migrations does (dbmate's folder: "
+                                                   "--dir db/migrations)"))
+        << folder;
+  }
 }
 
 TEST_F(LoadMigrationsTest, EmptyFolderHoldsNothing) {
@@ -485,24 +488,20 @@ TEST_F(LoadMigrationsTest, RefusesPrismasFolderPerMigration) {
 // Flyway would replace ${who} before running the file; run as it is, the row would hold the
 // placeholder. Only Flyway's files, and only a placeholder's shape, are refused.
 TEST(FlywayPlaceholderTest, RefusesAPlaceholderInAFlywayFileNamingItsLine) {
-  const auto read = [](const std::string& name, const std::string& text) {
-    return read_migration_file({name, *parse_file_name(name, ".sql")}, text, ".sql");
-  };
-  const Migration flyway = read("V2__seed.sql",
-                                "CREATE TABLE t (v text);\n"
-                                "INSERT INTO t VALUES ('${owner}');\n");
+  const Script flyway{.text = "CREATE TABLE t (v text);\nINSERT INTO t VALUES ('${owner}');\n",
+                      .first_line = 3};
   try {
-    refuse_flyway_placeholders(flyway);
+    refuse_flyway_placeholders("V2__seed.sql", flyway);
     ADD_FAILURE() << "a placeholder passed";
   } catch (const MigrationInvalidFormatError& error) {
-    EXPECT_EQ(error.context()["line"], 2);
+    EXPECT_EQ(error.context()["line"], 4);
     EXPECT_THAT(error.what(), ::testing::HasSubstr("the Flyway placeholder ${owner}"));
   }
-  EXPECT_THROW(refuse_flyway_placeholders(read("V3__s.sql", "SELECT '${flyway:timestamp}';")),
+  EXPECT_THROW(refuse_flyway_placeholders("U3__s.sql", {.text = "SELECT '${flyway:timestamp}';"}),
                MigrationInvalidFormatError);
-  EXPECT_NO_THROW(refuse_flyway_placeholders(read("V4__d.sql", "SELECT $1, '${}', '${ a }';")));
-  EXPECT_NO_THROW(refuse_flyway_placeholders(
-      read("20240101000000_a.sql", "-- migrate:up\nSELECT '${owner}';\n")));
+  EXPECT_NO_THROW(refuse_flyway_placeholders("V4__d.sql", {.text = "SELECT $1, '${}', '${ a }';"}));
+  EXPECT_NO_THROW(
+      refuse_flyway_placeholders("20240101000000_a.sql", {.text = "SELECT '${owner}';"}));
 }
 
 TEST_F(LoadMigrationsTest, RefusesVersionsThatAreOneNumber) {

@@ -212,17 +212,26 @@ TEST_F(AdoptTest, AFlywayFolderRunsDottedVersionsNumericallyWithUndoFiles) {
   up_status_down("V1.2__create_a.sql", "V1.10__create_b.sql");
 }
 
-// A pending Flyway file with a placeholder would run with the placeholder's text in place of its
-// value: refused before anything runs. One Flyway applied (here baselined) is history.
-TEST_F(AdoptTest, APendingFlywayFileWithAPlaceholderIsRefused) {
+// A Flyway file to run with a placeholder would run with the placeholder's text in place of its
+// value: refused before anything runs, an undo file as well, unless the configuration says
+// Flyway ran them as written. A file Flyway applied is history, not read for them.
+TEST_F(AdoptTest, AFlywayPlaceholderIsRefusedUnlessConfiguredLiteral) {
   project.write_migration("V1__a.sql",
                           "CREATE TABLE a (who TEXT);\nINSERT INTO a VALUES ('${owner}');\n");
+  project.write_migration("U1__a.sql", "DELETE FROM a WHERE who = '${owner}';\nDROP TABLE a;\n");
   const ProcessResult refused = expect({"up"}, 20);
   EXPECT_NE(refused.err.find("V1__a.sql at line 2: the Flyway placeholder ${owner}"),
             std::string::npos)
       << refused.err;
   EXPECT_FALSE(has_table("a"));
-  expect({"baseline", "--yes"}, 0);
+  expect({"dry-run", "up"}, 20);
+
+  expect({"up"}, 0, {{"MIGRONAUT_FLYWAY_PLACEHOLDERS", "literal"}});
+  EXPECT_EQ(project.open().value("SELECT who FROM a"), "${owner}");
+  const ProcessResult undo = expect({"down"}, 20);
+  EXPECT_NE(undo.err.find("U1__a.sql at line 1"), std::string::npos) << undo.err;
+  EXPECT_TRUE(has_table("a"));
+
   project.write_migration("V2__b.sql", "CREATE TABLE b (id INTEGER);\n");
   expect({"up"}, 0);
   EXPECT_TRUE(has_table("b"));

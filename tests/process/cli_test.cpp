@@ -857,8 +857,9 @@ TEST_F(CliTest, DownAllNamesTheRepeatablesItKeeps) {
   ASSERT_EQ(project.run({"up"}).exit_code, 0);
   const ProcessResult all = project.run({"down", "--all"});
   ASSERT_EQ(all.exit_code, 0) << describe(all);
-  EXPECT_TRUE(contains(all.err, "R-view.sql stays applied: repeatable, with no down section"))
-      << all.err;
+  const std::string note = "R-view.sql stays applied: repeatable, with no down section";
+  EXPECT_TRUE(contains(all.err, note)) << all.err;
+  EXPECT_EQ(all.err.find(note), all.err.rfind(note)) << "said once: " << all.err;
   EXPECT_EQ(project.statuses(), (Statuses{{"R-view.sql", "applied"}}));
 }
 

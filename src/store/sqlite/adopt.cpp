@@ -52,9 +52,8 @@ bool has_column(sqlite3* db, const std::string& table, const std::string& column
   if (!statement) fail(db, "inspect the schema");
   sqlite3_bind_text(statement.get(), 1, table.c_str(), -1, SQLITE_TRANSIENT);
   sqlite3_bind_text(statement.get(), 2, column.c_str(), -1, SQLITE_TRANSIENT);
-  const int rc = sqlite3_step(statement.get());
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) fail(db, "inspect the schema");
-  return rc == SQLITE_ROW;
+  // A view over a dropped table fails here: the history's own read then says what is wrong.
+  return sqlite3_step(statement.get()) == SQLITE_ROW;
 }
 
 // SQLite keeps times as text (CURRENT_TIMESTAMP, Flyway) or as numbers of ms (knex's dates).

@@ -22,6 +22,13 @@ const LintRule kIgnoredFile{
     "rename it to end in .sql, as the folder's migrations do, or move it out of the migrations "
     "folder"};
 
+const LintRule kFlywayPlaceholder{
+    "flyway-placeholder", LintSeverity::kError,
+    "Flyway replaces this placeholder before it runs the file; migronaut runs it as written, so "
+    "up refuses the file",
+    "write its value; where Flyway ran with placeholderReplacement=false, set flywayPlaceholders "
+    "to \"literal\""};
+
 std::string read_text(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream content;
@@ -58,11 +65,22 @@ void lint_file(const std::filesystem::path& path, const Config& config, LintResu
   const Direction direction =
       file.naming.role == FileRole::kDown ? Direction::kDown : Direction::kUp;
   if (const Script* script = script_of(migration, direction)) {
+    const auto add = [&](std::size_t offset, const LintRule* rule, std::string detail) {
+      const TextPosition position = position_at(script->text, offset);
+      result.findings.push_back({path.string(), script->first_line + position.line - 1,
+                                 position.column, rule, std::move(detail)});
+    };
+    const std::optional<std::string_view> placeholder =
+        config.flyway_placeholders == FlywayPlaceholders::kRefuse
+            ? flyway_placeholder(name, script->text)
+            : std::nullopt;
+    if (placeholder) {
+      add(placeholder->data() - script->text.data(), &kFlywayPlaceholder,
+          std::string(*placeholder));
+    }
     for (const LintFinding& finding :
          lint_pg_script(script->text, options_for(migration, direction, config))) {
-      const TextPosition position = position_at(script->text, finding.offset);
-      result.findings.push_back({path.string(), script->first_line + position.line - 1,
-                                 position.column, finding.rule, finding.detail});
+      add(finding.offset, finding.rule, finding.detail);
     }
   }
   ++result.files;

@@ -555,26 +555,35 @@ Migration read_migration_file(const NamedFile& file, std::string_view text,
   return migration;
 }
 
-void refuse_flyway_placeholders(std::string_view file, const Script& script) {
+std::optional<std::string_view> flyway_placeholder(std::string_view file, std::string_view text) {
   const std::optional<FileName> naming = parse_file_name(file, ".sql");
-  if (!naming || naming->naming != Naming::kFlyway) return;
-  const std::string_view text = script.text;
+  if (!naming || naming->naming != Naming::kFlyway) return std::nullopt;
   constexpr std::string_view kNameChars =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-";
   for (std::size_t at = text.find("${"); at != std::string_view::npos;
        at = text.find("${", at + 2)) {
     const std::size_t end = text.find_first_not_of(kNameChars, at + 2);
-    if (end == at + 2 || end == std::string_view::npos || text[end] != '}') continue;
-    const std::size_t line = script.first_line + position_at(text, at).line - 1;
-    const std::string reason = fmt::format(
-        "the Flyway placeholder {}, which Flyway replaces and migronaut does not: write its "
-        "value (or, where Flyway ran with placeholderReplacement=false, set flywayPlaceholders "
-        "to \"literal\")",
-        text.substr(at, end + 1 - at));
-    throw MigrationInvalidFormatError(
-        fmt::format("Invalid migration {} at line {}: {}", file, line, reason),
-        {{"file", file}, {"line", line}, {"reason", reason}});
+    if (end != at + 2 && end != std::string_view::npos && text[end] == '}') {
+      return text.substr(at, end + 1 - at);
+    }
   }
+  return std::nullopt;
+}
+
+void refuse_flyway_placeholders(std::string_view file, const Script& script) {
+  const std::string_view text = script.text;
+  const std::optional<std::string_view> placeholder = flyway_placeholder(file, text);
+  if (!placeholder) return;
+  const std::size_t line =
+      script.first_line + position_at(text, placeholder->data() - text.data()).line - 1;
+  const std::string reason = fmt::format(
+      "the Flyway placeholder {}, which Flyway replaces and migronaut does not: write its value "
+      "(or, where Flyway ran with placeholderReplacement=false, set flywayPlaceholders to "
+      "\"literal\")",
+      *placeholder);
+  throw MigrationInvalidFormatError(
+      fmt::format("Invalid migration {} at line {}: {}", file, line, reason),
+      {{"file", file}, {"line", line}, {"reason", reason}});
 }
 
 std::vector<Migration> load_migrations(const fs::path& dir, std::string_view extension,

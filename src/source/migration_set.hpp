@@ -130,6 +130,9 @@ Migration read_migration_file(const NamedFile& file, std::string_view text,
 // Flyway's naming (V, U, R), and its line. For scripts about to run: an applied file ran under
 // Flyway.
 void refuse_flyway_placeholders(std::string_view file, const Script& script);
+// The first such placeholder in `text`, read from `file` (a view into `text`); none for a file of
+// another naming.
+std::optional<std::string_view> flyway_placeholder(std::string_view file, std::string_view text);
 
 // Scans the top level of `dir` for files ending in `extension` (".sql" or ".json"), validates
 // their names, parses and checksums them, adds `code` and sorts the lot into execution order.

@@ -122,6 +122,24 @@ TEST_F(PgForeignLintTest, AFileNamedLikeAMigrationThatUpSkipsFailsLint) {
   EXPECT_EQ(value("SELECT to_regclass('b') IS NULL"), "t");
 }
 
+// A Flyway placeholder that up would refuse fails lint, where it is; with the database, as up
+// refuses it (exit 20), before anything runs.
+TEST_F(PgForeignLintTest, AFlywayPlaceholderFailsLint) {
+  write("V1__a.sql", "CREATE TABLE a (who text);\n");
+  all_lint_clean();
+  write("V2__b.sql", "CREATE TABLE b (who text);\nINSERT INTO b VALUES ('${owner}');\n");
+  EXPECT_NE(
+      expect({"lint"}, 45, /*with_uri=*/false).find("V2__b.sql:2:24: error [flyway-placeholder]"),
+      std::string::npos);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"lint", "--pending"}, std::vector<std::string>{"up", "--lint"}}) {
+    EXPECT_NE(expect(args, 20).find("V2__b.sql at line 2: the Flyway placeholder ${owner}"),
+              std::string::npos);
+  }
+  EXPECT_EQ(applied(), "V1__a.sql");
+  EXPECT_EQ(value("SELECT to_regclass('b') IS NULL"), "t");
+}
+
 TEST_F(PgForeignLintTest, ADownFilesRefusedStatementIsNamedByThatFile) {
   write("000001_create_a.up.sql", "CREATE TABLE a (id bigint);\n");
   write("000002_idx.up.sql", "CREATE INDEX a_id ON a (id);\n");

@@ -59,6 +59,7 @@ struct Migrator::Impl {
   // none, is audit's.
   bool ignored_reported = false;
   bool missing_table_reported = false;  // the warning of a configured history table not there
+  bool missing_reported = false;        // the warning of applied migrations whose file is gone
   Logger::Level ignored_level = Logger::Level::kWarn;
   std::string ignored_warning;
   // Set while up() runs, which creates a missing database: saying it is missing is noise there
@@ -443,7 +444,6 @@ struct Migrator::Impl {
       missing_reported = true;
     }
   }
-  bool missing_reported = false;
 
   void warn_about(const UpSelection& selection) {
     for (const PlanEntry* entry : selection.drifted) {

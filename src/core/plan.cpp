@@ -14,6 +14,7 @@
 #include "source/names.hpp"
 #include "source/naming.hpp"
 #include "source/version.hpp"
+#include "util/text.hpp"
 
 namespace migronaut {
 namespace {
@@ -66,13 +67,11 @@ std::string joined_names(const std::vector<const PlanEntry*>& entries) {
   return joined;
 }
 
-// The first few of `entries`' names, then how many more: "a.sql, b.sql and 3 more".
-std::string first_names(const std::vector<const PlanEntry*>& entries) {
-  constexpr std::size_t kShown = 5;
-  std::string listed =
-      joined_names({entries.begin(), entries.begin() + std::min(kShown, entries.size())});
-  if (entries.size() > kShown) listed += fmt::format(" and {} more", entries.size() - kShown);
-  return listed;
+// The first few of `entries`' names, then how many more (first_names()).
+std::string first_names_of(const std::vector<const PlanEntry*>& entries) {
+  std::vector<std::string_view> names;
+  for (const PlanEntry* entry : entries) names.push_back(entry->name);
+  return first_names(names);
 }
 
 nlohmann::json names_of(const std::vector<const PlanEntry*>& entries) {
@@ -625,7 +624,7 @@ std::optional<std::string> newer_left_applied(const Plan& plan, const PlanEntry&
   return fmt::format(
       "Reverting {} while {} newer applied migration{} applied: {}; a newer migration that "
       "relies on it may break",
-      target.name, kept.size(), kept.size() == 1 ? " stays" : "s stay", first_names(kept));
+      target.name, kept.size(), kept.size() == 1 ? " stays" : "s stay", first_names_of(kept));
 }
 
 bool is_missing_file(const PlanEntry& entry) {
@@ -642,7 +641,7 @@ std::optional<std::string> missing_files_warning(const Plan& plan, std::string_v
   return fmt::format(
       "Applied, but no file in {}: {} (restore {}, or check the migrations folder; `audit` fails "
       "on {})",
-      dir, first_names(gone), one ? "it" : "them", one ? "it" : "them");
+      dir, first_names_of(gone), one ? "it" : "them", one ? "it" : "them");
 }
 
 std::optional<std::string> repeatables_left_applied(const Plan& plan) {
@@ -650,7 +649,7 @@ std::optional<std::string> repeatables_left_applied(const Plan& plan) {
   std::erase_if(kept, [](const PlanEntry* entry) { return !repeatable_without_down(entry); });
   if (kept.empty()) return std::nullopt;
   return fmt::format("{} stay{} applied: repeatable, with no down section to revert {}",
-                     joined_names(kept), kept.size() == 1 ? "s" : "",
+                     first_names_of(kept), kept.size() == 1 ? "s" : "",
                      kept.size() == 1 ? "it" : "them");
 }
 

@@ -474,13 +474,9 @@ std::vector<NamedFile> list_migration_files(const fs::path& dir, std::string_vie
 std::string ignored_files_warning(const std::vector<std::string>& ignored,
                                   std::string_view extension) {
   // A folder of archived migrations ("1_x.sql.gz", …) would make one line of thousands of names.
-  constexpr std::size_t kShown = 5;
-  std::vector<std::string> shown;
-  for (std::size_t i = 0; i < std::min(kShown, ignored.size()); ++i) {
-    shown.push_back(single_line(ignored[i]));  // a name could hold a newline, forging a line
-  }
-  std::string names = fmt::format("{}", fmt::join(shown, ", "));
-  if (ignored.size() > kShown) names += fmt::format(" and {} more", ignored.size() - kShown);
+  std::vector<std::string> lines;  // a name could hold a newline, forging a line
+  for (const std::string& name : ignored) lines.push_back(single_line(name));
+  const std::string names = first_names({lines.begin(), lines.end()});
   if (ignored.size() == 1) {
     return fmt::format(
         "Ignored {}: named like a migration, but a migration's file name ends in {}, so it never "

@@ -83,4 +83,14 @@ std::optional<std::string_view> near_miss(std::string_view name,
   return best;
 }
 
+std::string first_names(const std::vector<std::string_view>& names) {
+  constexpr std::size_t kShown = 5;
+  std::string listed;
+  for (std::size_t i = 0; i < std::min(kShown, names.size()); ++i) {
+    listed += (i == 0 ? "" : ", ") + std::string(names[i]);
+  }
+  if (names.size() > kShown) listed += " and " + std::to_string(names.size() - kShown) + " more";
+  return listed;
+}
+
 }  // namespace migronaut

@@ -36,6 +36,10 @@ std::string percent_decoded(std::string_view text);
 // The number of single-character edits between `a` and `b` (Levenshtein): how near a typo is.
 std::size_t edit_distance(std::string_view a, std::string_view b);
 
+// The first five of `names` joined by ", ", then how many more ("a.sql, b.sql and 3 more"): a
+// message about thousands of files stays one short line.
+std::string first_names(const std::vector<std::string_view>& names);
+
 // The one of `known` that `name` is most likely a misspelling of: at most two edits away, case
 // aside.
 std::optional<std::string_view> near_miss(std::string_view name,
